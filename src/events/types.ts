@@ -1,0 +1,91 @@
+/**
+ * The event contract after validation (DESIGN.md section 3): what every later layer (rollups,
+ * reference evaluator, ring buffers) reads. Raw producer JSON never travels further than
+ * `parse`.
+ *
+ * @module
+ */
+
+/** Any JSON value, as ingested. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A JSON object, as ingested. */
+export type JsonObject = { [key: string]: Json };
+
+/** The two producer sources and the Kafka topic each one is published to. */
+export const SOURCES = ['edge', 'function-edge'] as const;
+
+/** A producer source name. */
+export type Source = (typeof SOURCES)[number];
+
+/** Topic of each source, and the dead-letter topic for events that fail validation. */
+export const TOPICS = {
+  edge: 'logs.edge',
+  'function-edge': 'logs.function-edge',
+  deadLetter: 'logs.dead-letter',
+} as const;
+
+/**
+ * One request of an `edge` event: one (metadata entry, request entry) pair. `host` is
+ * `request.host`, else the host of `request.url`, else null; `path` is `request.path` or null.
+ */
+export interface EdgeRequest {
+  readonly host: string | null;
+  readonly path: string | null;
+}
+
+/** A valid API-gateway request log (`edge` source). */
+export interface EdgeEvent {
+  readonly source: 'edge';
+  readonly id: string;
+  /** Integer microseconds since the Unix epoch (UTC). */
+  readonly timestampUs: number;
+  readonly project: string;
+  readonly eventMessage: string | null;
+  /** `metadata` exactly as ingested (returned verbatim by `logs.all`). */
+  readonly metadata: JsonObject[];
+  /** Every (metadata entry, request entry) pair, in document order. */
+  readonly requests: readonly EdgeRequest[];
+}
+
+/**
+ * One invocation of a `function-edge` event: one (metadata entry, response entry) pair.
+ * A metadata entry with no response entries yields no invocation.
+ */
+export interface Invocation {
+  readonly projectRef: string;
+  readonly functionId: string | null;
+  /** `execution_time_ms` of the metadata entry; null when absent or null. */
+  readonly executionTimeMs: number | null;
+  /** `status_code` of the response entry; null when absent or null. */
+  readonly statusCode: number | null;
+}
+
+/** A valid edge-function relay log (`function-edge` source). */
+export interface FunctionEdgeEvent {
+  readonly source: 'function-edge';
+  readonly id: string;
+  /** Integer microseconds since the Unix epoch (UTC). */
+  readonly timestampUs: number;
+  /** `metadata[0].project_ref`: the Kafka message key of this event. */
+  readonly project: string;
+  readonly eventMessage: string | null;
+  readonly metadata: JsonObject[];
+  /** Every (metadata entry, response entry) pair, in document order. */
+  readonly invocations: readonly Invocation[];
+}
+
+/** A valid event of either source. */
+export type LogEvent = EdgeEvent | FunctionEdgeEvent;
+
+/** Why an event was rejected: a sentence a producer can act on, and the JSON path it concerns. */
+export interface Rejection {
+  readonly reason: string;
+  /** JSON pointer of the offending value (`/metadata/0/project_ref`), or `` for the whole event. */
+  readonly path: string;
+}
+
+/** The outcome of parsing one producer message. */
+export type ParseResult =
+  | { readonly ok: true; readonly event: LogEvent }
+  | { readonly ok: false; readonly rejection: Rejection };

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // Service suites share one broker and one Redis on a 2-core machine: run files one at a time
+    // so that crash and load tests do not starve each other.
+    fileParallelism: false,
+    pool: 'forks',
+  },
+});
