@@ -1,0 +1,181 @@
+/**
+ * The service's configuration: read from the environment once, validated in one place. A bad
+ * value stops start-up with a {@link ConfigError} naming the variable, the value and what is
+ * allowed. Secrets (API keys, tokens) are never part of an error message.
+ *
+ * @example
+ * ```ts
+ * const config = loadConfig(process.env);
+ * ```
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { parseDuration } from './time/duration.ts';
+
+/** A configuration variable has a value that is not allowed. */
+export class ConfigError extends Error {
+  constructor(variable: string, value: string, allowed: string) {
+    super(`${variable}=${JSON.stringify(value)} is not allowed: ${allowed}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Where the rollups are stored. */
+export type StoreConfig =
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'redis'; readonly url: string }
+  | { readonly kind: 'upstash'; readonly url: string; readonly token: string };
+
+/** Everything configurable, validated. */
+export interface Config {
+  readonly store: StoreConfig;
+  /** Kafka bootstrap brokers (`host:port`), or null: no Kafka (the embedded default). */
+  readonly kafkaBrokers: readonly string[] | null;
+  readonly kafkaClientId: string;
+  readonly kafkaGroupId: string;
+  readonly topicPartitions: number;
+  readonly flushIntervalMs: number;
+  readonly flushEvents: number;
+  readonly consumerConcurrency: number;
+  readonly maxFutureSkewUs: number;
+  readonly recentLogsCapacity: number;
+  readonly host: string;
+  readonly port: number;
+  /** Accepted `X-API-KEY` values; null when none is configured. */
+  readonly apiKeys: readonly string[] | null;
+  /** Endpoint id overrides by endpoint name. */
+  readonly endpointIds: Readonly<Record<string, string>>;
+  readonly ingestMaxBytes: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HOST_PORT = /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/;
+
+/** Endpoint id override variables, by endpoint name. */
+export const ENDPOINT_ID_VARIABLES = {
+  'functions.invocation-stats': 'ENDPOINT_ID_INVOCATION_STATS',
+  'logs.all': 'ENDPOINT_ID_LOGS_ALL',
+  'usage.api-counts': 'ENDPOINT_ID_API_COUNTS',
+} as const;
+
+function text(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = text(env, name);
+  if (value === null) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new ConfigError(name, value, `an integer from ${min} to ${max} (default ${fallback})`);
+  }
+  return parsed;
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const value = text(env, name) ?? fallback;
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new ConfigError(name, value, `a duration such as 30s, 5m or 1h (default ${fallback})`);
+  }
+}
+
+function storeConfig(env: Env): StoreConfig {
+  const kind = text(env, 'STORE');
+  const redisUrl = text(env, 'REDIS_URL');
+  const restUrl = text(env, 'UPSTASH_REDIS_REST_URL');
+  const restToken = text(env, 'UPSTASH_REDIS_REST_TOKEN');
+  const chosen = kind ?? (redisUrl !== null ? 'redis' : restUrl !== null ? 'upstash' : 'memory');
+  if (chosen === 'memory') return { kind: 'memory' };
+  if (chosen === 'redis') {
+    if (redisUrl === null) {
+      throw new ConfigError('REDIS_URL', '', 'a redis:// or rediss:// URL when STORE=redis');
+    }
+    if (!/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+      throw new ConfigError('REDIS_URL', redisUrl, 'a redis:// or rediss:// URL');
+    }
+    return { kind: 'redis', url: redisUrl };
+  }
+  if (chosen === 'upstash') {
+    if (restUrl === null || !/^https?:\/\/[^\s]+$/.test(restUrl)) {
+      throw new ConfigError('UPSTASH_REDIS_REST_URL', restUrl ?? '', 'an http:// or https:// URL');
+    }
+    if (restToken === null) {
+      throw new ConfigError('UPSTASH_REDIS_REST_TOKEN', '', 'the REST token (required with it)');
+    }
+    return { kind: 'upstash', url: restUrl, token: restToken };
+  }
+  throw new ConfigError('STORE', chosen, 'one of memory, redis, upstash');
+}
+
+function apiKeys(env: Env): string[] | null {
+  const inline = text(env, 'API_KEYS');
+  const file = text(env, 'API_KEYS_FILE');
+  let raw = inline ?? '';
+  if (file !== null) {
+    try {
+      raw += `,${readFileSync(file, 'utf8').split(/\r?\n/).join(',')}`;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ConfigError('API_KEYS_FILE', file, `a readable file of keys (${reason})`);
+    }
+  }
+  const keys = raw.split(',').map((key) => key.trim()).filter((key) => key !== '');
+  for (const key of keys) {
+    if (key.length < 16 || key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) {
+      // The key itself is a secret: name its position, never its value.
+      throw new ConfigError(
+        'API_KEYS',
+        `<key #${keys.indexOf(key) + 1}, ${key.length} characters>`,
+        'keys of 16 to 256 printable ASCII characters, comma-separated',
+      );
+    }
+  }
+  return keys.length === 0 ? null : keys;
+}
+
+/** Reads and validates the configuration from `env`; throws {@link ConfigError}. */
+export function loadConfig(env: Env): Config {
+  const brokersText = text(env, 'KAFKA_BROKERS');
+  const kafkaBrokers = brokersText === null
+    ? null
+    : brokersText.split(',').map((broker) => broker.trim());
+  if (kafkaBrokers !== null && !kafkaBrokers.every((broker) => HOST_PORT.test(broker))) {
+    throw new ConfigError('KAFKA_BROKERS', brokersText ?? '', 'comma-separated host:port pairs');
+  }
+  const endpointIds: Record<string, string> = {};
+  for (const [name, variable] of Object.entries(ENDPOINT_ID_VARIABLES)) {
+    const id = text(env, variable);
+    if (id === null) continue;
+    if (!UUID.test(id)) throw new ConfigError(variable, id, 'a UUID');
+    endpointIds[name] = id.toLowerCase();
+  }
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  const level = LOG_LEVELS.find((candidate) => candidate === logLevel);
+  if (level === undefined) throw new ConfigError('LOG_LEVEL', logLevel, LOG_LEVELS.join(', '));
+  return {
+    store: storeConfig(env),
+    kafkaBrokers,
+    kafkaClientId: text(env, 'KAFKA_CLIENT_ID') ?? 'streaming-endpoints',
+    kafkaGroupId: text(env, 'KAFKA_GROUP_ID') ?? 'rollups',
+    topicPartitions: integer(env, 'TOPIC_PARTITIONS', 12, 1, 10_000),
+    flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
+    flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
+    consumerConcurrency: integer(env, 'CONSUMER_CONCURRENCY', 12, 1, 1_000),
+    maxFutureSkewUs: duration(env, 'MAX_FUTURE_SKEW', '5m'),
+    recentLogsCapacity: integer(env, 'RECENT_LOGS_CAPACITY', 10_000, 100, 1_000_000),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    port: integer(env, 'PORT', 8080, 0, 65_535),
+    apiKeys: apiKeys(env),
+    endpointIds,
+    ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    logLevel: level,
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * `usage.api-counts` from the rollups: the request hosts matching the pattern come from the
+ * host registry, and each row bucket is summed from the hosts' buckets that cover it exactly
+ * from the window start on (the first bucket is usually partial).
+ *
+ * @module
+ */
+import { HOSTS_KEY, parseHostMember, usageKey } from '../../rollup/keys.ts';
+import { usageCounts } from '../../rollup/usage-counts.ts';
+import { GRAIN_US, truncate } from '../../time/grain.ts';
+import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
+import { formatTimestamp } from '../../time/timestamp.ts';
+import type { ApiCountsParams } from '../params/api-counts.ts';
+import { MAX_ROWS } from '../registry.ts';
+import type { ApiCountsRow } from '../rows.ts';
+import type { ReadContext } from './context.ts';
+import { cover } from './cover.ts';
+
+/** A (project, host) pair of the registry: the project whose events carried the host. */
+export interface HostEntry {
+  readonly project: string;
+  readonly host: string;
+}
+
+/** Where the registry of hosts comes from (the store itself, or a cache in front of it). */
+export type HostSource = (context: ReadContext, sinceUs: number) => Promise<readonly HostEntry[]>;
+
+/** Reads the registry straight from the store. */
+export const storeHosts: HostSource = async (context, sinceUs) => {
+  const members = await context.store.membersSince(HOSTS_KEY, sinceUs);
+  const entries: HostEntry[] = [];
+  for (const member of members) {
+    const entry = parseHostMember(member);
+    if (entry !== null) entries.push(entry);
+  }
+  return entries;
+};
+
+/** Rows for every bucket holding at least one counted request, ascending. */
+export async function readApiCounts(
+  context: ReadContext,
+  params: ApiCountsParams,
+  hosts: HostSource = storeHosts,
+): Promise<ApiCountsRow[]> {
+  const { grain } = USAGE_INTERVALS[params.interval];
+  const windowStart = usageWindowStart(context.nowUs, params.interval);
+  const candidates = await hosts(context, windowStart);
+  const matched = candidates.filter((entry) => params.project.test(entry.host));
+  if (matched.length === 0) return [];
+
+  // Row buckets from the one holding the window start up to the one holding now + skew.
+  const rowBuckets: number[] = [];
+  const last = truncate(context.nowUs + context.maxFutureSkewUs, grain);
+  for (let bucket = truncate(windowStart, grain); bucket <= last; bucket += GRAIN_US[grain]) {
+    rowBuckets.push(bucket);
+  }
+  const keys: string[] = [];
+  const rowOfKey: number[] = [];
+  rowBuckets.forEach((bucket, row) => {
+    const parts = cover(Math.max(bucket, windowStart), bucket + GRAIN_US[grain], grain);
+    for (const entry of matched) {
+      for (const part of parts) {
+        keys.push(usageKey(entry.project, entry.host, part.grain, part.bucketUs));
+        rowOfKey.push(row);
+      }
+    }
+  });
+  const values = await context.store.getValues(keys);
+  const totals = rowBuckets.map(() => usageCounts.empty());
+  values.forEach((text, i) => {
+    const row = totals[rowOfKey[i] ?? -1];
+    if (text !== null && row !== undefined) usageCounts.merge(row, usageCounts.deserialize(text));
+  });
+  const rows: ApiCountsRow[] = [];
+  totals.forEach((counts, i) => {
+    const bucket = rowBuckets[i];
+    if (counts.total === 0 || bucket === undefined) return;
+    rows.push({
+      timestamp: formatTimestamp(bucket),
+      total_rest_requests: counts.rest,
+      total_storage_requests: counts.storage,
+      total_auth_requests: counts.auth,
+      total_realtime_requests: counts.realtime,
+    });
+  });
+  return rows.slice(0, MAX_ROWS);
+}

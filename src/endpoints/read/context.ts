@@ -1,0 +1,16 @@
+/**
+ * What every read of an endpoint needs: the store, the clock and the ingestion skew (events up
+ * to that far in the future were accepted, so buckets up to `now + skew` may hold data).
+ *
+ * @module
+ */
+import type { RollupStore } from '../../store/port.ts';
+
+/** The environment of an endpoint read. */
+export interface ReadContext {
+  readonly store: RollupStore;
+  /** Now, in Unix microseconds: the `now` of DESIGN section 5. */
+  readonly nowUs: number;
+  /** How far in the future an accepted event's timestamp may be, in microseconds. */
+  readonly maxFutureSkewUs: number;
+}

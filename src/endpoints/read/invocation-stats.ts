@@ -1,0 +1,32 @@
+/**
+ * `functions.invocation-stats` from the rollups: one stored state per bucket of the series,
+ * read in one round trip and finalized.
+ *
+ * @module
+ */
+import { invocationStats } from '../../rollup/invocation-stats.ts';
+import { invocationKey } from '../../rollup/keys.ts';
+import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
+import { formatTimestamp } from '../../time/timestamp.ts';
+import type { InvocationStatsParams } from '../params/invocation-stats.ts';
+import { MAX_ROWS } from '../registry.ts';
+import type { InvocationStatsRow } from '../rows.ts';
+import type { ReadContext } from './context.ts';
+
+/** Every bucket of the series, ascending, empty ones included. */
+export async function readInvocationStats(
+  context: ReadContext,
+  params: InvocationStatsParams,
+): Promise<InvocationStatsRow[]> {
+  const { grain } = INVOCATION_INTERVALS[params.interval];
+  const series = invocationSeries(context.nowUs, params.interval).slice(0, MAX_ROWS);
+  const keys = series.map((bucket) =>
+    invocationKey(params.project, params.functionId, grain, bucket)
+  );
+  const values = await context.store.getValues(keys);
+  return series.map((bucket, i) => {
+    const text = values[i] ?? null;
+    const state = text === null ? invocationStats.empty() : invocationStats.deserialize(text);
+    return { timestamp: formatTimestamp(bucket), ...invocationStats.finalize(state) };
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * `logs.all` from the project's ring buffer: one ranged read, newest first.
+ *
+ * @module
+ */
+import { recentLogsKey } from '../../rollup/keys.ts';
+import { parseRecentLog } from '../../rollup/recent-logs.ts';
+import { formatTimestamp } from '../../time/timestamp.ts';
+import type { LogsAllParams } from '../params/logs-all.ts';
+import { LOGS_ALL_LIMIT } from '../registry.ts';
+import type { LogRow } from '../rows.ts';
+import type { ReadContext } from './context.ts';
+
+/** The newest entries (at most 100) within the tier's retention and the requested range. */
+export async function readLogsAll(context: ReadContext, params: LogsAllParams): Promise<LogRow[]> {
+  const retentionStart = context.nowUs - params.retentionUs;
+  const minExclusive = params.startUs === null
+    ? retentionStart
+    : Math.max(retentionStart, params.startUs);
+  const max = params.endUs ?? Number.POSITIVE_INFINITY;
+  if (max <= minExclusive) return [];
+  const members = await context.store.rangeByScore(recentLogsKey(params.project), {
+    max,
+    minExclusive,
+    limit: LOGS_ALL_LIMIT,
+  });
+  return members.map((member) => {
+    const entry = parseRecentLog(member);
+    return {
+      id: entry.id,
+      timestamp: formatTimestamp(entry.timestampUs),
+      event_message: entry.eventMessage,
+      metadata: entry.metadata,
+    };
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Folds events straight into the store, without Kafka: the HTTP ingest route of the embedded
+ * default (and of a deployment with a store but no broker). Calls are serialized, so the
+ * events of one call are visible to the next read as soon as the call resolves.
+ *
+ * @example
+ * ```ts
+ * const ingest = new DirectIngest({ store, nowUs: () => Date.now() * 1000 });
+ * await ingest.fold(events);
+ * ```
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { LogEvent } from '../events/types.ts';
+import type { RollupStore } from '../store/port.ts';
+import { Fold } from './fold.ts';
+import { OffsetConflictError, PartitionWriter } from './partition-writer.ts';
+import { logPosition } from './recent-logs.ts';
+
+/** Options of {@link DirectIngest}. */
+export interface DirectIngestOptions {
+  readonly store: RollupStore;
+  /** The clock, in Unix microseconds. */
+  readonly nowUs: () => number;
+  readonly recentLogsCapacity?: number;
+}
+
+/** Serialized direct folding into the store. */
+export class DirectIngest {
+  readonly #writer: PartitionWriter;
+  readonly #nowUs: () => number;
+  #next = 0;
+  #opened = false;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: DirectIngestOptions) {
+    this.#nowUs = options.nowUs;
+    // One stream per process, so that several API processes sharing a Redis never contend.
+    this.#writer = new PartitionWriter({
+      store: options.store,
+      stream: `ingest/${randomUUID()}`,
+      nowUs: options.nowUs,
+      ...(options.recentLogsCapacity === undefined
+        ? {}
+        : { recentLogsCapacity: options.recentLogsCapacity }),
+    });
+  }
+
+  /** Folds `events` and resolves once they are in the store. */
+  fold(events: readonly LogEvent[]): Promise<void> {
+    const run = this.#queue.then(() => this.#foldNow(events));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #foldNow(events: readonly LogEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    if (!this.#opened) {
+      this.#next = (await this.#writer.open()) ?? 0;
+      this.#opened = true;
+    }
+    const fold = new Fold();
+    const nowUs = this.#nowUs();
+    for (const event of events) {
+      fold.add(event, logPosition(this.#writer.stream, this.#next), nowUs);
+      this.#next += 1;
+    }
+    try {
+      await this.#writer.flush(fold.take(), this.#next);
+    } catch (error) {
+      // The writer must be reopened; positions are re-read from the store next time.
+      this.#opened = false;
+      if (error instanceof OffsetConflictError) {
+        throw new Error(`ingest stream ${this.#writer.stream} was changed by someone else`);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The rollup state of `functions.invocation-stats` for one bucket: invocation and error counts,
+ * status-class counts, min/max/sum of execution times and a quantile sketch of them.
+ *
+ * @module
+ */
+import type { Invocation } from '../events/types.ts';
+import type { Aggregate } from './aggregate.ts';
+import {
+  fromSerialized,
+  quantile,
+  type QuantileSketch,
+  quantileSketch,
+  toSerialized,
+} from './quantiles.ts';
+
+/** One bucket's invocation statistics. */
+export interface InvocationStats {
+  count: number;
+  errorCount: number;
+  /** Invocations per status class: index 0 for 1xx … index 4 for 5xx. */
+  statusClasses: number[];
+  /** How many invocations had a non-null execution time. */
+  timedCount: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  times: QuantileSketch;
+}
+
+/** What one bucket finalizes to: the numeric columns of an invocation-stats row. */
+export interface InvocationStatsResult {
+  count: number;
+  error_count: number;
+  min_execution_time: number | null;
+  max_execution_time: number | null;
+  avg_execution_time: number | null;
+  p95_execution_time: number | null;
+  p99_execution_time: number | null;
+}
+
+type Serialized = {
+  n: number;
+  e: number;
+  s: number[];
+  t: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  q: unknown;
+};
+
+function minOf(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a < b ? a : b;
+}
+
+function maxOf(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a > b ? a : b;
+}
+
+/** Invocation statistics as an {@link Aggregate} over invocations. */
+export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationStatsResult> = {
+  empty: () => ({
+    count: 0,
+    errorCount: 0,
+    statusClasses: [0, 0, 0, 0, 0],
+    timedCount: 0,
+    sum: 0,
+    min: null,
+    max: null,
+    times: quantileSketch.empty(),
+  }),
+
+  add(state, invocation) {
+    state.count += 1;
+    const status = invocation.statusCode;
+    if (status !== null) {
+      if (status >= 400) state.errorCount += 1;
+      const statusClass = Math.floor(status / 100);
+      if (statusClass >= 1 && statusClass <= 5) {
+        state.statusClasses[statusClass - 1] = (state.statusClasses[statusClass - 1] ?? 0) + 1;
+      }
+    }
+    const time = invocation.executionTimeMs;
+    if (time !== null) {
+      state.timedCount += 1;
+      state.sum += time;
+      state.min = minOf(state.min, time);
+      state.max = maxOf(state.max, time);
+      state.times = quantileSketch.add(state.times, time);
+    }
+    return state;
+  },
+
+  merge(into, other) {
+    into.count += other.count;
+    into.errorCount += other.errorCount;
+    into.statusClasses = into.statusClasses.map((n, i) => n + (other.statusClasses[i] ?? 0));
+    into.timedCount += other.timedCount;
+    into.sum += other.sum;
+    into.min = minOf(into.min, other.min);
+    into.max = maxOf(into.max, other.max);
+    into.times = quantileSketch.merge(into.times, other.times);
+    return into;
+  },
+
+  finalize(state) {
+    const timed = state.timedCount > 0;
+    return {
+      count: state.count,
+      error_count: state.errorCount,
+      min_execution_time: state.min,
+      max_execution_time: state.max,
+      avg_execution_time: timed ? state.sum / state.timedCount : null,
+      p95_execution_time: timed ? quantile(state.times, 0.95) : null,
+      p99_execution_time: timed ? quantile(state.times, 0.99) : null,
+    };
+  },
+
+  serialize(state) {
+    const form: Serialized = {
+      n: state.count,
+      e: state.errorCount,
+      s: state.statusClasses,
+      t: state.timedCount,
+      sum: state.sum,
+      min: state.min,
+      max: state.max,
+      q: toSerialized(state.times),
+    };
+    return JSON.stringify(form);
+  },
+
+  deserialize(text) {
+    const form = JSON.parse(text) as Partial<Serialized> | null;
+    if (
+      form === null || typeof form !== 'object' || typeof form.n !== 'number' ||
+      typeof form.e !== 'number' || !Array.isArray(form.s) || form.s.length !== 5 ||
+      typeof form.t !== 'number' || typeof form.sum !== 'number'
+    ) {
+      throw new Error(`invocation stats state is malformed: ${text.slice(0, 80)}`);
+    }
+    return {
+      count: form.n,
+      errorCount: form.e,
+      statusClasses: form.s.map(Number),
+      timedCount: form.t,
+      sum: form.sum,
+      min: typeof form.min === 'number' ? form.min : null,
+      max: typeof form.max === 'number' ? form.max : null,
+      times: fromSerialized(form.q),
+    };
+  },
+};

@@ -1,0 +1,191 @@
+/**
+ * Merges the deltas of one stream (a Kafka partition, or the embedded ingest route) into the
+ * store, exactly once. The writer is the only one writing its stream's keys while it owns the
+ * stream, so it keeps the stored states it has read or written (deserialized, bounded) and reads
+ * only what it has not seen. Each flush is one atomic commit guarded by the stream's stored
+ * offset: if that offset is not the one this writer last wrote (a crash replay, a consumer that
+ * lost the partition, a Redis that lost or rolled back data), nothing is written and the flush
+ * fails with {@link OffsetConflictError}; the caller then reopens the writer and resumes from
+ * the offset the store holds.
+ *
+ * @example
+ * ```ts
+ * const writer = new PartitionWriter({ store, stream: 'logs.edge/3', nowUs });
+ * const resumeAt = await writer.open(); // null: from the earliest offset
+ * await writer.flush(fold.take(), lastOffset + 1);
+ * ```
+ *
+ * @module
+ */
+import type { RollupStore, SortedSetWrite, StateWrite } from '../store/port.ts';
+import type { PendingState, RollupDelta } from './fold.ts';
+import { invocationStats } from './invocation-stats.ts';
+import { HOST_HORIZON_US, HOSTS_KEY, OFFSETS_KEY } from './keys.ts';
+import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
+import { usageCounts } from './usage-counts.ts';
+
+/** The store's offset for the stream was not the one this writer expected; nothing was written. */
+export class OffsetConflictError extends Error {
+  constructor(stream: string, expected: number | null) {
+    super(
+      `stream ${stream}: the stored offset is no longer ${expected ?? 'unset'} (another consumer ` +
+        'took over, or the store lost or rolled back data); reopen and resume from the stored offset',
+    );
+    this.name = 'OffsetConflictError';
+  }
+}
+
+/** Options of {@link PartitionWriter}. */
+export interface PartitionWriterOptions {
+  readonly store: RollupStore;
+  /** Stream identity, e.g. `logs.edge/3`. */
+  readonly stream: string;
+  /** The clock, in Unix microseconds. */
+  readonly nowUs: () => number;
+  /** Entries kept per project ring buffer. Default {@link DEFAULT_RECENT_LOGS_CAPACITY}. */
+  readonly recentLogsCapacity?: number;
+  /** Stored states kept deserialized between flushes. Default 50,000. */
+  readonly cacheLimit?: number;
+}
+
+function decode(pending: PendingState, text: string | null): PendingState {
+  if (pending.kind === 'invocation') {
+    const state = text === null ? invocationStats.empty() : invocationStats.deserialize(text);
+    return { kind: 'invocation', state, expireAtMs: pending.expireAtMs };
+  }
+  const state = text === null ? usageCounts.empty() : usageCounts.deserialize(text);
+  return { kind: 'usage', state, expireAtMs: pending.expireAtMs };
+}
+
+function mergeInto(stored: PendingState, pending: PendingState): string {
+  if (stored.kind === 'invocation' && pending.kind === 'invocation') {
+    stored.state = invocationStats.merge(stored.state, pending.state);
+    return invocationStats.serialize(stored.state);
+  }
+  if (stored.kind === 'usage' && pending.kind === 'usage') {
+    stored.state = usageCounts.merge(stored.state, pending.state);
+    return usageCounts.serialize(stored.state);
+  }
+  throw new Error(
+    `a key holds a ${stored.kind} state but a ${pending.kind} delta was folded for it`,
+  );
+}
+
+/** Writes one stream's deltas into the store, exactly once. */
+export class PartitionWriter {
+  readonly #store: RollupStore;
+  readonly #stream: string;
+  readonly #nowUs: () => number;
+  readonly #capacity: number;
+  readonly #cacheLimit: number;
+  readonly #cache = new Map<string, PendingState>();
+  #offset: number | null = null;
+  #opened = false;
+
+  constructor(options: PartitionWriterOptions) {
+    this.#store = options.store;
+    this.#stream = options.stream;
+    this.#nowUs = options.nowUs;
+    this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
+    this.#cacheLimit = options.cacheLimit ?? 50_000;
+  }
+
+  /** The stream this writer writes. */
+  get stream(): string {
+    return this.#stream;
+  }
+
+  /** The next offset the store holds for this stream, as last read or written. */
+  get offset(): number | null {
+    return this.#offset;
+  }
+
+  /**
+   * Forgets every cached state and reads the stream's stored next offset: where consuming must
+   * resume (null: nothing stored, resume from the earliest offset).
+   */
+  async open(): Promise<number | null> {
+    this.#cache.clear();
+    this.#opened = false;
+    this.#offset = await this.#store.readOffset(OFFSETS_KEY, this.#stream);
+    this.#opened = true;
+    return this.#offset;
+  }
+
+  /**
+   * Merges `delta` into the stored states and commits it with `nextOffset` (the offset after the
+   * last event folded into it). On any failure the cache is dropped: reopen before going on.
+   */
+  async flush(delta: RollupDelta, nextOffset: number): Promise<void> {
+    if (!this.#opened) throw new Error(`stream ${this.#stream}: open() the writer before flushing`);
+    try {
+      const states = await this.#mergeStates(delta);
+      const nowUs = this.#nowUs();
+      const sortedSets: SortedSetWrite[] = [];
+      for (const [key, members] of delta.logs) {
+        sortedSets.push({
+          key,
+          members,
+          mode: 'add',
+          keepHighest: this.#capacity,
+          dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
+        });
+      }
+      if (delta.hosts.size > 0) {
+        sortedSets.push({
+          key: HOSTS_KEY,
+          members: [...delta.hosts].map(([member, score]) => ({ member, score })),
+          mode: 'max',
+          keepHighest: null,
+          dropBelow: nowUs - HOST_HORIZON_US,
+        });
+      }
+      const applied = await this.#store.commit({
+        offset: {
+          key: OFFSETS_KEY,
+          stream: this.#stream,
+          expected: this.#offset,
+          next: nextOffset,
+        },
+        states,
+        sortedSets,
+      });
+      if (!applied) throw new OffsetConflictError(this.#stream, this.#offset);
+      this.#offset = nextOffset;
+      this.#evict();
+    } catch (error) {
+      this.#cache.clear();
+      this.#opened = false;
+      throw error;
+    }
+  }
+
+  async #mergeStates(delta: RollupDelta): Promise<StateWrite[]> {
+    const missing: string[] = [];
+    for (const key of delta.states.keys()) if (!this.#cache.has(key)) missing.push(key);
+    if (missing.length > 0) {
+      const values = await this.#store.getValues(missing);
+      missing.forEach((key, i) => {
+        const pending = delta.states.get(key);
+        if (pending !== undefined) this.#cache.set(key, decode(pending, values[i] ?? null));
+      });
+    }
+    const writes: StateWrite[] = [];
+    for (const [key, pending] of delta.states) {
+      const stored = this.#cache.get(key) ?? decode(pending, null);
+      // Re-insert so that Map order is least-recently-written first.
+      this.#cache.delete(key);
+      this.#cache.set(key, stored);
+      writes.push({ key, value: mergeInto(stored, pending), expireAtMs: pending.expireAtMs });
+    }
+    return writes;
+  }
+
+  #evict(): void {
+    const nowMs = this.#nowUs() / 1000;
+    for (const [key, stored] of this.#cache) {
+      if (this.#cache.size <= this.#cacheLimit && stored.expireAtMs > nowMs) break;
+      this.#cache.delete(key);
+    }
+  }
+}

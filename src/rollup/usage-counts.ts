@@ -1,0 +1,59 @@
+/**
+ * The rollup state of `usage.api-counts` for one (project, host, bucket): every counted request
+ * and the four API families.
+ *
+ * @module
+ */
+import { FAMILIES, type Family } from '../endpoints/families.ts';
+import type { Aggregate } from './aggregate.ts';
+
+/** Request counts of one bucket: `total` counts every request, families may overlap. */
+export interface UsageCounts {
+  total: number;
+  rest: number;
+  storage: number;
+  auth: number;
+  realtime: number;
+}
+
+/** Usage counts as an {@link Aggregate} over requests, each given as the families it is in. */
+export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts> = {
+  empty: () => ({ total: 0, rest: 0, storage: 0, auth: 0, realtime: 0 }),
+
+  add(state, families) {
+    state.total += 1;
+    for (const family of families) state[family] += 1;
+    return state;
+  },
+
+  merge(into, other) {
+    into.total += other.total;
+    for (const family of FAMILIES) into[family] += other[family];
+    return into;
+  },
+
+  finalize: (state) => ({ ...state }),
+
+  serialize: (state) =>
+    JSON.stringify([state.total, state.rest, state.storage, state.auth, state.realtime]),
+
+  deserialize(text) {
+    const parsed: unknown = JSON.parse(text);
+    if (
+      !Array.isArray(parsed) || parsed.length !== 5 ||
+      !parsed.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+    ) {
+      throw new Error(
+        `usage counts state must be 5 non-negative integers: got ${text.slice(0, 80)}`,
+      );
+    }
+    const [total, rest, storage, auth, realtime] = parsed as number[];
+    return {
+      total: total ?? 0,
+      rest: rest ?? 0,
+      storage: storage ?? 0,
+      auth: auth ?? 0,
+      realtime: realtime ?? 0,
+    };
+  },
+};

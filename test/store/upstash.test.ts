@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { UpstashStore } from '../../src/store/upstash.ts';
+import { describeWithServices } from '../support/services.ts';
+import { storeContract } from './contract.ts';
+
+describeWithServices(
+  ['upstash'],
+  'UpstashStore (REST) passes the store contract',
+  ({ upstash }) => {
+    const store = new UpstashStore({ url: upstash.url, token: upstash.token });
+    const prefix = `contract:${randomUUID()}`;
+    let run = 0;
+    storeContract({
+      store: () => {
+        run += 1;
+        return store;
+      },
+      key: (name) => `${prefix}:${run}:${name}`,
+      nowMs: Date.now,
+    });
+  },
+);
