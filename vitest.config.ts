@@ -10,5 +10,7 @@ export default defineConfig({
     // so that crash and load tests do not starve each other.
     fileParallelism: false,
     pool: 'forks',
+    // kafkajs (2.2.4) schedules negative timeouts, which Node 24 warns about on every run.
+    execArgv: ['--disable-warning=TimeoutNegativeWarning'],
   },
 });

@@ -1,0 +1,103 @@
+/**
+ * The project's Kafka topics (DESIGN.md section 3): `logs.edge`, `logs.function-edge` and the
+ * dead-letter topic, created when missing, left alone when present.
+ *
+ * The partition count bounds how many consumers of one group can share the work, and the key
+ * (project ref) to partition mapping depends on it: an existing topic is therefore never
+ * re-partitioned here. A different count is reported to the caller, who decides.
+ *
+ * @module
+ */
+import type { Admin } from 'kafkajs';
+import { TOPICS } from '../src/events/types.ts';
+
+/** Options of {@link ensureTopics}. */
+export interface EnsureTopicsOptions {
+  /** Partitions of each topic this call creates. Default {@link DEFAULT_PARTITIONS}. */
+  readonly partitions?: number;
+  /** Replicas of each topic this call creates. Default: the broker's `default.replication.factor`. */
+  readonly replicationFactor?: number;
+  /** The topics to ensure. Default: all of {@link TOPICS}. */
+  readonly topics?: readonly string[];
+}
+
+/** What {@link ensureTopics} found or did for one topic. */
+export interface TopicReport {
+  readonly topic: string;
+  /** `created` by this call, or it `existed` (possibly created concurrently by someone else). */
+  readonly action: 'created' | 'existed';
+  /** The partition count the topic has now. */
+  readonly partitions: number;
+  /** The partition count that was asked for. */
+  readonly expectedPartitions: number;
+}
+
+/** Partitions per topic unless configured: room for up to 12 consumers in one group. */
+export const DEFAULT_PARTITIONS = 12;
+
+/**
+ * Creates the missing topics and reports every topic's partition count. Idempotent: calling it
+ * again, or from several processes at once, creates nothing twice and fails on nothing that
+ * already exists.
+ *
+ * @example
+ * ```ts
+ * const admin = kafka.admin();
+ * await admin.connect();
+ * for (const report of await ensureTopics(admin, { partitions: 12 })) {
+ *   if (report.partitions !== report.expectedPartitions) {
+ *     console.warn(`${report.topic} has ${report.partitions} partitions, not ${report.expectedPartitions}`);
+ *   }
+ * }
+ * ```
+ */
+export async function ensureTopics(
+  admin: Admin,
+  options: EnsureTopicsOptions = {},
+): Promise<TopicReport[]> {
+  const partitions = options.partitions ?? DEFAULT_PARTITIONS;
+  if (!Number.isInteger(partitions) || partitions < 1) {
+    throw new RangeError(`'partitions' must be a positive integer: current value is ${partitions}`);
+  }
+  const replicationFactor = options.replicationFactor;
+  if (
+    replicationFactor !== undefined &&
+    (!Number.isInteger(replicationFactor) || replicationFactor < 1)
+  ) {
+    throw new RangeError(
+      `'replicationFactor' must be a positive integer: current value is ${replicationFactor}`,
+    );
+  }
+  const topics = [...new Set(options.topics ?? Object.values(TOPICS))];
+
+  const existing = new Set(await admin.listTopics());
+  const created = new Set<string>();
+  for (const topic of topics.filter((name) => !existing.has(name))) {
+    // One topic per request, so each report says who created it: kafkajs resolves false when
+    // the topic already exists (another process won the race), true when this call created it.
+    const createdHere = await admin.createTopics({
+      topics: [{
+        topic,
+        numPartitions: partitions,
+        ...(replicationFactor === undefined ? {} : { replicationFactor }),
+      }],
+      waitForLeaders: true,
+    });
+    if (createdHere) created.add(topic);
+  }
+
+  const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+  const counts = new Map(metadata.map((topic) => [topic.name, topic.partitions.length]));
+  return topics.map((topic) => {
+    const count = counts.get(topic);
+    if (count === undefined) {
+      throw new Error(`topic ${topic} was created but the cluster does not list it`);
+    }
+    return {
+      topic,
+      action: created.has(topic) ? 'created' : 'existed',
+      partitions: count,
+      expectedPartitions: partitions,
+    };
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * Finding the services of a test run, once, in the global setup. For each service, in order:
+ *
+ * 1. the environment (`KAFKA_BROKERS`, `REDIS_URL`, `UPSTASH_REDIS_REST_URL` and
+ *    `UPSTASH_REDIS_REST_TOKEN`): when set, that is the answer, reachable or not;
+ * 2. `.services/env`, written by `npm run services:up`, when the service answers;
+ * 3. a container, when a Docker engine answers (Kafka and Redis);
+ * 4. for the Upstash REST endpoint only: our own proxy, in this process, in front of whichever
+ *    Redis was found.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { readEnvFile } from '../../tools/services/env-file.ts';
+import { probeKafka, probeRedis, probeUpstashRest } from '../../tools/services/probes.ts';
+import { startUpstashRest } from '../../tools/services/upstash-rest.ts';
+import { waitUntilReady } from '../../tools/services/wait.ts';
+import { dockerAnswers, KAFKA_IMAGE, REDIS_IMAGE, startContainers } from './containers.ts';
+import type { ServiceAddresses, ServiceName } from './services.ts';
+
+/** What {@link discoverServices} found. */
+export interface Discovery {
+  readonly available: Partial<ServiceAddresses>;
+  /** Why each missing service is missing. */
+  readonly missing: Partial<Record<ServiceName, string>>;
+  /** Where each available service came from, for the log. */
+  readonly sources: Partial<Record<ServiceName, string>>;
+  /** Stops whatever discovery started (containers, in-process proxy). */
+  stop(): Promise<void>;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Variables = Readonly<Record<string, string | undefined>>;
+
+/** Finds (or starts) every service; never throws for a missing one, only records why. */
+export async function discoverServices(environment: Variables = process.env): Promise<Discovery> {
+  const available: Mutable<Partial<ServiceAddresses>> = {};
+  const missing: Partial<Record<ServiceName, string>> = {};
+  const sources: Partial<Record<ServiceName, string>> = {};
+  const stops: (() => Promise<void>)[] = [];
+  const found = <N extends ServiceName>(name: N, address: ServiceAddresses[N], source: string) => {
+    Object.assign(available, { [name]: address });
+    sources[name] = source;
+    delete missing[name];
+  };
+
+  const fromFile = readEnvFile();
+  const configured = async <N extends ServiceName>(
+    name: N,
+    read: (variables: Variables) => ServiceAddresses[N] | undefined,
+    probe: (address: ServiceAddresses[N]) => Promise<void>,
+  ) => {
+    const explicit = read(environment);
+    const address = explicit ?? read(fromFile);
+    const source = explicit === undefined ? '.services/env' : 'the environment';
+    if (address === undefined) {
+      missing[name] = 'not configured (no environment variable, no .services/env)';
+      return;
+    }
+    try {
+      // Explicit addresses get time to come up; a stale .services/env should not hold the run up.
+      const timeoutMs = explicit === undefined ? 3_000 : 10_000;
+      await waitUntilReady(() => probe(address), { timeoutMs, intervalMs: 500 });
+      found(name, address, source);
+    } catch (error) {
+      missing[name] = `${JSON.stringify(address)} from ${source} does not answer: ${
+        message(error)
+      }`;
+    }
+  };
+  await Promise.all([
+    configured('kafka', kafkaFrom, (kafka) => probeKafka(kafka.brokers)),
+    configured('redis', redisFrom, (redis) => probeRedis(redis.url)),
+    configured('upstash', upstashFrom, (upstash) => probeUpstashRest(upstash.url, upstash.token)),
+  ]);
+
+  // An address set in the environment is never silently replaced by a container.
+  const containerNames = [
+    ...(available.kafka === undefined && kafkaFrom(environment) === undefined
+      ? ['kafka' as const]
+      : []),
+    ...(available.redis === undefined && redisFrom(environment) === undefined
+      ? ['redis' as const]
+      : []),
+  ];
+  if (containerNames.length > 0 && (await dockerAnswers())) {
+    try {
+      const started = await startContainers(containerNames);
+      stops.push(() => started.stop());
+      if (started.kafka !== undefined) found('kafka', started.kafka, `container ${KAFKA_IMAGE}`);
+      if (started.redis !== undefined) found('redis', started.redis, `container ${REDIS_IMAGE}`);
+    } catch (error) {
+      for (const name of containerNames) {
+        missing[name] = `a Docker engine answers, but starting the container failed: ${
+          message(error)
+        }`;
+      }
+    }
+  }
+
+  if (
+    available.upstash === undefined && available.redis !== undefined &&
+    upstashFrom(environment) === undefined
+  ) {
+    const token = randomBytes(16).toString('hex');
+    const proxy = await startUpstashRest({ redisUrl: available.redis.url, token, port: 0 });
+    stops.push(() => proxy.close());
+    found(
+      'upstash',
+      { url: proxy.url, token },
+      `tools/services/upstash-rest.ts in this process, in front of ${available.redis.url}`,
+    );
+  }
+
+  return {
+    available,
+    missing,
+    sources,
+    async stop() {
+      await Promise.all(stops.map((stop) => stop()));
+    },
+  };
+}
+
+function kafkaFrom(variables: Variables): ServiceAddresses['kafka'] | undefined {
+  const brokers = variables['KAFKA_BROKERS']?.split(',').map((broker) => broker.trim()).filter((
+    b,
+  ) => b !== '');
+  return brokers === undefined || brokers.length === 0 ? undefined : { brokers };
+}
+
+function redisFrom(variables: Variables): ServiceAddresses['redis'] | undefined {
+  const url = variables['REDIS_URL'];
+  return url === undefined || url === '' ? undefined : { url };
+}
+
+function upstashFrom(variables: Variables): ServiceAddresses['upstash'] | undefined {
+  const url = variables['UPSTASH_REDIS_REST_URL'];
+  const token = variables['UPSTASH_REDIS_REST_TOKEN'];
+  return url === undefined || url === '' || token === undefined || token === ''
+    ? undefined
+    : { url, token };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

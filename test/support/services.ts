@@ -1,0 +1,145 @@
+/**
+ * Real Kafka, Redis and Upstash-REST endpoints for test suites.
+ *
+ * The global setup (test/support/global-setup.ts) finds the services once per run: from the
+ * environment (`KAFKA_BROKERS`, `REDIS_URL`, `UPSTASH_REDIS_REST_URL` +
+ * `UPSTASH_REDIS_REST_TOKEN`), else from `.services/env` written by `npm run services:up` when
+ * they answer, else from containers when a Docker engine answers. What it cannot find is
+ * missing: the suites that need it are skipped (and listed in one banner at the end of the
+ * run), or, with `REQUIRE_SERVICES=1`, the run fails.
+ *
+ * A suite declares what it needs:
+ *
+ * ```ts
+ * import { describeWithServices } from '../support/services.ts';
+ *
+ * describeWithServices(['kafka', 'redis'], 'consumer folds into redis', ({ kafka, redis }) => {
+ *   test('…', async () => {
+ *     const client = createClient({ url: redis.url });
+ *     const broker = new Kafka({ brokers: [...kafka.brokers] });
+ *   });
+ * });
+ * ```
+ *
+ * @module
+ */
+import { appendFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { describe, inject, test, TestRunner } from 'vitest';
+
+/** The services a suite can ask for. */
+export type ServiceName = 'kafka' | 'redis' | 'upstash';
+
+/** Every service name, in the order they are reported. */
+export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'redis', 'upstash'];
+
+/** Where each service is reached. */
+export interface ServiceAddresses {
+  /** Kafka bootstrap brokers, e.g. `['127.0.0.1:9092']`. */
+  readonly kafka: { readonly brokers: readonly string[] };
+  /** Redis over TCP (node-redis), e.g. `redis://127.0.0.1:6379`. */
+  readonly redis: { readonly url: string };
+  /** Upstash REST endpoint and token: `new Redis({ url, token })` from `@upstash/redis`. */
+  readonly upstash: { readonly url: string; readonly token: string };
+}
+
+/** What the global setup hands to every test file. */
+export interface ProvidedServices {
+  readonly available: Partial<ServiceAddresses>;
+  /** Why each missing service is missing. */
+  readonly missing: Partial<Record<ServiceName, string>>;
+  /** File the workers append skipped suites to, for the banner at the end of the run. */
+  readonly skipLog: string;
+}
+
+/** One line of the skip log. */
+export interface SkippedSuite {
+  readonly file: string;
+  readonly suite: string;
+  readonly missing: readonly ServiceName[];
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    services: ProvidedServices;
+  }
+}
+
+/** The services of this run (what the global setup found). */
+export function providedServices(): ProvidedServices {
+  const provided = inject('services') as ProvidedServices | undefined;
+  if (provided !== undefined) return provided;
+  const reason =
+    'test/support/global-setup.ts did not run (is it in vitest.config.ts globalSetup?)';
+  return { available: {}, missing: { kafka: reason, redis: reason, upstash: reason }, skipLog: '' };
+}
+
+/**
+ * A `describe` that runs when every service in `needs` is available, and is skipped (recorded
+ * for the end-of-run banner) otherwise. `body` receives the addresses of exactly `needs`.
+ *
+ * @example
+ * ```ts
+ * describeWithServices(['redis'], 'redis store', ({ redis }) => {
+ *   let client: ReturnType<typeof createClient>;
+ *   beforeAll(async () => { client = await createClient({ url: redis.url }).connect(); });
+ *   afterAll(() => client.close());
+ *   test('round-trips', async () => { … });
+ * });
+ * ```
+ */
+export function describeWithServices<const N extends ServiceName>(
+  needs: readonly N[],
+  name: string,
+  body: (services: Pick<ServiceAddresses, N>) => void,
+): void {
+  const { available, skipLog } = providedServices();
+  const missing = needs.filter((service) => available[service] === undefined);
+  if (missing.length === 0) {
+    describe(name, () => body(available as Pick<ServiceAddresses, N>));
+    return;
+  }
+  recordSkip(skipLog, name, missing);
+  describe.skip(name, () => {
+    test(`needs ${missing.join(', ')}: start them with npm run services:up`, () => {});
+  });
+}
+
+/** Kafka bootstrap brokers; throws when Kafka is not available (guard with describeWithServices). */
+export function kafkaBrokers(): string[] {
+  return [...addressOf('kafka').brokers];
+}
+
+/** Redis URL for node-redis; throws when Redis is not available. */
+export function redisUrl(): string {
+  return addressOf('redis').url;
+}
+
+/** Upstash REST `{ url, token }`; throws when it is not available. */
+export function upstashRest(): { url: string; token: string } {
+  const { url, token } = addressOf('upstash');
+  return { url, token };
+}
+
+function addressOf<N extends ServiceName>(service: N): ServiceAddresses[N] {
+  const { available, missing } = providedServices();
+  const address = available[service];
+  if (address === undefined) {
+    throw new Error(
+      `${service} is not available in this run (${missing[service] ?? 'unknown reason'}); ` +
+        `declare it with describeWithServices(['${service}'], …) so the suite is skipped instead`,
+    );
+  }
+  return address as ServiceAddresses[N];
+}
+
+function recordSkip(skipLog: string, suite: string, missing: readonly ServiceName[]): void {
+  if (skipLog === '') return;
+  const path = TestRunner.getCurrentSuite().file?.filepath;
+  const entry: SkippedSuite = {
+    file: path === undefined ? '?' : relative(process.cwd(), path),
+    suite,
+    missing,
+  };
+  appendFileSync(skipLog, `${JSON.stringify(entry)}\n`);
+}

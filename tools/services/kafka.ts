@@ -1,0 +1,131 @@
+/**
+ * Apache Kafka 4.x, single node in KRaft mode (combined broker and controller), run from its
+ * Maven Central artifacts on the machine's Java (17 or newer). The broker's configuration is
+ * committed: tools/services/kafka/server.properties and log4j2.properties.
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { kafkaClasspath } from './kafka-classpath.ts';
+import { REPO_ROOT, serviceDir } from './paths.ts';
+import { probeKafka } from './probes.ts';
+import { capture, findOnPath, runLogged } from './run.ts';
+import type { Service, ServiceCommand } from './service.ts';
+
+const CONFIG_DIR = join(REPO_ROOT, 'tools/services/kafka');
+const SERVER_PROPERTIES = join(CONFIG_DIR, 'server.properties');
+const LOG4J2_PROPERTIES = join(CONFIG_DIR, 'log4j2.properties');
+const STATE = serviceDir('kafka');
+
+/**
+ * Heap and GC for a 2-core machine shared with Redis, the tests and the consumers; G1 with the
+ * pause target of Kafka's own start script. `KAFKA_HEAP_OPTS` replaces the heap part, as it does
+ * for Kafka's scripts.
+ */
+const DEFAULT_HEAP_OPTS = ['-Xms256m', '-Xmx768m'];
+const JVM_OPTS = [
+  '-XX:+UseG1GC',
+  '-XX:MaxGCPauseMillis=20',
+  '-XX:InitiatingHeapOccupancyPercent=35',
+  '-XX:ParallelGCThreads=2',
+  '-XX:ConcGCThreads=1',
+  '-XX:+ExitOnOutOfMemoryError',
+  '-Djava.awt.headless=true',
+  `-Dlog4j2.configurationFile=${LOG4J2_PROPERTIES}`,
+];
+
+/** The broker as a {@link Service}; its address is the advertised PLAINTEXT listener. */
+export function kafkaService(): Service {
+  const properties = readProperties(SERVER_PROPERTIES);
+  const listener = requireProperty(properties, 'advertised.listeners');
+  const match = /^PLAINTEXT:\/\/([^:,]+):(\d+)$/.exec(listener);
+  if (match?.[1] === undefined || match[2] === undefined) {
+    throw new Error(
+      `${SERVER_PROPERTIES}: advertised.listeners must be one PLAINTEXT://host:port listener; current value is '${listener}'`,
+    );
+  }
+  const host = match[1];
+  const port = Number(match[2]);
+  const dataDir = resolve(REPO_ROOT, requireProperty(properties, 'log.dirs'));
+  let classpath: string | undefined;
+
+  return {
+    name: 'kafka',
+    address: `${host}:${port}`,
+    host,
+    port,
+    pidFile: join(STATE, 'kafka.pid'),
+    logFile: join(STATE, 'kafka.log'),
+    marker: 'kafka.Kafka',
+    startTimeoutMs: 120_000,
+    stopGraceMs: 30_000,
+    async prepare(log) {
+      await requireJava17();
+      classpath = await kafkaClasspath(log);
+      if (!existsSync(join(dataDir, 'meta.properties'))) {
+        log(`formatting the KRaft storage in ${dataDir} (first run only)`);
+        await runLogged('java', [
+          ...JVM_OPTS,
+          'kafka.tools.StorageTool',
+          'format',
+          '--config',
+          SERVER_PROPERTIES,
+          '--cluster-id',
+          randomClusterId(),
+        ], { logFile: join(STATE, 'format.log'), env: { CLASSPATH: classpath } });
+      }
+    },
+    command(): Promise<ServiceCommand> {
+      if (classpath === undefined) throw new Error('command() called before prepare()');
+      const heap = process.env['KAFKA_HEAP_OPTS']?.split(/\s+/).filter((opt) => opt !== '') ??
+        DEFAULT_HEAP_OPTS;
+      // The classpath goes through the environment: `ps` stays readable, and it is 5 kB long.
+      return Promise.resolve({
+        command: 'java',
+        args: [...heap, ...JVM_OPTS, 'kafka.Kafka', SERVER_PROPERTIES],
+        env: { CLASSPATH: classpath },
+      });
+    },
+    probe: () => probeKafka([`${host}:${port}`]),
+  };
+}
+
+async function requireJava17(): Promise<void> {
+  const hint =
+    'Kafka 4 needs Java 17 or newer on PATH (Debian 12: apt-get install -y openjdk-17-jre-headless)';
+  if (findOnPath('java') === undefined) throw new Error(`java not found. ${hint}`);
+  const { output } = await capture('java', ['-version']);
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(output);
+  const major = match?.[1] === '1' ? Number(match[2]) : Number(match?.[1]);
+  if (!(major >= 17)) throw new Error(`found Java '${output.split('\n')[0]}'. ${hint}`);
+}
+
+/** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding, not starting with '-'. */
+function randomClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+/** `key=value` lines of a Java properties file (no continuation lines: ours has none). */
+function readProperties(file: string): Map<string, string> {
+  const properties = new Map<string, string>();
+  for (const raw of readFileSync(file, 'utf8').split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith('!')) continue;
+    const separator = line.search(/[=:]/);
+    if (separator > 0) {
+      properties.set(line.slice(0, separator).trim(), line.slice(separator + 1).trim());
+    }
+  }
+  return properties;
+}
+
+function requireProperty(properties: Map<string, string>, key: string): string {
+  const value = properties.get(key);
+  if (value === undefined || value === '') throw new Error(`${SERVER_PROPERTIES} must set ${key}`);
+  return value;
+}
