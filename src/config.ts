@@ -34,10 +34,14 @@ export interface Config {
   readonly kafkaBrokers: readonly string[] | null;
   readonly kafkaClientId: string;
   readonly kafkaGroupId: string;
+  /** Prefix of every topic name (default none). */
+  readonly kafkaTopicPrefix: string;
   readonly topicPartitions: number;
   readonly flushIntervalMs: number;
   readonly flushEvents: number;
   readonly consumerConcurrency: number;
+  /** Consumer group session (and rebalance) timeout: how soon a dead member's partitions move. */
+  readonly consumerSessionTimeoutMs: number;
   readonly maxFutureSkewUs: number;
   readonly recentLogsCapacity: number;
   readonly host: string;
@@ -47,6 +51,13 @@ export interface Config {
   /** Endpoint id overrides by endpoint name. */
   readonly endpointIds: Readonly<Record<string, string>>;
   readonly ingestMaxBytes: number;
+  /**
+   * How long the API may reuse an answer for identical requests (same endpoint, same
+   * parameters), in ms; 0 = only concurrent identical requests share one store read.
+   */
+  readonly resultCacheMs: number;
+  /** Feed synthetic traffic into the embedded store at start (`DEMO=1`). */
+  readonly demo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -141,6 +152,22 @@ function apiKeys(env: Env): string[] | null {
   return keys.length === 0 ? null : keys;
 }
 
+function flag(env: Env, name: string): boolean {
+  const value = text(env, name);
+  if (value === null) return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new ConfigError(name, value, '1, true, yes, on or 0, false, no, off (default off)');
+}
+
+function topicPrefix(env: Env): string {
+  const prefix = text(env, 'KAFKA_TOPIC_PREFIX') ?? '';
+  if (!/^[A-Za-z0-9._-]{0,100}$/.test(prefix)) {
+    throw new ConfigError('KAFKA_TOPIC_PREFIX', prefix, 'up to 100 of A-Z a-z 0-9 . _ -');
+  }
+  return prefix;
+}
+
 /** Reads and validates the configuration from `env`; throws {@link ConfigError}. */
 export function loadConfig(env: Env): Config {
   const brokersText = text(env, 'KAFKA_BROKERS');
@@ -165,10 +192,12 @@ export function loadConfig(env: Env): Config {
     kafkaBrokers,
     kafkaClientId: text(env, 'KAFKA_CLIENT_ID') ?? 'streaming-endpoints',
     kafkaGroupId: text(env, 'KAFKA_GROUP_ID') ?? 'rollups',
+    kafkaTopicPrefix: topicPrefix(env),
     topicPartitions: integer(env, 'TOPIC_PARTITIONS', 12, 1, 10_000),
     flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
     flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
     consumerConcurrency: integer(env, 'CONSUMER_CONCURRENCY', 12, 1, 1_000),
+    consumerSessionTimeoutMs: integer(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
     maxFutureSkewUs: duration(env, 'MAX_FUTURE_SKEW', '5m'),
     recentLogsCapacity: integer(env, 'RECENT_LOGS_CAPACITY', 10_000, 100, 1_000_000),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -176,6 +205,8 @@ export function loadConfig(env: Env): Config {
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
+    demo: flag(env, 'DEMO'),
     logLevel: level,
   };
 }

@@ -25,9 +25,31 @@ export const TOPICS = {
   deadLetter: 'logs.dead-letter',
 } as const;
 
+/** The topic names in use: {@link TOPICS}, each behind an optional prefix. */
+export type TopicNames = { readonly [K in keyof typeof TOPICS]: string };
+
+/**
+ * The topic names behind `prefix` (configuration `KAFKA_TOPIC_PREFIX`), so that several
+ * deployments or test runs can share one cluster.
+ *
+ * @example
+ * ```ts
+ * topicNames('staging.').edge; // 'staging.logs.edge'
+ * ```
+ */
+export function topicNames(prefix = ''): TopicNames {
+  return {
+    edge: `${prefix}${TOPICS.edge}`,
+    'function-edge': `${prefix}${TOPICS['function-edge']}`,
+    deadLetter: `${prefix}${TOPICS.deadLetter}`,
+  };
+}
+
 /**
  * One request of an `edge` event: one (metadata entry, request entry) pair. `host` is
- * `request.host`, else the host of `request.url`, else null; `path` is `request.path` or null.
+ * `request.host` (when a non-empty string), else the hostname of `request.url`, else null;
+ * `path` is `request.path` (when a string), else the pathname of `request.url`, else null.
+ * See `src/events/derive.ts`.
  */
 export interface EdgeRequest {
   readonly host: string | null;

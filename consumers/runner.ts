@@ -1,0 +1,220 @@
+/**
+ * The Kafka side of the consumers: a kafkajs consumer group over the source topics that hands
+ * each partition's batches to its {@link PartitionProcessor} and turns the answers into kafkajs
+ * calls (resolve and commit, or seek). Kafka's committed offsets only say how far the group got;
+ * where to resume is always the offset stored in the store with the rollups.
+ *
+ * @example
+ * ```ts
+ * const runner = new ConsumerRunner({ kafka, store, groupId: 'rollups', ... });
+ * await runner.start();
+ * process.once('SIGTERM', () => runner.stop());
+ * ```
+ *
+ * @module
+ */
+import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
+import { type Source, SOURCES, type TopicNames } from '../src/events/types.ts';
+import { OFFSETS_KEY } from '../src/rollup/keys.ts';
+import type { RollupStore } from '../src/store/port.ts';
+import type { DeadLetter } from './dead-letter.ts';
+import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
+
+/** Options of {@link ConsumerRunner}. */
+export interface ConsumerRunnerOptions {
+  readonly kafka: Kafka;
+  readonly store: RollupStore;
+  readonly groupId: string;
+  readonly topics: TopicNames;
+  /**
+   * How often the stored offsets of the partitions held are compared with what this consumer
+   * wrote last. A difference means the store lost or rolled back data (or another member took
+   * the partition): the partition is re-read from the stored offset, or from the earliest one.
+   * Default 1000 ms.
+   */
+  readonly offsetCheckMs?: number;
+  /** The clock, in Unix microseconds. */
+  readonly nowUs: () => number;
+  readonly maxFutureSkewUs: number;
+  readonly recentLogsCapacity: number;
+  readonly flushEvents: number;
+  readonly flushIntervalMs: number;
+  /** Group session and rebalance timeout. Default 30 s (the broker's minimum is 6 s). */
+  readonly sessionTimeoutMs?: number;
+  /** Partitions processed at the same time by this process. */
+  readonly concurrency: number;
+  /** Called with each flush's figures. */
+  readonly onFlush?: (report: FlushReport) => void;
+  /** Called when a batch fails (the store is down, say); the batch is retried after a pause. */
+  readonly onError?: (error: unknown, stream: string) => void;
+}
+
+/** Pause before a failed batch is fetched again. */
+const RETRY_PAUSE_MS = 500;
+
+/** Runs the consumer group until {@link ConsumerRunner.stop}. */
+export class ConsumerRunner {
+  readonly #options: ConsumerRunnerOptions;
+  readonly #consumer: Consumer;
+  readonly #producer: Producer;
+  readonly #admin: Admin;
+  readonly #processors = new Map<string, PartitionProcessor>();
+  readonly #sourceOfTopic: Map<string, Source>;
+  #stopping: Promise<void> | null = null;
+  #offsetCheck: ReturnType<typeof setInterval> | null = null;
+
+  constructor(options: ConsumerRunnerOptions) {
+    this.#options = options;
+    this.#sourceOfTopic = new Map(SOURCES.map((source) => [options.topics[source], source]));
+    this.#consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 100,
+      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
+      rebalanceTimeout: options.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 30_000) / 3)),
+    });
+    // Idempotent (a retry never writes a dead letter twice), which kafkajs allows only with one
+    // request in flight; its request queue serializes the partitions' concurrent sends.
+    this.#producer = options.kafka.producer({
+      allowAutoTopicCreation: false,
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    this.#admin = options.kafka.admin();
+  }
+
+  /** Connects, joins the group and starts consuming; resolves once running. */
+  async start(): Promise<void> {
+    await Promise.all([this.#consumer.connect(), this.#producer.connect(), this.#admin.connect()]);
+    // After any rebalance, a partition may come back after another member wrote it: re-read the
+    // stored offsets before folding again.
+    this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => {
+      for (const processor of this.#processors.values()) processor.reopen();
+    });
+    await this.#consumer.subscribe({
+      topics: [this.#options.topics.edge, this.#options.topics['function-edge']],
+      fromBeginning: true,
+    });
+    await this.#consumer.run({
+      partitionsConsumedConcurrently: this.#options.concurrency,
+      eachBatchAutoResolve: false,
+      eachBatch: async (
+        { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale },
+      ) => {
+        const processor = this.#processor(batch.topic, batch.partition);
+        try {
+          const outcome = await processor.process(batch.messages, () => isRunning() && !isStale());
+          if (outcome.kind === 'seek') {
+            this.#consumer.seek({
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: String(outcome.offset),
+            });
+            return;
+          }
+          if (outcome.nextOffset !== null && outcome.nextOffset > 0) {
+            resolveOffset(String(outcome.nextOffset - 1));
+            await commitOffsetsIfNecessary();
+          }
+          await heartbeat();
+        } catch (error) {
+          // Nothing resolved: kafkajs fetches the batch again, and the processor re-reads the
+          // stored offset first, so whatever was flushed before the failure is skipped.
+          this.#options.onError?.(error, processor.stream);
+          await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+        }
+      },
+    });
+    this.#offsetCheck = setInterval(
+      () => void this.#checkStoredOffsets(),
+      this.#options.offsetCheckMs ?? 1_000,
+    );
+  }
+
+  /**
+   * Seeks every idle partition whose stored offset is no longer the one its processor wrote:
+   * without this, a partition that receives no new event after a FLUSHALL would never notice
+   * that its rollups are gone.
+   */
+  async #checkStoredOffsets(): Promise<void> {
+    for (const processor of this.#processors.values()) {
+      if (processor.busy || processor.offset === null) continue;
+      try {
+        const stored = await this.#options.store.readOffset(OFFSETS_KEY, processor.stream);
+        if (stored === processor.offset || processor.busy) continue;
+        processor.reopen();
+        const offset = stored ?? (await this.#earliestOffset(processor.topic, processor.partition));
+        this.#options.onError?.(
+          new Error(
+            `stored offset of ${processor.stream} is ${
+              stored ?? 'gone'
+            }, not ${processor.offset}: ` +
+              `re-reading from ${offset}`,
+          ),
+          processor.stream,
+        );
+        this.#consumer.seek({
+          topic: processor.topic,
+          partition: processor.partition,
+          offset: String(offset),
+        });
+      } catch (error) {
+        this.#options.onError?.(error, processor.stream);
+      }
+    }
+  }
+
+  /**
+   * Stops fetching, lets the batches in flight finish (each ends with a flush), commits and
+   * disconnects. Idempotent.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      if (this.#offsetCheck !== null) clearInterval(this.#offsetCheck);
+      await this.#consumer.disconnect();
+      await Promise.all([this.#producer.disconnect(), this.#admin.disconnect()]);
+    })();
+    return this.#stopping;
+  }
+
+  #processor(topic: string, partition: number): PartitionProcessor {
+    const stream = `${topic}/${partition}`;
+    let processor = this.#processors.get(stream);
+    if (processor !== undefined) return processor;
+    const source = this.#sourceOfTopic.get(topic);
+    if (source === undefined) throw new Error(`no source is published to topic ${topic}`);
+    const options = this.#options;
+    processor = new PartitionProcessor({
+      topic,
+      partition,
+      source,
+      store: options.store,
+      nowUs: options.nowUs,
+      maxFutureSkewUs: options.maxFutureSkewUs,
+      recentLogsCapacity: options.recentLogsCapacity,
+      flushEvents: options.flushEvents,
+      flushIntervalMs: options.flushIntervalMs,
+      publishDeadLetters: (letters) => this.#publish(letters),
+      earliestOffset: () => this.#earliestOffset(topic, partition),
+      ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
+    });
+    this.#processors.set(stream, processor);
+    return processor;
+  }
+
+  async #publish(letters: DeadLetter[]): Promise<void> {
+    await this.#producer.send({
+      topic: this.#options.topics.deadLetter,
+      acks: -1,
+      messages: letters,
+    });
+  }
+
+  async #earliestOffset(topic: string, partition: number): Promise<number> {
+    const offsets = await this.#admin.fetchTopicOffsets(topic);
+    const low = offsets.find((entry) => entry.partition === partition)?.low;
+    if (low === undefined) throw new Error(`topic ${topic} has no partition ${partition}`);
+    return Number(low);
+  }
+}

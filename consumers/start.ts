@@ -1,0 +1,86 @@
+/**
+ * Starts the consumer role: ensures the topics exist, then runs the consumer group that folds
+ * every event into the store. Shared by `consumers/main.ts` and the all-in-one `npm start`.
+ *
+ * @module
+ */
+import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
+import type { Config } from '../src/config.ts';
+import { topicNames } from '../src/events/types.ts';
+import type { Logger } from '../src/logger.ts';
+import type { RollupStore } from '../src/store/port.ts';
+import { ConsumerRunner } from './runner.ts';
+import { ensureTopics } from './topics.ts';
+
+/** A running consumer role. */
+export interface ConsumersHandle {
+  /** Stops fetching, flushes what is in flight and disconnects. */
+  stop(): Promise<void>;
+}
+
+/** kafkajs log lines through our logger, at warn and above. */
+function kafkaLogCreator(logger: Logger) {
+  return () => ({ level, log }: LogEntry) => {
+    const { message, ...extra } = log;
+    if (level === kafkaLogLevel.ERROR) logger.error({ kafka: extra }, message);
+    else if (level === kafkaLogLevel.WARN) logger.warn({ kafka: extra }, message);
+  };
+}
+
+/** The kafkajs client for the configured brokers. */
+export function kafkaClient(config: Config, logger: Logger, brokers: readonly string[]): Kafka {
+  return new Kafka({
+    clientId: config.kafkaClientId,
+    brokers: [...brokers],
+    logLevel: kafkaLogLevel.WARN,
+    logCreator: kafkaLogCreator(logger),
+    retry: { retries: 8, initialRetryTime: 200 },
+  });
+}
+
+/** Starts consuming; resolves once the consumer has joined the group. */
+export async function startConsumers(
+  config: Config,
+  store: RollupStore,
+  logger: Logger,
+  nowUs: () => number,
+): Promise<ConsumersHandle> {
+  if (config.kafkaBrokers === null) {
+    throw new Error('the consumers need KAFKA_BROKERS (comma-separated host:port pairs)');
+  }
+  const kafka = kafkaClient(config, logger, config.kafkaBrokers);
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topics = topicNames(config.kafkaTopicPrefix);
+    const reports = await ensureTopics(admin, {
+      partitions: config.topicPartitions,
+      topics: Object.values(topics),
+    });
+    for (const report of reports) {
+      if (report.partitions !== report.expectedPartitions) {
+        logger.warn(report, 'topic exists with a different partition count than configured');
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  const runner = new ConsumerRunner({
+    kafka,
+    store,
+    groupId: config.kafkaGroupId,
+    topics: topicNames(config.kafkaTopicPrefix),
+    nowUs,
+    maxFutureSkewUs: config.maxFutureSkewUs,
+    recentLogsCapacity: config.recentLogsCapacity,
+    flushEvents: config.flushEvents,
+    flushIntervalMs: config.flushIntervalMs,
+    concurrency: config.consumerConcurrency,
+    sessionTimeoutMs: config.consumerSessionTimeoutMs,
+    onFlush: (report) => logger.debug(report, 'flushed'),
+    onError: (error, stream) => logger.warn({ err: error, stream }, 'batch failed; retrying'),
+  });
+  await runner.start();
+  logger.info({ brokers: config.kafkaBrokers, group: config.kafkaGroupId }, 'consumers running');
+  return { stop: () => runner.stop() };
+}

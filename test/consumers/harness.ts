@@ -1,0 +1,108 @@
+/**
+ * A Kafka + Redis world for one consumer test: topics of its own (a unique prefix), a unique
+ * consumer group, an emptied Redis database, and helpers to publish a generated stream and to
+ * wait until the consumers have stored every offset.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
+import { createClient } from 'redis';
+import { ensureTopics } from '../../consumers/topics.ts';
+import { type TopicNames, topicNames } from '../../src/events/types.ts';
+import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
+import type { RollupStore } from '../../src/store/port.ts';
+import { RedisStore } from '../../src/store/redis.ts';
+import { publishLines, replayProducer, type SourcedLine } from '../../tools/replay/publish.ts';
+
+/** Partitions of each test topic. */
+export const PARTITIONS = 12;
+
+/** Everything a consumer test talks to. */
+export interface World {
+  readonly prefix: string;
+  readonly groupId: string;
+  readonly topics: TopicNames;
+  readonly kafka: Kafka;
+  readonly admin: Admin;
+  readonly producer: Producer;
+  readonly store: RollupStore;
+  readonly redisUrl: string;
+  readonly brokers: readonly string[];
+  /** Publishes lines keyed by project; resolves once acknowledged. */
+  publish(lines: readonly SourcedLine[]): Promise<number>;
+  /** Sum of the stored next offsets of both source topics' partitions. */
+  storedTotal(): Promise<number>;
+  /** Resolves once every partition's stored offset reaches the topic's end; rejects on timeout. */
+  drained(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Sets up a world on the given services. */
+export async function createWorld(brokers: readonly string[], redisUrl: string): Promise<World> {
+  const prefix = `test-${randomUUID().slice(0, 8)}.`;
+  const topics = topicNames(prefix);
+  const kafka = new Kafka({
+    clientId: 'consumer-tests',
+    brokers: [...brokers],
+    logLevel: logLevel.NOTHING,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics) });
+  const producer = replayProducer(kafka);
+  await producer.connect();
+  const redis = await createClient({ url: redisUrl }).connect();
+  await redis.flushDb();
+  await redis.close();
+  const store = await RedisStore.connect(redisUrl);
+  const streams = [topics.edge, topics['function-edge']].flatMap((topic) =>
+    Array.from({ length: PARTITIONS }, (_, partition) => `${topic}/${partition}`)
+  );
+
+  const storedTotal = async () => {
+    let total = 0;
+    for (const stream of streams) total += (await store.readOffset(OFFSETS_KEY, stream)) ?? 0;
+    return total;
+  };
+
+  const endTotal = async () => {
+    let total = 0;
+    for (const topic of [topics.edge, topics['function-edge']]) {
+      for (const entry of await admin.fetchTopicOffsets(topic)) total += Number(entry.high);
+    }
+    return total;
+  };
+
+  return {
+    prefix,
+    groupId: `${prefix}group`,
+    topics,
+    kafka,
+    admin,
+    producer,
+    store,
+    redisUrl,
+    brokers,
+    publish: (lines) => publishLines(lines, { producer, topics }),
+    storedTotal,
+    async drained(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const end = await endTotal();
+      for (;;) {
+        const stored = await storedTotal();
+        if (stored >= end) return;
+        if (Date.now() > deadline) {
+          throw new Error(`consumers stored ${stored} of ${end} offsets within ${timeoutMs} ms`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async close() {
+      await producer.disconnect();
+      await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
+      await admin.disconnect();
+      await store.close();
+    },
+  };
+}

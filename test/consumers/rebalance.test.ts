@@ -1,0 +1,68 @@
+/**
+ * A rebalance under load: a second consumer joins the group while the first is folding, then
+ * leaves; the answers equal the reference.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
+import { describeWithServices } from '../support/services.ts';
+import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
+import { createWorld, type World } from './harness.ts';
+
+describeWithServices(['kafka', 'redis'], 'a rebalance under load', ({ kafka, redis }) => {
+  let world: World;
+  const runners: ConsumerRunner[] = [];
+  const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 30_000);
+
+  beforeAll(async () => {
+    world = await createWorld(kafka.brokers, redis.url);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const runner of runners) await runner.stop();
+    await world?.close();
+  });
+
+  test('a second consumer joining and leaving changes no answer', async () => {
+    const options = (): ConsumerRunnerOptions => ({
+      kafka: world.kafka,
+      store: world.store,
+      groupId: world.groupId,
+      topics: world.topics,
+      nowUs: () => Date.now() * 1000,
+      maxFutureSkewUs: 5 * 60_000_000,
+      recentLogsCapacity: 10_000,
+      flushEvents: 500,
+      flushIntervalMs: 250,
+      concurrency: 12,
+      sessionTimeoutMs: 10_000,
+    });
+    const first = new ConsumerRunner(options());
+    runners.push(first);
+    await first.start();
+    const publishing = world.publish(stream.lines);
+
+    const total = stream.lines.length;
+    const waitFor = async (share: number) => {
+      const deadline = Date.now() + 120_000;
+      while ((await world.storedTotal()) < total * share && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    await waitFor(0.2);
+    const second = new ConsumerRunner(options());
+    runners.push(second);
+    await second.start();
+    await waitFor(0.5);
+    const storedWhenLeaving = await world.storedTotal();
+    await second.stop();
+    await publishing;
+    await world.drained(180_000);
+    expect(storedWhenLeaving).toBeLessThan(total);
+    const nonEmpty = await expectStoreMatchesReference(
+      world.store,
+      stream.events,
+      Date.now() * 1000,
+    );
+    expect(nonEmpty).toBeGreaterThan(60);
+  }, 400_000);
+});

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { ConsumerRunner } from '../../consumers/runner.ts';
+import { parse } from '../../src/events/parse.ts';
+import { describeWithServices } from '../support/services.ts';
+import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
+import { createWorld, type World } from './harness.ts';
+
+describeWithServices(
+  ['kafka', 'redis'],
+  'a generated stream replayed through Kafka into Redis',
+  ({ kafka, redis }) => {
+    let world: World;
+    let runner: ConsumerRunner;
+    const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 6_000);
+
+    beforeAll(async () => {
+      world = await createWorld(kafka.brokers, redis.url);
+      runner = new ConsumerRunner({
+        kafka: world.kafka,
+        store: world.store,
+        groupId: world.groupId,
+        topics: world.topics,
+        nowUs: () => Date.now() * 1000,
+        maxFutureSkewUs: 5 * 60_000_000,
+        recentLogsCapacity: 10_000,
+        flushEvents: 2_000,
+        flushIntervalMs: 250,
+        concurrency: 12,
+        sessionTimeoutMs: 10_000,
+      });
+      await runner.start();
+      await world.publish(stream.lines);
+      await world.drained(120_000);
+    }, 180_000);
+
+    afterAll(async () => {
+      await runner?.stop();
+      await world?.close();
+    });
+
+    test('answers from the rollups equal the reference evaluator', async () => {
+      const nowUs = Date.now() * 1000;
+      const nonEmpty = await expectStoreMatchesReference(world.store, stream.events, nowUs);
+      expect(nonEmpty).toBeGreaterThan(60);
+    }, 120_000);
+
+    test(
+      'every invalid event reached the dead-letter topic with its reason and origin',
+      async () => {
+        const invalid = stream.lines.filter(({ source, line }) =>
+          !parse(line, source, { nowUs: stream.nowUs, maxFutureSkewUs: 5 * 60_000_000 }).ok
+        );
+        expect(invalid.length).toBeGreaterThan(50);
+        const consumer = world.kafka.consumer({ groupId: `${world.groupId}-dead-letters` });
+        await consumer.connect();
+        await consumer.subscribe({ topic: world.topics.deadLetter, fromBeginning: true });
+        const received: { value: string; headers: Record<string, string> }[] = [];
+        await consumer.run({
+          eachMessage: ({ message }) => {
+            const headers: Record<string, string> = {};
+            for (const [name, value] of Object.entries(message.headers ?? {})) {
+              headers[name] = String(value);
+            }
+            received.push({ value: message.value?.toString() ?? '', headers });
+            return Promise.resolve();
+          },
+        });
+        const deadline = Date.now() + 30_000;
+        while (received.length < invalid.length && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await consumer.disconnect();
+        expect(received.length).toBe(invalid.length);
+        expect(new Set(received.map((letter) => letter.value))).toEqual(
+          new Set(invalid.map(({ line }) => line)),
+        );
+        for (const letter of received) {
+          expect(letter.headers.reason).toMatch(/\S/);
+          expect([world.topics.edge, world.topics['function-edge']]).toContain(
+            letter.headers['source-topic'],
+          );
+          expect(Number(letter.headers['source-partition'])).toBeGreaterThanOrEqual(0);
+          expect(Number(letter.headers['source-offset'])).toBeGreaterThanOrEqual(0);
+        }
+      },
+      60_000,
+    );
+  },
+);

@@ -1,0 +1,44 @@
+/**
+ * A load generator for the ingest benchmark, run as its own process so that producing does not
+ * share a CPU thread with the consumer being measured: publishes generated events at a fixed
+ * rate for a fixed time, then exits.
+ *
+ * `node tools/bench/produce.ts --rate 20000 --seconds 20` (KAFKA_BROKERS, KAFKA_TOPIC_PREFIX)
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
+import { topicNames } from '../../src/events/types.ts';
+import { generateEvents } from '../../src/synthetic/generator.ts';
+import { publishLines, replayProducer } from '../replay/publish.ts';
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
+    seed: { type: 'string', default: '7' },
+  },
+});
+const rate = Number(values.rate);
+const seconds = Number(values.seconds);
+if (!(rate > 0) || !(seconds > 0) || seconds > 600) {
+  console.error('usage: produce.ts --rate EVENTS_PER_SECOND --seconds 1..600');
+  process.exit(2);
+}
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const kafka = new Kafka({ clientId: 'bench-produce', brokers, logLevel: logLevel.NOTHING });
+const producer = replayProducer(kafka);
+await producer.connect();
+const events = Math.floor(rate * seconds);
+const sent = await publishLines(
+  generateEvents({
+    seed: Number(values.seed),
+    events,
+    nowUs: Date.now() * 1000,
+    spanUs: 60_000_000,
+  }),
+  { producer, topics: topicNames(process.env.KAFKA_TOPIC_PREFIX ?? ''), rate, batchSize: 200 },
+);
+await producer.disconnect();
+console.log(JSON.stringify({ sent }));
