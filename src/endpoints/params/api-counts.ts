@@ -1,0 +1,100 @@
+/**
+ * Parameters of `usage.api-counts` (DESIGN section 5).
+ *
+ * @module
+ */
+
+import { RE2JS, RE2JSException } from 're2js';
+import { isUsageInterval, USAGE_INTERVALS, type UsageInterval } from '../../time/series.ts';
+import {
+  invalidParameter,
+  type ParamResult,
+  type ParamSource,
+  rejectQueryParameters,
+  requiredParam,
+} from './common.ts';
+
+/** Longest accepted `project` pattern, in characters (Unicode code points). */
+export const MAX_PATTERN_LENGTH = 256;
+
+/** A compiled `project` pattern of `usage.api-counts`. */
+export interface HostPattern {
+  /** The pattern as given. */
+  readonly source: string;
+  /** Whether the pattern is found anywhere in `host` (containment, not a full match). */
+  test(host: string): boolean;
+}
+
+/** Typed parameters of `usage.api-counts`. */
+export interface ApiCountsParams {
+  readonly project: HostPattern;
+  readonly interval: UsageInterval;
+}
+
+const INTERVAL_NAMES = Object.keys(USAGE_INTERVALS).join(', ');
+const PATTERN_EXPECTED =
+  `an RE2 regular expression of at most ${MAX_PATTERN_LENGTH} characters, found anywhere in the request host, e.g. project=abcdefghijklmnopqrst`;
+
+/**
+ * Reads the parameters of `usage.api-counts`: `project` (required; an RE2 pattern of at most
+ * 256 characters, compiled here in linear-time RE2 semantics) and `interval` (required; one of
+ * `minutely`, `hourly`, `daily`).
+ *
+ * @example
+ * ```ts
+ * const result = parseApiCountsParams(new URLSearchParams('project=abc&interval=hourly'));
+ * if (result.ok) result.params.project.test('abc.supabase.co'); // true
+ * ```
+ */
+export function parseApiCountsParams(source: ParamSource): ParamResult<ApiCountsParams> {
+  const query = rejectQueryParameters(source, 'usage.api-counts');
+  if (query !== null) return query;
+  const patternText = requiredParam(source, 'project', PATTERN_EXPECTED);
+  if (!patternText.ok) return patternText;
+  const project = compileHostPattern(patternText.params);
+  if (!project.ok) return project;
+  const intervalText = requiredParam(source, 'interval', `one of ${INTERVAL_NAMES}`);
+  if (!intervalText.ok) return intervalText;
+  const interval = intervalText.params;
+  if (!isUsageInterval(interval)) {
+    return invalidParameter('interval', `one of ${INTERVAL_NAMES}`, interval);
+  }
+  return { ok: true, params: { project: project.params, interval } };
+}
+
+/**
+ * Compiles a `project` pattern, or explains why it is refused (`invalid_parameter`).
+ *
+ * @example
+ * ```ts
+ * compileHostPattern('(abc').ok; // false: missing closing )
+ * ```
+ */
+export function compileHostPattern(pattern: string): ParamResult<HostPattern> {
+  let length = 0;
+  for (const _ of pattern) length++;
+  if (length > MAX_PATTERN_LENGTH) {
+    return invalidParameter(
+      'project',
+      `${PATTERN_EXPECTED}; this one has ${length} characters`,
+      pattern,
+    );
+  }
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(pattern);
+  } catch (error) {
+    if (error instanceof RE2JSException) {
+      return invalidParameter(
+        'project',
+        `${PATTERN_EXPECTED}; this one does not compile (${error.message})`,
+        pattern,
+      );
+    }
+    throw error;
+  }
+  return {
+    ok: true,
+    params: { source: pattern, test: (host: string) => compiled.test(host) },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Project tiers and the retention window of `logs.all` for each (DESIGN section 5).
+ *
+ * @module
+ */
+
+const DAY_US = 86_400_000_000;
+
+/** The project tiers with their own retention. */
+export const PROJECT_TIERS = ['FREE', 'PRO', 'PAYG', 'ENTERPRISE'] as const;
+
+/** A project tier. */
+export type ProjectTier = (typeof PROJECT_TIERS)[number];
+
+/** How far back `logs.all` reaches for each tier, in microseconds. */
+export const TIER_RETENTION_US: Readonly<Record<ProjectTier, number>> = {
+  FREE: DAY_US,
+  PRO: 7 * DAY_US,
+  PAYG: 90 * DAY_US,
+  ENTERPRISE: 90 * DAY_US,
+};
+
+/** The longest retention of any tier: events older than this can never be returned. */
+export const LONGEST_RETENTION_US = Math.max(...Object.values(TIER_RETENTION_US));
+
+/**
+ * The tier a `project_tier` value stands for. Exact, case-sensitive match; anything else is
+ * `FREE`, as DESIGN section 5 says.
+ *
+ * @example
+ * ```ts
+ * tierOf('PRO'); // 'PRO'
+ * tierOf('pro'); // 'FREE'
+ * ```
+ */
+export function tierOf(value: string): ProjectTier {
+  for (const tier of PROJECT_TIERS) if (tier === value) return tier;
+  return 'FREE';
+}

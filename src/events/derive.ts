@@ -1,0 +1,75 @@
+/**
+ * What the endpoints read from a validated event, computed once at parse time: the requests
+ * of an `edge` event and the invocations of a `function-edge` event.
+ *
+ * @module
+ */
+
+import type { EdgeRequest, Invocation } from './types.ts';
+import type { EdgeMetadata, FunctionEdgeMetadata, RawRequest } from './schema.ts';
+
+/**
+ * One `EdgeRequest` per (metadata entry, request entry) pair, in document order.
+ *
+ * - host: `request.host` when a non-empty string, else the hostname of `request.url`, else null.
+ * - path: `request.path` when a string, else the pathname of `request.url`, else null.
+ *
+ * An unparseable `url` contributes nothing (host and path stay null).
+ *
+ * @example
+ * ```ts
+ * edgeRequests([{ request: [{ url: 'https://abc.supabase.co/rest/v1/t?x=1' }] }]);
+ * // [{ host: 'abc.supabase.co', path: '/rest/v1/t' }]
+ * ```
+ */
+export function edgeRequests(metadata: readonly EdgeMetadata[]): EdgeRequest[] {
+  const requests: EdgeRequest[] = [];
+  for (const entry of metadata) {
+    const entryRequests = entry.request;
+    if (entryRequests === undefined) continue;
+    for (const request of entryRequests) requests.push(edgeRequest(request));
+  }
+  return requests;
+}
+
+function edgeRequest(request: RawRequest): EdgeRequest {
+  let host = typeof request.host === 'string' && request.host !== '' ? request.host : null;
+  let path = typeof request.path === 'string' ? request.path : null;
+  if ((host === null || path === null) && typeof request.url === 'string') {
+    const url = URL.parse(request.url);
+    if (url !== null) {
+      host ??= url.hostname;
+      path ??= url.pathname;
+    }
+  }
+  return { host, path };
+}
+
+/**
+ * One `Invocation` per (metadata entry, response entry) pair, in document order. A metadata
+ * entry without response entries yields none.
+ *
+ * @example
+ * ```ts
+ * invocations([{ project_ref: 'p', function_id: 'f', execution_time_ms: 4.2,
+ *   response: [{ status_code: 200 }] }]);
+ * // [{ projectRef: 'p', functionId: 'f', executionTimeMs: 4.2, statusCode: 200 }]
+ * ```
+ */
+export function invocations(metadata: readonly FunctionEdgeMetadata[]): Invocation[] {
+  const result: Invocation[] = [];
+  for (const entry of metadata) {
+    const responses = entry.response;
+    if (responses === undefined) continue;
+    const projectRef = entry.project_ref;
+    const functionId = typeof entry.function_id === 'string' ? entry.function_id : null;
+    const executionTimeMs = typeof entry.execution_time_ms === 'number'
+      ? entry.execution_time_ms
+      : null;
+    for (const response of responses) {
+      const statusCode = typeof response.status_code === 'number' ? response.status_code : null;
+      result.push({ projectRef, functionId, executionTimeMs, statusCode });
+    }
+  }
+  return result;
+}

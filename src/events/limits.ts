@@ -1,0 +1,24 @@
+/**
+ * Size bounds of one event, so that a single hostile producer message cannot exhaust memory
+ * downstream (ring buffers keep whole `metadata`, responses serialize it). Generous next to
+ * real events, which are 1 to 3 KB with a nesting depth of 4 or 5.
+ *
+ * @module
+ */
+
+/** Bounds enforced by `parse` and by the event schemas. */
+export const EVENT_LIMITS = {
+  /** Default maximum size of one message: UTF-8 bytes, or UTF-16 code units for a string. */
+  maxBytes: 131_072,
+  /** Maximum nesting depth inside `metadata` (the array itself is depth 1). */
+  maxDepth: 32,
+  idLength: 256,
+  projectLength: 128,
+  functionIdLength: 256,
+  eventMessageLength: 32_768,
+  hostLength: 1_024,
+  urlLength: 8_192,
+  metadataEntries: 64,
+  requestEntries: 64,
+  responseEntries: 64,
+} as const;

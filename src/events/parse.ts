@@ -1,0 +1,223 @@
+/**
+ * Validation of one producer message: bytes in, a `LogEvent` or a `Rejection` out. Runs on
+ * every event, so it parses the JSON once, runs a precompiled validator, and scans the
+ * timestamp by hand.
+ *
+ * @module
+ */
+
+import { describeDuration } from '../time/duration.ts';
+import { parseTimestamp } from '../time/timestamp.ts';
+import { exceedsDepth } from './depth.ts';
+import { edgeRequests, invocations } from './derive.ts';
+import { EVENT_LIMITS } from './limits.ts';
+import {
+  describeSchemaError,
+  describeValue,
+  validateEdgeEvent,
+  validateFunctionEdgeEvent,
+} from './schema.ts';
+import type { ErrorObject } from 'ajv';
+import type { Json, ParseResult, Source } from './types.ts';
+
+/** Options of `parse`. */
+export interface ParseOptions {
+  /** The clock: now, in integer microseconds since the epoch. */
+  readonly nowUs: number;
+  /** How far in the future a timestamp may be. Default 5 minutes. */
+  readonly maxFutureSkewUs?: number;
+  /** How old an event may be: the longest retention. Default 90 days. */
+  readonly maxAgeUs?: number;
+  /** Largest message: UTF-8 bytes, or UTF-16 code units for a string. Default 128 KiB. */
+  readonly maxBytes?: number;
+}
+
+/** Default of `ParseOptions.maxFutureSkewUs`: 5 minutes. */
+export const DEFAULT_MAX_FUTURE_SKEW_US = 5 * 60_000_000;
+
+/** Default of `ParseOptions.maxAgeUs`: 90 days, the longest retention of any tier. */
+export const DEFAULT_MAX_AGE_US = 90 * 86_400_000_000;
+
+type Rejected = Extract<ParseResult, { readonly ok: false }>;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Validates one message of a source against the producer contract (DESIGN section 3).
+ *
+ * Rejected: a message over `maxBytes`; invalid UTF-8; not JSON; a schema violation (named by
+ * its JSON pointer); `metadata` nested deeper than 32 levels; a timestamp that is neither an
+ * RFC 3339 string with a zone nor a safe integer of microseconds; a timestamp more than
+ * `maxFutureSkewUs` after `nowUs`; a timestamp more than `maxAgeUs` before `nowUs` (exactly
+ * `maxAgeUs` old is accepted).
+ *
+ * @example
+ * ```ts
+ * const result = parse(
+ *   '{"id":"a","timestamp":"2026-11-21T10:15:30Z","project":"p","metadata":[]}',
+ *   'edge',
+ *   { nowUs: 1_795_256_200_000_000 },
+ * );
+ * if (result.ok) result.event.timestampUs; // 1_795_256_130_000_000
+ * else result.rejection.reason; // e.g. 'timestamp is 12 minutes in the future (allowed skew 5 minutes)'
+ * ```
+ */
+export function parse(
+  bytes: Uint8Array | string,
+  source: Source,
+  options: ParseOptions,
+): ParseResult {
+  const maxBytes = options.maxBytes ?? EVENT_LIMITS.maxBytes;
+  const size = typeof bytes === 'string' ? bytes.length : bytes.byteLength;
+  if (size > maxBytes) {
+    return reject(`event is larger than the limit of ${maxBytes} bytes: got ${size}`);
+  }
+  let text: string;
+  if (typeof bytes === 'string') {
+    text = bytes;
+  } else {
+    try {
+      text = utf8.decode(bytes);
+    } catch (error) {
+      if (error instanceof TypeError) return reject(`not valid UTF-8: ${error.message}`);
+      throw error;
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof SyntaxError) return reject(`not valid JSON: ${error.message}`);
+    throw error;
+  }
+
+  if (source === 'edge') {
+    if (!validateEdgeEvent(value)) return schemaRejection(validateEdgeEvent.errors);
+    if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
+    const timestampUs = checkTimestamp(value.timestamp, options);
+    if (typeof timestampUs !== 'number') return timestampUs;
+    return {
+      ok: true,
+      event: {
+        source: 'edge',
+        id: value.id,
+        timestampUs,
+        project: value.project,
+        eventMessage: value.event_message ?? null,
+        metadata: value.metadata,
+        requests: edgeRequests(value.metadata),
+      },
+    };
+  }
+
+  if (!validateFunctionEdgeEvent(value)) return schemaRejection(validateFunctionEdgeEvent.errors);
+  if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
+  const timestampUs = checkTimestamp(value.timestamp, options);
+  if (typeof timestampUs !== 'number') return timestampUs;
+  const first = value.metadata[0];
+  if (first === undefined) {
+    return reject('/metadata must have at least 1 entry: got 0', '/metadata');
+  }
+  return {
+    ok: true,
+    event: {
+      source: 'function-edge',
+      id: value.id,
+      timestampUs,
+      project: first.project_ref,
+      eventMessage: value.event_message ?? null,
+      metadata: value.metadata,
+      invocations: invocations(value.metadata),
+    },
+  };
+}
+
+/**
+ * The microseconds of an event's `timestamp` field: an RFC 3339 string with a zone, or a safe
+ * integer of microseconds since the epoch. Null for anything else.
+ *
+ * @example
+ * ```ts
+ * eventTimestampUs(1_795_256_130_123_456); // 1_795_256_130_123_456
+ * eventTimestampUs('2026-11-21T10:15:30.123456Z'); // 1_795_256_130_123_456
+ * eventTimestampUs('1795256130123456'); // null: a numeric string is not a timestamp
+ * ```
+ */
+export function eventTimestampUs(value: Json | undefined): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  if (typeof value === 'string') return parseTimestamp(value);
+  return null;
+}
+
+/**
+ * The reason given for a timestamp that is neither form of `eventTimestampUs`.
+ *
+ * @example
+ * ```ts
+ * timestampFormReason('yesterday');
+ * // 'timestamp must be an RFC 3339 string with a zone or an integer of microseconds since the epoch: got "yesterday"'
+ * ```
+ */
+export function timestampFormReason(value: unknown): string {
+  return `timestamp must be an RFC 3339 string with a zone or an integer of microseconds since the epoch: got ${
+    describeValue(value)
+  }`;
+}
+
+function checkTimestamp(
+  value: string | number,
+  options: ParseOptions,
+): number | Rejected {
+  const timestampUs = eventTimestampUs(value);
+  if (timestampUs === null) return reject(timestampFormReason(value), '/timestamp');
+  const skew = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
+  const ahead = timestampUs - options.nowUs;
+  if (ahead > skew) {
+    return reject(
+      `timestamp is ${describeDuration(ahead)} in the future (allowed skew ${
+        describeDuration(skew)
+      })`,
+      '/timestamp',
+    );
+  }
+  const maxAge = options.maxAgeUs ?? DEFAULT_MAX_AGE_US;
+  const age = options.nowUs - timestampUs;
+  if (age > maxAge) {
+    return reject(
+      `timestamp is ${describeDuration(age)} old (events older than ${
+        describeDuration(maxAge)
+      } are rejected)`,
+      '/timestamp',
+    );
+  }
+  return timestampUs;
+}
+
+function schemaRejection(
+  errors: readonly ErrorObject[] | null | undefined,
+): Rejected {
+  const error = errors?.[0];
+  if (error !== undefined && error.instancePath === '/timestamp') {
+    return reject(timestampFormReason(error.data), '/timestamp');
+  }
+  const path = error === undefined
+    ? ''
+    : error.keyword === 'required'
+    ? `${error.instancePath}/${String(error.params.missingProperty)}`
+    : error.instancePath;
+  return reject(describeSchemaError(error), path);
+}
+
+function depthRejection(): Rejected {
+  return reject(
+    `/metadata must not nest deeper than ${EVENT_LIMITS.maxDepth} levels`,
+    '/metadata',
+  );
+}
+
+function reject(
+  reason: string,
+  path = '',
+): Rejected {
+  return { ok: false, rejection: { reason, path } };
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compileHostPattern,
+  MAX_PATTERN_LENGTH,
+  parseApiCountsParams,
+} from '../../../src/endpoints/params/api-counts.ts';
+
+describe('parseApiCountsParams', () => {
+  it.each([
+    ['', 'missing_parameter', 'project'],
+    ['interval=daily', 'missing_parameter', 'project'],
+    ['project=&interval=daily', 'missing_parameter', 'project'],
+    ['project=p', 'missing_parameter', 'interval'],
+    ['project=p&interval=', 'missing_parameter', 'interval'],
+    ['project=p&interval=weekly', 'invalid_parameter', 'interval'],
+    ['project=p&interval=Daily', 'invalid_parameter', 'interval'],
+    ['project=p&interval=1day', 'invalid_parameter', 'interval'],
+    ['project=(p&interval=daily', 'invalid_parameter', 'project'],
+    ['project=p&interval=daily&sql=x', 'invalid_parameter', 'sql'],
+    ['project=p&interval=daily&lql=x', 'invalid_parameter', 'lql'],
+  ])('%j -> %s %s', (query, code, parameter) => {
+    const result = parseApiCountsParams(new URLSearchParams(query));
+    expect(result.ok ? null : [result.error.code, result.error.parameter]).toEqual([
+      code,
+      parameter,
+    ]);
+  });
+
+  it('lists the three intervals for an unknown one', () => {
+    const result = parseApiCountsParams({ project: 'p', interval: 'weekly' });
+    expect(result.ok ? '' : result.error.message).toBe(
+      'invalid parameter "interval": expected one of minutely, hourly, daily; got "weekly"',
+    );
+  });
+
+  it.each(['minutely', 'hourly', 'daily'])('accepts %s', (interval) => {
+    const result = parseApiCountsParams({ project: 'abc', interval });
+    expect(result.ok && [result.params.interval, result.params.project.source]).toEqual([
+      interval,
+      'abc',
+    ]);
+  });
+});
+
+describe('compileHostPattern', () => {
+  it.each([
+    ['abcdefghijklmnopqrst', 'abcdefghijklmnopqrst.supabase.co', true],
+    ['abc', 'xxabcxx.supabase.co', true],
+    ['supabase', 'abc.supabase.co', true],
+    ['^abc\\.', 'abc.supabase.co', true],
+    ['^abc$', 'abc.supabase.co', false],
+    ['abc', 'ABC.supabase.co', false],
+    ['(?i)abc', 'ABC.supabase.co', true],
+    ['a.c', 'abc.x', true],
+    ['(foo|bar)\\.supabase', 'bar.supabase.co', true],
+    ['', 'anything', true],
+    ['zzz', 'abc.supabase.co', false],
+  ])('%j in %j: %s', (pattern, host, expected) => {
+    const result = compileHostPattern(pattern);
+    expect(result.ok && result.params.test(host)).toBe(expected);
+  });
+
+  it.each([
+    ['(abc', 'missing closing )'],
+    ['[z-a]', 'invalid character class range'],
+    ['x**', 'invalid nested repetition operator'],
+    ['(a)\\1', 'invalid escape sequence'],
+    ['(?=a)', 'invalid or unsupported Perl syntax'],
+    ['a{1001}', 'invalid repeat count'],
+  ])('refuses %j, quoting the RE2 error', (pattern, detail) => {
+    const result = compileHostPattern(pattern);
+    expect(result.ok ? null : result.error.code).toBe('invalid_parameter');
+    expect(result.ok ? '' : result.error.message).toContain(detail);
+  });
+
+  it('accepts 256 characters and refuses 257, counting code points', () => {
+    expect(compileHostPattern('a'.repeat(MAX_PATTERN_LENGTH)).ok).toBe(true);
+    const long = compileHostPattern('a'.repeat(MAX_PATTERN_LENGTH + 1));
+    expect(long.ok ? '' : long.error.message).toContain('this one has 257 characters');
+    // 256 astral characters are 512 UTF-16 code units, still 256 characters.
+    expect(compileHostPattern('😀'.repeat(MAX_PATTERN_LENGTH)).ok).toBe(true);
+  });
+
+  it('matches in linear time a pattern that backtracks catastrophically elsewhere', () => {
+    const result = compileHostPattern('(a+)+$');
+    expect(result.ok && result.params.test(`${'a'.repeat(5_000)}!`)).toBe(false);
+  });
+});

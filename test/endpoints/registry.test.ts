@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ENDPOINT_NAMES, ENDPOINTS, findEndpoint, MAX_ROWS } from '../../src/endpoints/registry.ts';
+
+describe('endpoint registry', () => {
+  it('holds the three records of DESIGN section 4', () => {
+    expect(
+      ENDPOINTS.map((
+        r,
+      ) => [r.name, r.id, r.maxRows, r.cacheSeconds, r.warmingSeconds, r.sandboxing]),
+    ).toEqual([
+      ['functions.invocation-stats', '9da1cf56-a100-4d8b-8b7f-e5ceec992fc3', 1000, 900, 300, false],
+      ['logs.all', 'c0d7853c-5f4f-4a57-9f05-fa926b9511aa', 1000, 0, 0, false],
+      ['usage.api-counts', '966f33a6-47d1-4797-ac34-623aed8fa98c', 1000, 900, 300, false],
+    ]);
+    expect(ENDPOINTS.map((r) => r.name)).toEqual([...ENDPOINT_NAMES]);
+    expect(MAX_ROWS).toBe(1000);
+  });
+
+  it('lists the required parameters of each endpoint', () => {
+    const required = ENDPOINTS.map((r) =>
+      r.parameters.filter((p) => p.required).map((p) => p.name)
+    );
+    expect(required).toEqual([['project', 'interval'], ['project', 'project_tier'], [
+      'project',
+      'interval',
+    ]]);
+  });
+
+  it.each([
+    ['logs.all', 'logs.all'],
+    ['c0d7853c-5f4f-4a57-9f05-fa926b9511aa', 'logs.all'],
+    ['9da1cf56-a100-4d8b-8b7f-e5ceec992fc3', 'functions.invocation-stats'],
+    ['usage.api-counts', 'usage.api-counts'],
+  ])('finds %s', (key, name) => {
+    expect(findEndpoint(ENDPOINTS, key)?.name).toBe(name);
+  });
+
+  it.each(['', 'logs', 'LOGS.ALL', 'c0d7853c'])('does not find %j', (key) => {
+    expect(findEndpoint(ENDPOINTS, key)).toBeNull();
+  });
+});

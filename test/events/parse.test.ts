@@ -1,0 +1,416 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_MAX_AGE_US,
+  DEFAULT_MAX_FUTURE_SKEW_US,
+  parse,
+  type ParseOptions,
+} from '../../src/events/parse.ts';
+import type { JsonObject, ParseResult, Source } from '../../src/events/types.ts';
+import { LONGEST_RETENTION_US } from '../../src/endpoints/tiers.ts';
+import { us } from '../fixtures/events.ts';
+
+const NOW = us('2026-11-21T10:20:00Z');
+const OPTIONS: ParseOptions = { nowUs: NOW };
+const MINUTE = 60_000_000;
+const DAY = 86_400_000_000;
+
+/** The DESIGN section 3 examples. */
+const EDGE: JsonObject = {
+  id: '4f0c',
+  timestamp: '2026-11-21T10:15:30.123456Z',
+  project: 'abcdefghijklmnopqrst',
+  event_message:
+    'GET | 200 | 203.0.113.7 | https://abcdefghijklmnopqrst.supabase.co/rest/v1/todos?select=*',
+  metadata: [{
+    request: [{
+      method: 'GET',
+      host: 'abcdefghijklmnopqrst.supabase.co',
+      path: '/rest/v1/todos',
+      search: '?select=*',
+      url: 'https://abcdefghijklmnopqrst.supabase.co/rest/v1/todos?select=*',
+    }],
+    response: [{ status_code: 200 }],
+  }],
+};
+
+const FUNCTION_EDGE: JsonObject = {
+  id: '9b1e',
+  timestamp: 1795256130123456,
+  event_message: 'POST | 200 | https://abcdefghijklmnopqrst.supabase.co/functions/v1/hello',
+  metadata: [{
+    project_ref: 'abcdefghijklmnopqrst',
+    function_id: '5b7c',
+    execution_time_ms: 42.7,
+    deployment_id: 'd',
+    request: [{ method: 'POST', url: 'u', pathname: '/functions/v1/hello' }],
+    response: [{ status_code: 200 }],
+  }],
+};
+
+function rejection(result: ParseResult): { reason: string; path: string } {
+  if (result.ok) throw new Error(`expected a rejection, got ${JSON.stringify(result.event)}`);
+  return result.rejection;
+}
+
+const withField = (event: JsonObject, patch: JsonObject): string =>
+  JSON.stringify({ ...event, ...patch });
+
+describe('parse: valid events', () => {
+  it('reads the DESIGN edge example', () => {
+    const result = parse(JSON.stringify(EDGE), 'edge', OPTIONS);
+    expect(result).toEqual({
+      ok: true,
+      event: {
+        source: 'edge',
+        id: '4f0c',
+        timestampUs: us('2026-11-21T10:15:30.123456Z'),
+        project: 'abcdefghijklmnopqrst',
+        eventMessage: EDGE.event_message,
+        metadata: EDGE.metadata,
+        requests: [{ host: 'abcdefghijklmnopqrst.supabase.co', path: '/rest/v1/todos' }],
+      },
+    });
+  });
+
+  it('reads the DESIGN function-edge example, from UTF-8 bytes', () => {
+    const bytes = new TextEncoder().encode(JSON.stringify(FUNCTION_EDGE));
+    const result = parse(bytes, 'function-edge', OPTIONS);
+    expect(result).toEqual({
+      ok: true,
+      event: {
+        source: 'function-edge',
+        id: '9b1e',
+        timestampUs: 1795256130123456,
+        project: 'abcdefghijklmnopqrst',
+        eventMessage: FUNCTION_EDGE.event_message,
+        metadata: FUNCTION_EDGE.metadata,
+        invocations: [{
+          projectRef: 'abcdefghijklmnopqrst',
+          functionId: '5b7c',
+          executionTimeMs: 42.7,
+          statusCode: 200,
+        }],
+      },
+    });
+  });
+
+  it.each([
+    ['RFC 3339 with Z and 6 digits', '2026-11-21T10:15:30.123456Z', 1795256130123456],
+    ['an offset', '2026-11-21T11:15:30.123456+01:00', 1795256130123456],
+    ['9 digits, truncated', '2026-11-21T10:15:30.123456999Z', 1795256130123456],
+    ['no fraction', '2026-11-21T10:15:30Z', 1795256130000000],
+    ['integer microseconds', 1795256130123456, 1795256130123456],
+    ['an integer written with an exponent', 1.795256130123456e15, 1795256130123456],
+  ])('accepts a timestamp as %s', (_, timestamp, expected) => {
+    const result = parse(withField(EDGE, { timestamp }), 'edge', OPTIONS);
+    expect(result.ok && result.event.timestampUs).toBe(expected);
+  });
+
+  it('keeps extra fields in metadata, and drops none', () => {
+    const metadata = [{ custom: { nested: [1, 'two', null] }, request: [] }];
+    const result = parse(withField(EDGE, { metadata, extra: true }), 'edge', OPTIONS);
+    expect(result.ok && result.event.metadata).toEqual(metadata);
+  });
+
+  it('accepts an absent or null event_message as null', () => {
+    const { event_message: _, ...bare } = EDGE;
+    const absent = parse(JSON.stringify(bare), 'edge', OPTIONS);
+    const nulled = parse(withField(EDGE, { event_message: null }), 'edge', OPTIONS);
+    expect(absent.ok && absent.event.eventMessage).toBeNull();
+    expect(nulled.ok && nulled.event.eventMessage).toBeNull();
+  });
+
+  it('accepts a timestamp exactly at the skew and exactly at the maximum age', () => {
+    const atSkew = parse(
+      withField(EDGE, { timestamp: NOW + DEFAULT_MAX_FUTURE_SKEW_US }),
+      'edge',
+      OPTIONS,
+    );
+    const atAge = parse(withField(EDGE, { timestamp: NOW - DEFAULT_MAX_AGE_US }), 'edge', OPTIONS);
+    expect(atSkew.ok).toBe(true);
+    expect(atAge.ok).toBe(true);
+  });
+
+  it('uses the configured skew and age', () => {
+    const options = { nowUs: NOW, maxFutureSkewUs: MINUTE, maxAgeUs: DAY };
+    expect(parse(withField(EDGE, { timestamp: NOW + 2 * MINUTE }), 'edge', options).ok).toBe(false);
+    expect(parse(withField(EDGE, { timestamp: NOW - 2 * DAY }), 'edge', options).ok).toBe(false);
+    expect(parse(withField(EDGE, { timestamp: NOW + MINUTE }), 'edge', options).ok).toBe(true);
+  });
+
+  it('defaults the maximum age to the longest tier retention', () => {
+    expect(DEFAULT_MAX_AGE_US).toBe(LONGEST_RETENTION_US);
+  });
+
+  it('takes the project of a function-edge event from metadata[0].project_ref', () => {
+    const metadata = [
+      { project_ref: 'first', response: [{ status_code: 200 }] },
+      { project_ref: 'second', response: [{ status_code: 500 }, { status_code: 201 }] },
+    ];
+    const result = parse(withField(FUNCTION_EDGE, { metadata }), 'function-edge', OPTIONS);
+    if (!result.ok || result.event.source !== 'function-edge') throw new Error('rejected');
+    expect(result.event.project).toBe('first');
+    expect(result.event.invocations.map((i) => [i.projectRef, i.statusCode])).toEqual([
+      ['first', 200],
+      ['second', 500],
+      ['second', 201],
+    ]);
+  });
+});
+
+describe('parse: rejections', () => {
+  it.each<[string, Source, string | Uint8Array, string, string]>([
+    ['not JSON', 'edge', '{"id": "a",', 'not valid JSON: ', ''],
+    ['empty', 'edge', '', 'not valid JSON: ', ''],
+    ['invalid UTF-8', 'edge', new Uint8Array([0x7b, 0xff, 0x7d]), 'not valid UTF-8', ''],
+    ['an array', 'edge', '[]', 'the event must be an object: got an array', ''],
+    ['a number', 'function-edge', '42', 'the event must be an object: got 42', ''],
+    [
+      'missing id',
+      'edge',
+      JSON.stringify({ ...EDGE, id: undefined }),
+      'missing required field /id',
+      '/id',
+    ],
+    ['empty id', 'edge', withField(EDGE, { id: '' }), '/id must be a non-empty string', '/id'],
+    ['numeric id', 'edge', withField(EDGE, { id: 7 }), '/id must be a string: got 7', '/id'],
+    [
+      'missing timestamp',
+      'edge',
+      JSON.stringify({ ...EDGE, timestamp: undefined }),
+      'missing required field /timestamp',
+      '/timestamp',
+    ],
+    [
+      'missing project',
+      'edge',
+      JSON.stringify({ ...EDGE, project: undefined }),
+      'missing required field /project',
+      '/project',
+    ],
+    [
+      'empty project',
+      'edge',
+      withField(EDGE, { project: '' }),
+      '/project must be a non-empty string',
+      '/project',
+    ],
+    [
+      'metadata an object',
+      'edge',
+      withField(EDGE, { metadata: {} }),
+      '/metadata must be an array: got an object',
+      '/metadata',
+    ],
+    [
+      'metadata entry not an object',
+      'edge',
+      withField(EDGE, { metadata: ['x'] }),
+      '/metadata/0 must be an object: got "x"',
+      '/metadata/0',
+    ],
+    [
+      'request not an array',
+      'edge',
+      withField(EDGE, { metadata: [{ request: 'GET /' }] }),
+      '/metadata/0/request must be an array: got "GET /"',
+      '/metadata/0/request',
+    ],
+    [
+      'status_code a string',
+      'edge',
+      withField(EDGE, { metadata: [{ response: [{ status_code: '200' }] }] }),
+      '/metadata/0/response/0/status_code must be an integer or null: got "200"',
+      '/metadata/0/response/0/status_code',
+    ],
+    [
+      'status_code out of range',
+      'function-edge',
+      withField(FUNCTION_EDGE, {
+        metadata: [{ project_ref: 'p', response: [{ status_code: 600 }] }],
+      }),
+      '/metadata/0/response/0/status_code must be <= 599: got 600',
+      '/metadata/0/response/0/status_code',
+    ],
+    [
+      'event_message a number',
+      'edge',
+      withField(EDGE, { event_message: 42 }),
+      '/event_message must be a string or null: got 42',
+      '/event_message',
+    ],
+    [
+      'function-edge without metadata entries',
+      'function-edge',
+      withField(FUNCTION_EDGE, { metadata: [] }),
+      '/metadata must have at least 1 entry: got 0',
+      '/metadata',
+    ],
+    [
+      'function-edge without project_ref',
+      'function-edge',
+      withField(FUNCTION_EDGE, { metadata: [{ function_id: 'f' }] }),
+      'missing required field /metadata/0/project_ref',
+      '/metadata/0/project_ref',
+    ],
+    [
+      'function-edge with an empty project_ref in a later entry',
+      'function-edge',
+      withField(FUNCTION_EDGE, { metadata: [{ project_ref: 'p' }, { project_ref: '' }] }),
+      '/metadata/1/project_ref must be a non-empty string',
+      '/metadata/1/project_ref',
+    ],
+    [
+      'execution_time_ms a string',
+      'function-edge',
+      withField(FUNCTION_EDGE, { metadata: [{ project_ref: 'p', execution_time_ms: '12ms' }] }),
+      '/metadata/0/execution_time_ms must be a number or null: got "12ms"',
+      '/metadata/0/execution_time_ms',
+    ],
+    [
+      'execution_time_ms negative',
+      'function-edge',
+      withField(FUNCTION_EDGE, { metadata: [{ project_ref: 'p', execution_time_ms: -1 }] }),
+      '/metadata/0/execution_time_ms must be >= 0: got -1',
+      '/metadata/0/execution_time_ms',
+    ],
+    [
+      'an edge event on the function-edge topic',
+      'function-edge',
+      JSON.stringify(EDGE),
+      'missing required field /metadata/0/project_ref',
+      '/metadata/0/project_ref',
+    ],
+  ])('%s', (_, source, input, reason, path) => {
+    const rejected = rejection(parse(input, source, OPTIONS));
+    expect(rejected.reason.startsWith(reason), rejected.reason).toBe(true);
+    expect(rejected.path).toBe(path);
+  });
+
+  it.each([
+    ['a word', 'yesterday', '"yesterday"'],
+    ['no zone', '2026-11-21T10:15:30', '"2026-11-21T10:15:30"'],
+    ['an impossible date', '2026-02-30T10:15:30Z', '"2026-02-30T10:15:30Z"'],
+    ['a numeric string', '1795256130123456', '"1795256130123456"'],
+    ['a fraction of a microsecond', 1795256130123456.5, '1795256130123456.5'],
+    ['an unsafe integer', 2 ** 53, '9007199254740992'],
+    ['a boolean', true, 'true'],
+    ['null', null, 'null'],
+    ['an object', { at: 1 }, 'an object'],
+  ])('rejects a timestamp that is %s', (_, timestamp, shown) => {
+    const rejected = rejection(parse(withField(EDGE, { timestamp }), 'edge', OPTIONS));
+    expect(rejected).toEqual({
+      reason:
+        `timestamp must be an RFC 3339 string with a zone or an integer of microseconds since the epoch: got ${shown}`,
+      path: '/timestamp',
+    });
+  });
+
+  it.each([
+    [NOW + 12 * MINUTE, 'timestamp is 12 minutes in the future (allowed skew 5 minutes)'],
+    [NOW + 5 * MINUTE + 1, 'timestamp is 5.1 minutes in the future (allowed skew 5 minutes)'],
+    [NOW + 3 * DAY, 'timestamp is 3 days in the future (allowed skew 5 minutes)'],
+    [NOW - 91 * DAY, 'timestamp is 91 days old (events older than 90 days are rejected)'],
+    [NOW - 90 * DAY - 1, 'timestamp is 90.1 days old (events older than 90 days are rejected)'],
+  ])('rejects timestamp %d relative to now', (timestamp, reason) => {
+    expect(rejection(parse(withField(EDGE, { timestamp }), 'edge', OPTIONS)))
+      .toEqual({ reason, path: '/timestamp' });
+    expect(rejection(parse(withField(FUNCTION_EDGE, { timestamp }), 'function-edge', OPTIONS)))
+      .toEqual({ reason, path: '/timestamp' });
+  });
+
+  it('rejects a message over the size limit before parsing it', () => {
+    const big = withField(EDGE, { event_message: 'x'.repeat(200_000) });
+    expect(rejection(parse(big, 'edge', OPTIONS)).reason).toBe(
+      `event is larger than the limit of 131072 bytes: got ${big.length}`,
+    );
+    expect(rejection(parse(JSON.stringify(EDGE), 'edge', { ...OPTIONS, maxBytes: 100 })).reason)
+      .toMatch(/^event is larger than the limit of 100 bytes: got \d+$/);
+  });
+
+  it('rejects an overlong string and an oversized array', () => {
+    expect(rejection(parse(withField(EDGE, { id: 'x'.repeat(257) }), 'edge', OPTIONS)).reason)
+      .toBe('/id must have at most 256 characters: got 257');
+    const requests = Array.from({ length: 65 }, () => ({ path: '/rest' }));
+    expect(
+      rejection(parse(withField(EDGE, { metadata: [{ request: requests }] }), 'edge', OPTIONS)),
+    )
+      .toEqual({
+        reason: '/metadata/0/request must have at most 64 entries: got 65',
+        path: '/metadata/0/request',
+      });
+  });
+
+  it('rejects metadata nested deeper than 32 levels', () => {
+    let deep: JsonObject = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { child: deep };
+    expect(rejection(parse(withField(EDGE, { metadata: [deep] }), 'edge', OPTIONS))).toEqual({
+      reason: '/metadata must not nest deeper than 32 levels',
+      path: '/metadata',
+    });
+    let fine: JsonObject = { leaf: 1 };
+    for (let i = 0; i < 20; i++) fine = { child: fine };
+    expect(parse(withField(EDGE, { metadata: [fine] }), 'edge', OPTIONS).ok).toBe(true);
+  });
+});
+
+describe('parse: derived requests of edge events', () => {
+  it.each([
+    ['host and path as given', { host: 'h.example', path: '/rest/v1/x', url: 'https://other/y' }, {
+      host: 'h.example',
+      path: '/rest/v1/x',
+    }],
+    ['host from url', { path: '/auth', url: 'https://abc.supabase.co/auth/v1/token?x=1' }, {
+      host: 'abc.supabase.co',
+      path: '/auth',
+    }],
+    ['path from url', { host: 'h', url: 'https://abc.supabase.co/storage/v1/o?x=1' }, {
+      host: 'h',
+      path: '/storage/v1/o',
+    }],
+    ['empty host falls back to url', { host: '', url: 'https://abc.supabase.co:8443/x' }, {
+      host: 'abc.supabase.co',
+      path: '/x',
+    }],
+    ['unparseable url', { url: 'not a url' }, { host: null, path: null }],
+    ['nothing', {}, { host: null, path: null }],
+  ])('%s', (_, request, expected) => {
+    const result = parse(withField(EDGE, { metadata: [{ request: [request] }] }), 'edge', OPTIONS);
+    expect(result.ok && result.event.source === 'edge' && result.event.requests).toEqual([
+      expected,
+    ]);
+  });
+
+  it('yields one request per (metadata entry, request entry) pair, in order', () => {
+    const metadata: JsonObject[] = [
+      { request: [{ path: '/a' }, { path: '/b' }] },
+      { response: [{ status_code: 200 }] },
+      { request: [{ path: '/c' }] },
+    ];
+    const result = parse(withField(EDGE, { metadata }), 'edge', OPTIONS);
+    expect(result.ok && result.event.source === 'edge' && result.event.requests.map((r) => r.path))
+      .toEqual(['/a', '/b', '/c']);
+  });
+});
+
+describe('parse: derived invocations of function-edge events', () => {
+  it('yields one invocation per (metadata entry, response entry) pair, none without responses', () => {
+    const metadata: JsonObject[] = [
+      {
+        project_ref: 'p',
+        function_id: 'f',
+        execution_time_ms: 3,
+        response: [{ status_code: 200 }, {}],
+      },
+      { project_ref: 'p', function_id: null, execution_time_ms: null },
+      { project_ref: 'q', response: [{ status_code: null }] },
+    ];
+    const result = parse(withField(FUNCTION_EDGE, { metadata }), 'function-edge', OPTIONS);
+    expect(result.ok && result.event.source === 'function-edge' && result.event.invocations)
+      .toEqual([
+        { projectRef: 'p', functionId: 'f', executionTimeMs: 3, statusCode: 200 },
+        { projectRef: 'p', functionId: 'f', executionTimeMs: 3, statusCode: null },
+        { projectRef: 'q', functionId: null, executionTimeMs: null, statusCode: null },
+      ]);
+  });
+});

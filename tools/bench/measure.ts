@@ -1,0 +1,66 @@
+/**
+ * The timing loop shared by the benchmark scripts: warm up, then several timed rounds,
+ * reporting the median rate. Benchmarks are scripts that print figures; nothing asserts on them.
+ *
+ * @module
+ */
+
+import os from 'node:os';
+import process from 'node:process';
+
+/** Result of `measure`: items per second of each round, and their median. */
+export interface Measurement {
+  readonly median: number;
+  readonly rounds: readonly number[];
+}
+
+/**
+ * Runs `round` (which processes `items` items and returns a checksum, kept so the work cannot
+ * be optimized away) once to warm up, then `rounds` times timed.
+ *
+ * @example
+ * ```ts
+ * const { median } = measure(() => work(), 10_000, 5); // items per second
+ * ```
+ */
+export function measure(round: () => number, items: number, rounds = 5): Measurement {
+  let checksum = round();
+  const rates: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now();
+    checksum += round();
+    rates.push(items / ((performance.now() - started) / 1000));
+  }
+  if (Number.isNaN(checksum)) console.log('checksum', checksum);
+  const sorted = rates.toSorted((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, rounds: rates };
+}
+
+/**
+ * A line describing the machine and runtime, printed with every benchmark.
+ *
+ * @example
+ * ```ts
+ * environment(); // 'node v24.21.0 (V8 13.6...), linux x64, 2 CPUs (...)'
+ * ```
+ */
+export function environment(): string {
+  const cpus = os.cpus();
+  const deno = process.versions.deno;
+  const runtime = deno === undefined ? `node ${process.version}` : `deno ${deno}`;
+  return `${runtime} (V8 ${process.versions.v8}), ${process.platform} ${process.arch}, ${cpus.length} CPUs (${
+    cpus[0]?.model ?? 'unknown'
+  })`;
+}
+
+/**
+ * A rate with thousands separators.
+ *
+ * @example
+ * ```ts
+ * rate(123456.7); // '123,457/s'
+ * ```
+ */
+export function rate(perSecond: number): string {
+  return `${Math.round(perSecond).toLocaleString('en-US')}/s`;
+}
