@@ -2,8 +2,8 @@
  * The ring buffer of a project's newest edge log entries, as members of a sorted set scored by
  * the entry's timestamp (µs). Among equal timestamps the store orders members by their bytes, so
  * a member starts with the entry id (newest-first reads give ids descending, as the reference
- * evaluator orders ties), then a zero-padded position that keeps duplicates apart (later first),
- * then the row payload as JSON (which never contains a NUL byte).
+ * evaluator orders ties), then a fixed-width position that keeps duplicates apart (earlier
+ * arrival first), then the row payload as JSON (which never contains a NUL byte).
  *
  * @module
  */
@@ -38,9 +38,16 @@ export function recentLogMember(event: EdgeEvent, position: string): ScoredMembe
   };
 }
 
-/** Position text of an offset in a stream: fixed width so that byte order is numeric order. */
+/** The largest encodable offset: complements stay exact integers of at most 16 digits. */
+const MAX_POSITION = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Position text of an offset in a stream: the offset's complement at fixed width, so that in
+ * the newest-first (descending) reads of the store an earlier arrival sorts first among entries
+ * of equal timestamp and id, as {@link ../events/order.ts}'s input-order tie-break says.
+ */
 export function logPosition(stream: string, offset: number): string {
-  return `${String(offset).padStart(16, '0')}@${stream}`;
+  return `${String(MAX_POSITION - offset).padStart(16, '0')}@${stream}`;
 }
 
 /** Reads an entry back from its member; throws an Error naming a corrupt member. */
