@@ -139,17 +139,17 @@ export class ConsumerRunner {
    */
   async #checkStoredOffsets(): Promise<void> {
     for (const processor of this.#processors.values()) {
-      if (processor.busy || processor.offset === null) continue;
+      const written = processor.offset;
+      if (processor.busy || written === null) continue;
       try {
         const stored = await this.#options.store.readOffset(OFFSETS_KEY, processor.stream);
-        if (stored === processor.offset || processor.busy) continue;
+        // A batch that started, or a reopen, while the store answered settles it by itself.
+        if (stored === written || processor.busy || processor.offset !== written) continue;
         processor.reopen();
         const offset = stored ?? (await this.#earliestOffset(processor.topic, processor.partition));
         this.#options.onError?.(
           new Error(
-            `stored offset of ${processor.stream} is ${
-              stored ?? 'gone'
-            }, not ${processor.offset}: ` +
+            `stored offset of ${processor.stream} is ${stored ?? 'gone'}, not ${written}: ` +
               `re-reading from ${offset}`,
           ),
           processor.stream,

@@ -106,6 +106,7 @@ export function parse(
         eventMessage: value.event_message ?? null,
         metadata: value.metadata,
         requests: edgeRequests(value.metadata),
+        raw: text,
       },
     };
   }
@@ -117,6 +118,15 @@ export function parse(
   const first = value.metadata[0];
   if (first === undefined) {
     return reject('/metadata must have at least 1 entry: got 0', '/metadata');
+  }
+  const other = value.metadata.findIndex((entry) => entry.project_ref !== first.project_ref);
+  if (other !== -1) {
+    return reject(
+      `every metadata entry must name the same project_ref (the event's project): entry 0 has ${
+        JSON.stringify(first.project_ref)
+      }, entry ${other} has ${JSON.stringify(value.metadata[other]?.project_ref)}`,
+      `/metadata/${other}/project_ref`,
+    );
   }
   return {
     ok: true,

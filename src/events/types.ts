@@ -68,6 +68,11 @@ export interface EdgeEvent {
   readonly metadata: JsonObject[];
   /** Every (metadata entry, request entry) pair, in document order. */
   readonly requests: readonly EdgeRequest[];
+  /**
+   * The event's JSON text as received: the ring buffer keeps it verbatim (serializing the
+   * parsed metadata again would cost more than everything else the fold does for an event).
+   */
+  readonly raw: string;
 }
 
 /**
@@ -89,7 +94,10 @@ export interface FunctionEdgeEvent {
   readonly id: string;
   /** Integer microseconds since the Unix epoch (UTC). */
   readonly timestampUs: number;
-  /** `metadata[0].project_ref`: the Kafka message key of this event. */
+  /**
+   * `metadata[].project_ref`, the same in every entry: the Kafka message key of this event, and
+   * the one project whose rollups it changes (one writer per project keeps folding exactly once).
+   */
   readonly project: string;
   readonly eventMessage: string | null;
   readonly metadata: JsonObject[];

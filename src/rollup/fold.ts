@@ -18,9 +18,12 @@ import type { ScoredMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
 import {
   bucketExpiryMs,
+  functionScope,
   hostMember,
+  hostScope,
   INVOCATION_HORIZON_US,
   invocationKey,
+  projectPrefix,
   recentLogsKey,
   USAGE_HORIZON_US,
   usageKey,
@@ -78,18 +81,23 @@ export class Fold {
 
   #addFunctionEdge(event: FunctionEdgeEvent, nowUs: number): void {
     const nowMs = nowUs / 1000;
+    // parse guarantees every entry names the event's project.
+    const prefix = projectPrefix(event.project);
+    const all = functionScope(null);
+    const scopes = event.invocations.map((invocation) =>
+      invocation.functionId === null ? null : functionScope(invocation.functionId)
+    );
     for (const grain of GRAINS) {
       const bucket = truncate(event.timestampUs, grain);
       const expireAtMs = bucketExpiryMs(bucket, grain, INVOCATION_HORIZON_US[grain]);
       if (expireAtMs <= nowMs) continue;
-      for (const invocation of event.invocations) {
-        const project = invocation.projectRef;
-        this.#invocation(invocationKey(project, null, grain, bucket), expireAtMs, invocation);
-        if (invocation.functionId !== null) {
-          const key = invocationKey(project, invocation.functionId, grain, bucket);
-          this.#invocation(key, expireAtMs, invocation);
+      event.invocations.forEach((invocation, i) => {
+        this.#invocation(invocationKey(prefix, all, grain, bucket), expireAtMs, invocation);
+        const scope = scopes[i];
+        if (scope !== null && scope !== undefined) {
+          this.#invocation(invocationKey(prefix, scope, grain, bucket), expireAtMs, invocation);
         }
-      }
+      });
     }
   }
 
@@ -119,8 +127,10 @@ export class Fold {
     logs.push(recentLogMember(event, position));
 
     const nowMs = nowUs / 1000;
+    const prefix = projectPrefix(project);
     for (const request of event.requests) {
       if (request.host === null) continue;
+      const host = hostScope(request.host);
       const member = hostMember(project, request.host);
       const seen = this.#delta.hosts.get(member);
       if (seen === undefined || seen < event.timestampUs) {
@@ -131,7 +141,7 @@ export class Fold {
         const bucket = truncate(event.timestampUs, grain);
         const expireAtMs = bucketExpiryMs(bucket, grain, USAGE_HORIZON_US[grain]);
         if (expireAtMs <= nowMs) continue;
-        const key = usageKey(project, request.host, grain, bucket);
+        const key = usageKey(prefix, host, grain, bucket);
         let pending = this.#delta.states.get(key);
         if (pending === undefined) {
           pending = { kind: 'usage', state: usageCounts.empty(), expireAtMs };

@@ -52,8 +52,17 @@ const GRAIN_CODE: Readonly<Record<Grain, string>> = {
   day: 'd',
 };
 
-function tag(project: string): string {
+/**
+ * The prefix of every key of `project`, with the project as the Redis Cluster hash tag. Key
+ * builders take it rather than the project, so the fold encodes a project once per event.
+ */
+export function projectPrefix(project: string): string {
   return `rollup:{${encodeURIComponent(project)}}`;
+}
+
+/** The scope part of an invocation key: all functions (`*`) or one function. */
+export function functionScope(functionId: string | null): string {
+  return functionId === null ? '*' : `f${encodeURIComponent(functionId)}`;
 }
 
 /** Unix milliseconds at which a bucket key may be forgotten. */
@@ -61,27 +70,40 @@ export function bucketExpiryMs(bucketUs: number, grain: Grain, horizonUs: number
   return Math.floor((bucketUs + GRAIN_US[grain] + horizonUs + EXPIRY_SLACK_US) / 1000);
 }
 
-/** Key of one invocation-stats bucket; `functionId` null means all functions of the project. */
+/**
+ * Key of one invocation-stats bucket, from {@link projectPrefix} and {@link functionScope}.
+ *
+ * @example
+ * ```ts
+ * invocationKey(projectPrefix('abc'), functionScope(null), 'minute', 1_795_256_100_000_000);
+ * // 'rollup:{abc}:inv:*:m:1795256100'
+ * ```
+ */
 export function invocationKey(
-  project: string,
-  functionId: string | null,
+  prefix: string,
+  scope: string,
   grain: Grain,
   bucketUs: number,
 ): string {
-  const scope = functionId === null ? '*' : `f${encodeURIComponent(functionId)}`;
-  return `${tag(project)}:inv:${scope}:${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
+  return `${prefix}:inv:${scope}:${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
 }
 
-/** Key of one API-counts bucket of a request host, written by the project the event belongs to. */
-export function usageKey(project: string, host: string, grain: Grain, bucketUs: number): string {
-  return `${tag(project)}:use:${encodeURIComponent(host)}:${GRAIN_CODE[grain]}:${
-    bucketUs / 1_000_000
-  }`;
+/** The host part of a usage key. */
+export function hostScope(host: string): string {
+  return encodeURIComponent(host);
+}
+
+/**
+ * Key of one API-counts bucket of a request host ({@link hostScope}), written by the project
+ * ({@link projectPrefix}) the event belongs to.
+ */
+export function usageKey(prefix: string, host: string, grain: Grain, bucketUs: number): string {
+  return `${prefix}:use:${host}:${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
 }
 
 /** Key of a project's ring buffer of recent edge log entries. */
 export function recentLogsKey(project: string): string {
-  return `${tag(project)}:logs`;
+  return `${projectPrefix(project)}:logs`;
 }
 
 /** A (project, host) pair as a member of {@link HOSTS_KEY}. */

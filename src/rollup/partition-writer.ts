@@ -48,13 +48,24 @@ export interface PartitionWriterOptions {
   readonly cacheLimit?: number;
 }
 
-function decode(pending: PendingState, text: string | null): PendingState {
+/** Marks a key the store was asked for and does not hold. */
+const NEW_KEY = Symbol('new key');
+
+function decode(pending: PendingState, text: string): PendingState {
   if (pending.kind === 'invocation') {
-    const state = text === null ? invocationStats.empty() : invocationStats.deserialize(text);
-    return { kind: 'invocation', state, expireAtMs: pending.expireAtMs };
+    return {
+      kind: 'invocation',
+      state: invocationStats.deserialize(text),
+      expireAtMs: pending.expireAtMs,
+    };
   }
-  const state = text === null ? usageCounts.empty() : usageCounts.deserialize(text);
-  return { kind: 'usage', state, expireAtMs: pending.expireAtMs };
+  return { kind: 'usage', state: usageCounts.deserialize(text), expireAtMs: pending.expireAtMs };
+}
+
+function serialize(state: PendingState): string {
+  return state.kind === 'invocation'
+    ? invocationStats.serialize(state.state)
+    : usageCounts.serialize(state.state);
 }
 
 function mergeInto(stored: PendingState, pending: PendingState): string {
@@ -78,7 +89,7 @@ export class PartitionWriter {
   readonly #nowUs: () => number;
   readonly #capacity: number;
   readonly #cacheLimit: number;
-  readonly #cache = new Map<string, PendingState>();
+  readonly #cache = new Map<string, PendingState | typeof NEW_KEY>();
   #offset: number | null = null;
   #opened = false;
 
@@ -167,16 +178,23 @@ export class PartitionWriter {
       const values = await this.#store.getValues(missing);
       missing.forEach((key, i) => {
         const pending = delta.states.get(key);
-        if (pending !== undefined) this.#cache.set(key, decode(pending, values[i] ?? null));
+        const text = values[i] ?? null;
+        if (pending !== undefined) {
+          this.#cache.set(key, text === null ? NEW_KEY : decode(pending, text));
+        }
       });
     }
     const writes: StateWrite[] = [];
     for (const [key, pending] of delta.states) {
-      const stored = this.#cache.get(key) ?? decode(pending, null);
+      const stored = this.#cache.get(key);
       // Re-insert so that Map order is least-recently-written first.
       this.#cache.delete(key);
-      this.#cache.set(key, stored);
-      writes.push({ key, value: mergeInto(stored, pending), expireAtMs: pending.expireAtMs });
+      // A key the store does not hold yet needs no merge: the delta is the state.
+      const value = stored === undefined || stored === NEW_KEY
+        ? serialize(pending)
+        : mergeInto(stored, pending);
+      this.#cache.set(key, stored === undefined || stored === NEW_KEY ? pending : stored);
+      writes.push({ key, value, expireAtMs: pending.expireAtMs });
     }
     return writes;
   }
@@ -184,7 +202,8 @@ export class PartitionWriter {
   #evict(): void {
     const nowMs = this.#nowUs() / 1000;
     for (const [key, stored] of this.#cache) {
-      if (this.#cache.size <= this.#cacheLimit && stored.expireAtMs > nowMs) break;
+      const live = stored !== NEW_KEY && stored.expireAtMs > nowMs;
+      if (this.#cache.size <= this.#cacheLimit && live) break;
       this.#cache.delete(key);
     }
   }

@@ -3,7 +3,8 @@
  * the entry's timestamp (µs). Among equal timestamps the store orders members by their bytes, so
  * a member starts with the entry id (newest-first reads give ids descending, as the reference
  * evaluator orders ties), then a fixed-width position that keeps duplicates apart (earlier
- * arrival first), then the row payload as JSON (which never contains a NUL byte).
+ * arrival first), then the timestamp and the event's JSON text as received (JSON text never
+ * holds a raw NUL, so the last NUL ends the timestamp).
  *
  * @module
  */
@@ -26,45 +27,52 @@ export interface RecentLogEntry {
 
 const SEPARATOR = '\u0000';
 
-/**
- * The sorted-set member of one entry. `position` identifies where the event came from (stream
- * and offset); it only needs to be unique and to sort later-after-earlier within a stream.
- */
-export function recentLogMember(event: EdgeEvent, position: string): ScoredMember {
-  const payload: Json = [event.id, event.timestampUs, event.eventMessage, event.metadata];
-  return {
-    score: event.timestampUs,
-    member: `${event.id}${SEPARATOR}${position}${SEPARATOR}${JSON.stringify(payload)}`,
-  };
-}
-
 /** The largest encodable offset: complements stay exact integers of at most 16 digits. */
 const MAX_POSITION = Number.MAX_SAFE_INTEGER;
 
 /**
+ * The sorted-set member of one entry. `position` identifies where the event came from; it only
+ * needs to be unique, see {@link logPosition}.
+ */
+export function recentLogMember(event: EdgeEvent, position: string): ScoredMember {
+  const { id, timestampUs, raw } = event;
+  return {
+    score: timestampUs,
+    member: `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}${raw}`,
+  };
+}
+
+/**
  * Position text of an offset in a stream: the offset's complement at fixed width, so that in
  * the newest-first (descending) reads of the store an earlier arrival sorts first among entries
- * of equal timestamp and id, as {@link ../events/order.ts}'s input-order tie-break says.
+ * of equal timestamp and id, as `src/events/order.ts`'s input-order tie-break says.
  */
 export function logPosition(stream: string, offset: number): string {
   return `${String(MAX_POSITION - offset).padStart(16, '0')}@${stream}`;
 }
 
+function isEdgeShaped(
+  value: unknown,
+): value is { id: string; event_message?: Json; metadata: JsonObject[] } {
+  if (value === null || typeof value !== 'object') return false;
+  const { id, metadata } = value as { id?: unknown; metadata?: unknown };
+  return typeof id === 'string' && Array.isArray(metadata);
+}
+
 /** Reads an entry back from its member; throws an Error naming a corrupt member. */
 export function parseRecentLog(member: string): RecentLogEntry {
-  const payloadStart = member.lastIndexOf(SEPARATOR) + 1;
-  const payload: unknown = JSON.parse(member.slice(payloadStart));
-  if (
-    !Array.isArray(payload) || payload.length !== 4 || typeof payload[0] !== 'string' ||
-    typeof payload[1] !== 'number'
-  ) {
+  const rawStart = member.lastIndexOf(SEPARATOR);
+  const timestampStart = member.lastIndexOf(SEPARATOR, rawStart - 1);
+  const timestampUs = Number(member.slice(timestampStart + 1, rawStart));
+  const event: unknown = rawStart > 0 ? JSON.parse(member.slice(rawStart + 1)) : null;
+  if (timestampStart < 0 || !Number.isSafeInteger(timestampUs) || !isEdgeShaped(event)) {
     throw new Error(`recent log member is malformed: ${member.slice(0, 80)}`);
   }
-  const [id, timestampUs, eventMessage, metadata] = payload as [
-    string,
-    number,
-    string | null,
-    JsonObject[],
-  ];
-  return { id, timestampUs, eventMessage, metadata };
+  const message = event.event_message;
+  return {
+    id: event.id,
+    timestampUs,
+    eventMessage: typeof message === 'string' ? message : null,
+    metadata: event.metadata,
+  };
 }

@@ -32,13 +32,16 @@ for _ = 1, sets do
   local key = KEYS[k]; k = k + 1
   local mode = ARGV[a]; local keep = ARGV[a + 1]; local below = ARGV[a + 2]
   local members = tonumber(ARGV[a + 3]); a = a + 4
-  for _ = 1, members do
+  -- One ZADD per chunk of members (unpack is bounded by Lua's stack).
+  local last = a + 2 * members - 1
+  while a <= last do
+    local upto = math.min(a + 399, last)
     if mode == 'max' then
-      redis.call('ZADD', key, 'GT', ARGV[a], ARGV[a + 1])
+      redis.call('ZADD', key, 'GT', unpack(ARGV, a, upto))
     else
-      redis.call('ZADD', key, ARGV[a], ARGV[a + 1])
+      redis.call('ZADD', key, unpack(ARGV, a, upto))
     end
-    a = a + 2
+    a = upto + 1
   end
   if below ~= '' then redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. below) end
   if keep ~= '' then redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(keep) + 1)) end

@@ -56,8 +56,9 @@ const withField = (event: JsonObject, patch: JsonObject): string =>
   JSON.stringify({ ...event, ...patch });
 
 describe('parse: valid events', () => {
-  it('reads the DESIGN edge example', () => {
-    const result = parse(JSON.stringify(EDGE), 'edge', OPTIONS);
+  it('reads the DESIGN edge example, keeping its text verbatim', () => {
+    const text = JSON.stringify(EDGE);
+    const result = parse(text, 'edge', OPTIONS);
     expect(result).toEqual({
       ok: true,
       event: {
@@ -68,6 +69,7 @@ describe('parse: valid events', () => {
         eventMessage: EDGE.event_message,
         metadata: EDGE.metadata,
         requests: [{ host: 'abcdefghijklmnopqrst.supabase.co', path: '/rest/v1/todos' }],
+        raw: text,
       },
     });
   });
@@ -142,19 +144,37 @@ describe('parse: valid events', () => {
     expect(DEFAULT_MAX_AGE_US).toBe(LONGEST_RETENTION_US);
   });
 
-  it('takes the project of a function-edge event from metadata[0].project_ref', () => {
+  it('takes the project of a function-edge event from metadata[].project_ref', () => {
     const metadata = [
       { project_ref: 'first', response: [{ status_code: 200 }] },
-      { project_ref: 'second', response: [{ status_code: 500 }, { status_code: 201 }] },
+      { project_ref: 'first', response: [{ status_code: 500 }, { status_code: 201 }] },
     ];
     const result = parse(withField(FUNCTION_EDGE, { metadata }), 'function-edge', OPTIONS);
     if (!result.ok || result.event.source !== 'function-edge') throw new Error('rejected');
     expect(result.event.project).toBe('first');
     expect(result.event.invocations.map((i) => [i.projectRef, i.statusCode])).toEqual([
       ['first', 200],
-      ['second', 500],
-      ['second', 201],
+      ['first', 500],
+      ['first', 201],
     ]);
+  });
+
+  it('refuses a function-edge event whose entries name different projects', () => {
+    // Its invocations would change two projects' rollups from one partition: exactly-once
+    // folding relies on one writer per project (the partition of the project's key).
+    const metadata = [
+      { project_ref: 'first', response: [{ status_code: 200 }] },
+      { project_ref: 'second', response: [{ status_code: 500 }] },
+    ];
+    const result = parse(withField(FUNCTION_EDGE, { metadata }), 'function-edge', OPTIONS);
+    expect(result).toEqual({
+      ok: false,
+      rejection: {
+        reason: "every metadata entry must name the same project_ref (the event's project): " +
+          'entry 0 has "first", entry 1 has "second"',
+        path: '/metadata/1/project_ref',
+      },
+    });
   });
 });
 
@@ -403,14 +423,14 @@ describe('parse: derived invocations of function-edge events', () => {
         response: [{ status_code: 200 }, {}],
       },
       { project_ref: 'p', function_id: null, execution_time_ms: null },
-      { project_ref: 'q', response: [{ status_code: null }] },
+      { project_ref: 'p', response: [{ status_code: null }] },
     ];
     const result = parse(withField(FUNCTION_EDGE, { metadata }), 'function-edge', OPTIONS);
     expect(result.ok && result.event.source === 'function-edge' && result.event.invocations)
       .toEqual([
         { projectRef: 'p', functionId: 'f', executionTimeMs: 3, statusCode: 200 },
         { projectRef: 'p', functionId: 'f', executionTimeMs: 3, statusCode: null },
-        { projectRef: 'q', functionId: null, executionTimeMs: null, statusCode: null },
+        { projectRef: 'p', functionId: null, executionTimeMs: null, statusCode: null },
       ]);
   });
 });

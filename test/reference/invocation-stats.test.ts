@@ -146,8 +146,11 @@ describe('functions.invocation-stats: selection', () => {
     functionEvent({ at, project: `${PROJECT}x` }),
     functionEvent({
       at,
+      metadata: [{ project_ref: 'other', function_id: 'f1', response: [{ status_code: 200 }] }],
+    }),
+    functionEvent({
+      at,
       metadata: [
-        { project_ref: 'other', function_id: 'f1', response: [{ status_code: 200 }] },
         { project_ref: PROJECT, function_id: 'f1', response: [{ status_code: 500 }] },
         { project_ref: PROJECT, function_id: 'f1' },
       ],

@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { HOSTS_KEY, parseHostMember, usageKey } from '../../rollup/keys.ts';
+import {
+  HOSTS_KEY,
+  hostScope,
+  parseHostMember,
+  projectPrefix,
+  usageKey,
+} from '../../rollup/keys.ts';
 import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
@@ -59,8 +65,10 @@ export async function readApiCounts(
   rowBuckets.forEach((bucket, row) => {
     const parts = cover(Math.max(bucket, windowStart), bucket + GRAIN_US[grain], grain);
     for (const entry of matched) {
+      const prefix = projectPrefix(entry.project);
+      const host = hostScope(entry.host);
       for (const part of parts) {
-        keys.push(usageKey(entry.project, entry.host, part.grain, part.bucketUs));
+        keys.push(usageKey(prefix, host, part.grain, part.bucketUs));
         rowOfKey.push(row);
       }
     }

@@ -5,7 +5,7 @@
  * @module
  */
 import { invocationStats } from '../../rollup/invocation-stats.ts';
-import { invocationKey } from '../../rollup/keys.ts';
+import { functionScope, invocationKey, projectPrefix } from '../../rollup/keys.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
 import type { InvocationStatsParams } from '../params/invocation-stats.ts';
@@ -20,9 +20,9 @@ export async function readInvocationStats(
 ): Promise<InvocationStatsRow[]> {
   const { grain } = INVOCATION_INTERVALS[params.interval];
   const series = invocationSeries(context.nowUs, params.interval).slice(0, MAX_ROWS);
-  const keys = series.map((bucket) =>
-    invocationKey(params.project, params.functionId, grain, bucket)
-  );
+  const prefix = projectPrefix(params.project);
+  const scope = functionScope(params.functionId);
+  const keys = series.map((bucket) => invocationKey(prefix, scope, grain, bucket));
   const values = await context.store.getValues(keys);
   return series.map((bucket, i) => {
     const text = values[i] ?? null;
