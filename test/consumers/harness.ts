@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
 import { createClient } from 'redis';
+import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
 import { ensureTopics } from '../../consumers/topics.ts';
 import { type TopicNames, topicNames } from '../../src/events/types.ts';
 import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
@@ -29,6 +30,8 @@ export interface World {
   readonly store: RollupStore;
   readonly redisUrl: string;
   readonly brokers: readonly string[];
+  /** A consumer of the world's group, not started; `overrides` change the test defaults. */
+  runner(overrides?: Partial<ConsumerRunnerOptions>): ConsumerRunner;
   /** Publishes lines keyed by project; resolves once acknowledged. */
   publish(lines: readonly SourcedLine[]): Promise<number>;
   /** Sum of the stored next offsets of both source topics' partitions. */
@@ -84,6 +87,21 @@ export async function createWorld(brokers: readonly string[], redisUrl: string):
     store,
     redisUrl,
     brokers,
+    runner: (overrides = {}) =>
+      new ConsumerRunner({
+        kafka,
+        store,
+        groupId: `${prefix}group`,
+        topics,
+        nowUs: () => Date.now() * 1000,
+        maxFutureSkewUs: 5 * 60_000_000,
+        recentLogsCapacity: 10_000,
+        flushEvents: 1_000,
+        flushIntervalMs: 250,
+        concurrency: PARTITIONS,
+        sessionTimeoutMs: 10_000,
+        ...overrides,
+      }),
     publish: (lines) => publishLines(lines, { producer, topics }),
     storedTotal,
     async drained(timeoutMs) {

@@ -3,7 +3,7 @@
  * leaves; the answers equal the reference.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
+import type { ConsumerRunner } from '../../consumers/runner.ts';
 import { describeWithServices } from '../support/services.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { createWorld, type World } from './harness.ts';
@@ -23,20 +23,7 @@ describeWithServices(['kafka', 'redis'], 'a rebalance under load', ({ kafka, red
   });
 
   test('a second consumer joining and leaving changes no answer', async () => {
-    const options = (): ConsumerRunnerOptions => ({
-      kafka: world.kafka,
-      store: world.store,
-      groupId: world.groupId,
-      topics: world.topics,
-      nowUs: () => Date.now() * 1000,
-      maxFutureSkewUs: 5 * 60_000_000,
-      recentLogsCapacity: 10_000,
-      flushEvents: 500,
-      flushIntervalMs: 250,
-      concurrency: 12,
-      sessionTimeoutMs: 10_000,
-    });
-    const first = new ConsumerRunner(options());
+    const first = world.runner({ flushEvents: 500 });
     runners.push(first);
     await first.start();
     const publishing = world.publish(stream.lines);
@@ -49,7 +36,7 @@ describeWithServices(['kafka', 'redis'], 'a rebalance under load', ({ kafka, red
       }
     };
     await waitFor(0.2);
-    const second = new ConsumerRunner(options());
+    const second = world.runner({ flushEvents: 500 });
     runners.push(second);
     await second.start();
     await waitFor(0.5);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ConsumerRunner } from '../../consumers/runner.ts';
+import type { ConsumerRunner } from '../../consumers/runner.ts';
 import { parse } from '../../src/events/parse.ts';
 import { describeWithServices } from '../support/services.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
@@ -15,19 +15,7 @@ describeWithServices(
 
     beforeAll(async () => {
       world = await createWorld(kafka.brokers, redis.url);
-      runner = new ConsumerRunner({
-        kafka: world.kafka,
-        store: world.store,
-        groupId: world.groupId,
-        topics: world.topics,
-        nowUs: () => Date.now() * 1000,
-        maxFutureSkewUs: 5 * 60_000_000,
-        recentLogsCapacity: 10_000,
-        flushEvents: 2_000,
-        flushIntervalMs: 250,
-        concurrency: 12,
-        sessionTimeoutMs: 10_000,
-      });
+      runner = world.runner({ flushEvents: 2_000 });
       await runner.start();
       await world.publish(stream.lines);
       await world.drained(120_000);

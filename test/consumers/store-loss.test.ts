@@ -5,7 +5,7 @@
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ConsumerRunner } from '../../consumers/runner.ts';
+import type { ConsumerRunner } from '../../consumers/runner.ts';
 import { describeWithServices } from '../support/services.ts';
 import { projectKey } from '../../tools/replay/publish.ts';
 import {
@@ -25,20 +25,7 @@ describeWithServices(
 
     beforeAll(async () => {
       world = await createWorld(kafka.brokers, redis.url);
-      runner = new ConsumerRunner({
-        kafka: world.kafka,
-        store: world.store,
-        groupId: world.groupId,
-        topics: world.topics,
-        nowUs: () => Date.now() * 1000,
-        maxFutureSkewUs: 5 * 60_000_000,
-        recentLogsCapacity: 10_000,
-        flushEvents: 1_000,
-        flushIntervalMs: 250,
-        concurrency: 12,
-        sessionTimeoutMs: 10_000,
-        offsetCheckMs: 500,
-      });
+      runner = world.runner({ offsetCheckMs: 500 });
       await runner.start();
     }, 60_000);
 

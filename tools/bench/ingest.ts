@@ -4,8 +4,9 @@
  *
  * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics;
  * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling;
- * 3. end to end: the consumer runner folds the N events into Redis; events/s, its ratio to the
- *    bare rate, flush latency p50/p99 (store round trips and merge, per flush);
+ * 3. end to end: `--consumers` consumer processes (`consumers/main.ts`, the production entry
+ *    point, one group) fold the N events into Redis; events/s, its ratio to the bare rate, flush
+ *    latency p50/p99 (store round trips and merge, per flush, from their debug logs);
  * 4. Redis bytes per active project (used_memory growth / projects, and per-key MEMORY USAGE of
  *    the hottest and the median project);
  * 5. freshness at 80% of the end-to-end rate: a separate producer process publishes live events
@@ -16,11 +17,11 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { createClient } from 'redis';
 import type { FlushReport } from '../../consumers/partition-processor.ts';
-import { ConsumerRunner } from '../../consumers/runner.ts';
 import { ensureTopics } from '../../consumers/topics.ts';
 import { topicNames } from '../../src/events/types.ts';
 import { OFFSETS_KEY, recentLogsKey } from '../../src/rollup/keys.ts';
@@ -33,11 +34,13 @@ const { values } = parseArgs({
     events: { type: 'string', default: '1000000' },
     'freshness-seconds': { type: 'string', default: '20' },
     partitions: { type: 'string', default: '12' },
+    consumers: { type: 'string', default: '1' },
   },
 });
 const EVENTS = Number(values.events);
 const FRESHNESS_SECONDS = Number(values['freshness-seconds']);
 const PARTITIONS = Number(values.partitions);
+const CONSUMERS = Number(values.consumers);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -54,8 +57,14 @@ await admin.connect();
 await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics) });
 const redis = await createClient({ url: redisUrl }).connect();
 await redis.flushDb();
-const results: Record<string, unknown> = { events: EVENTS, partitions: PARTITIONS };
-console.log(`ingest benchmark: ${EVENTS} events, ${PARTITIONS} partitions, topics ${prefix}*`);
+const results: Record<string, unknown> = {
+  events: EVENTS,
+  partitions: PARTITIONS,
+  consumers: CONSUMERS,
+};
+console.log(
+  `ingest benchmark: ${EVENTS} events, ${PARTITIONS} partitions, ${CONSUMERS} consumer process(es), topics ${prefix}*`,
+);
 
 // 1. Publish.
 const nowUs = Date.now() * 1000;
@@ -105,30 +114,38 @@ console.log(
   console.log(`2. bare kafkajs consume-and-discard: ${results.bareEventsPerSecond} events/s`);
 }
 
-// 3. End to end into Redis.
+// 3. End to end into Redis, through real consumer processes.
 const usedBefore = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1] ?? 0);
 const store = await RedisStore.connect(redisUrl);
 const flushes: FlushReport[] = [];
 const freshness: number[] = [];
 let measuringFreshness = false;
-const runner = new ConsumerRunner({
-  kafka,
-  store,
-  groupId: `${prefix}rollups`,
-  topics,
-  nowUs: () => Date.now() * 1000,
-  maxFutureSkewUs: 300_000_000,
-  recentLogsCapacity: 10_000,
-  flushEvents: 5_000,
-  flushIntervalMs: 250,
-  concurrency: PARTITIONS,
-  onFlush: (report) => {
+const children = Array.from({ length: CONSUMERS }, () => {
+  const child = spawn(process.execPath, [
+    '--disable-warning=TimeoutNegativeWarning',
+    'consumers/main.ts',
+  ], {
+    env: {
+      ...process.env,
+      KAFKA_BROKERS: brokers.join(','),
+      REDIS_URL: redisUrl,
+      STORE: 'redis',
+      KAFKA_TOPIC_PREFIX: prefix,
+      KAFKA_GROUP_ID: `${prefix}rollups`,
+      LOG_LEVEL: 'debug',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Each flush is a debug line {"msg":"flushed","time":<ms>,...FlushReport}.
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (!line.includes('"msg":"flushed"')) return;
+    const report = JSON.parse(line) as FlushReport & { time: number };
     flushes.push(report);
     if (measuringFreshness && report.oldestProducedMs !== null) {
-      freshness.push(Date.now() - report.oldestProducedMs);
+      freshness.push(report.time - report.oldestProducedMs);
     }
-  },
-  onError: (error) => console.error('consumer error:', error),
+  });
+  return child;
 });
 const streams = [topics.edge, topics['function-edge']].flatMap((topic) =>
   Array.from({ length: PARTITIONS }, (_, partition) => `${topic}/${partition}`)
@@ -138,10 +155,14 @@ const stored = async () => {
   for (const stream of streams) total += (await store.readOffset(OFFSETS_KEY, stream)) ?? 0;
   return total;
 };
-const started = Date.now();
-await runner.start();
+// Timed from the start of the first flush (process start-up and the group join excluded) to
+// the moment every offset is stored.
 while ((await stored()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 50));
-const seconds = (Date.now() - started) / 1000;
+const finished = Date.now();
+const firstFlush = Math.min(
+  ...flushes.map((flush) => (flush as FlushReport & { time: number }).time - flush.durationMs),
+);
+const seconds = (finished - firstFlush) / 1000;
 results.endToEndEventsPerSecond = Math.round(EVENTS / seconds);
 results.ratioToBare = Number((EVENTS / seconds / Number(results.bareEventsPerSecond)).toFixed(2));
 const durations = flushes.map((flush) => flush.durationMs);
@@ -157,10 +178,12 @@ console.log(
 const usedAfter = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1] ?? 0);
 const perProject = new Map<string, number>();
 for await (const keys of redis.scanIterator({ MATCH: 'rollup:{*', COUNT: 1000 })) {
-  for (const key of keys) {
+  // node-redis pipelines the concurrent commands of one batch.
+  const usages = await Promise.all(keys.map((key) => redis.memoryUsage(key)));
+  keys.forEach((key, i) => {
     const project = decodeURIComponent(key.slice('rollup:{'.length, key.indexOf('}')));
-    perProject.set(project, (perProject.get(project) ?? 0) + (await redis.memoryUsage(key) ?? 0));
-  }
+    perProject.set(project, (perProject.get(project) ?? 0) + (usages[i] ?? 0));
+  });
 }
 const sizes = [...perProject.values()].sort((a, b) => a - b);
 results.activeProjects = perProject.size;
@@ -211,11 +234,12 @@ console.log(
     `p99 ${results.freshnessP99Ms} ms over ${freshness.length} flushes (oldest event of each flush)`,
 );
 
-await runner.stop();
+for (const child of children) child.kill('SIGTERM');
+await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));
 await store.close();
 await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
 await admin.disconnect();
 await redis.close();
 mkdirSync('bench-results', { recursive: true });
-writeFileSync('bench-results/ingest.json', `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(`bench-results/ingest-${CONSUMERS}.json`, `${JSON.stringify(results, null, 2)}\n`);
 console.log(JSON.stringify(results));
