@@ -1,0 +1,82 @@
+/**
+ * Answers of the three endpoints as the HTTP API serves them: the rows read from the store
+ * (through the host cache and the literal fast path for `usage.api-counts`), serialized once
+ * with their entity tag, and shared by identical requests through the {@link Coalescer}.
+ *
+ * @module
+ */
+import { answerEndpoint } from '../src/endpoints/answer.ts';
+import { parseApiCountsParams } from '../src/endpoints/params/api-counts.ts';
+import { type ParamError, QUERY_PARAMETERS } from '../src/endpoints/params/common.ts';
+import { readApiCounts } from '../src/endpoints/read/api-counts.ts';
+import type { ReadContext } from '../src/endpoints/read/context.ts';
+import type { EndpointRecord } from '../src/endpoints/registry.ts';
+import type { Row } from '../src/endpoints/rows.ts';
+import type { Coalescer } from './coalesce.ts';
+import { etagOf } from './etag.ts';
+import type { HostCache } from './host-cache.ts';
+import { withLiteralFastPath } from './literal-pattern.ts';
+
+/** A serialized answer, or why the parameters were refused. */
+export type Computed =
+  | { readonly ok: true; readonly body: string; readonly etag: string }
+  | { readonly ok: false; readonly error: ParamError };
+
+/** What {@link createAnswerer} reads with. */
+export interface AnswererDeps {
+  readonly context: () => ReadContext;
+  readonly hosts: HostCache;
+  readonly coalescer: Coalescer<Computed>;
+}
+
+/**
+ * The key of identical requests: the endpoint and the values of the parameters it reads (first
+ * value of each, absent distinct from empty). Unknown parameters are ignored, as by the
+ * endpoints, so they do not split the key.
+ *
+ * @example
+ * ```ts
+ * requestKey(record, new URLSearchParams('interval=1hr&project=p&utm=x'));
+ * // '["functions.invocation-stats","p",null,"1hr",null,null]'
+ * ```
+ */
+export function requestKey(record: EndpointRecord, params: URLSearchParams): string {
+  const names = [...record.parameters.map((parameter) => parameter.name), ...QUERY_PARAMETERS];
+  return JSON.stringify([record.name, ...names.map((name) => params.get(name))]);
+}
+
+async function rows(
+  record: EndpointRecord,
+  params: URLSearchParams,
+  context: ReadContext,
+  hosts: HostCache,
+): Promise<{ ok: true; rows: readonly Row[] } | { ok: false; error: ParamError }> {
+  if (record.name !== 'usage.api-counts') return await answerEndpoint(record.name, params, context);
+  const parsed = parseApiCountsParams(params);
+  if (!parsed.ok) return parsed;
+  const project = withLiteralFastPath(parsed.params.project);
+  const read = { ...parsed.params, project };
+  return { ok: true, rows: await readApiCounts(context, read, hosts.matching(project)) };
+}
+
+/**
+ * A function answering `record` for `params`; rejects only when the store fails.
+ *
+ * @example
+ * ```ts
+ * const answer = createAnswerer({ context, hosts, coalescer });
+ * const computed = await answer(record, new URLSearchParams('project=p&interval=1hr'));
+ * if (computed.ok) console.log(computed.etag);
+ * ```
+ */
+export function createAnswerer(
+  deps: AnswererDeps,
+): (record: EndpointRecord, params: URLSearchParams) => Promise<Computed> {
+  return (record, params) =>
+    deps.coalescer.run(requestKey(record, params), async () => {
+      const answer = await rows(record, params, deps.context(), deps.hosts);
+      if (!answer.ok) return answer;
+      const body = JSON.stringify({ result: answer.rows.slice(0, record.maxRows) });
+      return { ok: true, body, etag: etagOf(body) };
+    });
+}

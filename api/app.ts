@@ -1,0 +1,146 @@
+/**
+ * The HTTP API as one Web-standard `fetch(Request) => Response` handler (Hono), runtime-free:
+ * `serve-node.ts` and `serve-deno.ts` put it on a socket, tests call `fetch` directly.
+ *
+ * Order of a request: metrics -> URL bound (414) -> CORS (preflight answered) -> API key (401
+ * on every path but the public ones) -> route -> 404. Errors become the envelope of
+ * `errors.ts`; anything unexpected is logged and answered 500 `internal` without details.
+ *
+ * @module
+ */
+import { Hono } from 'hono';
+import type { Logger } from '../src/logger.ts';
+import type { RollupStore } from '../src/store/port.ts';
+import { storeHosts } from '../src/endpoints/read/api-counts.ts';
+import { type Computed, createAnswerer } from './answer.ts';
+import { createKeyVerifier, requireApiKey } from './auth.ts';
+import { Coalescer } from './coalesce.ts';
+import { cors } from './cors.ts';
+import type { ApiEnv } from './env.ts';
+import { errorResponse, HttpError } from './errors.ts';
+import { HostCache } from './host-cache.ts';
+import type { IngestSink } from './ingest/sink.ts';
+import type { ApiMetrics } from './metrics.ts';
+import { observe } from './observe.ts';
+import { openApiDocument, type OpenApiObject } from './openapi/document.ts';
+import { effectiveRecords } from './records.ts';
+import { limitUrlLength } from './request-limits.ts';
+import { registerEndpointRoutes } from './routes/endpoints.ts';
+import { registerIngestRoute } from './routes/ingest.ts';
+import { PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
+
+/** The settings the API reads (a subset of `Config`, with the keys required). */
+export interface AppSettings {
+  /** Accepted `X-API-KEY` values: at least one. */
+  readonly apiKeys: readonly string[];
+  readonly endpointIds: Readonly<Record<string, string>>;
+  readonly ingestMaxBytes: number;
+  readonly maxFutureSkewUs: number;
+  /** See `Config.resultCacheMs`. */
+  readonly resultCacheMs: number;
+  /** Longest wait for a store read, in ms. Default 5000. */
+  readonly storeTimeoutMs?: number;
+  /** Longest wait for the ingest sink, in ms. Default 15,000. */
+  readonly ingestTimeoutMs?: number;
+  /** How old the cached host registry may be, in ms. Default 1000. */
+  readonly hostRefreshMs?: number;
+}
+
+/** Everything the API is built from. */
+export interface AppDeps {
+  readonly store: RollupStore;
+  /** The clock, in Unix microseconds: the `now` of every answer. */
+  readonly nowUs: () => number;
+  readonly settings: AppSettings;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+  readonly sink: IngestSink;
+}
+
+/** The API. */
+export interface Api {
+  /** The Web-standard handler. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** The OpenAPI document it serves. */
+  readonly document: OpenApiObject;
+}
+
+/**
+ * Builds the API.
+ *
+ * @example
+ * ```ts
+ * const api = createApp({ store, nowUs: () => Date.now() * 1000, settings, metrics, logger, sink });
+ * const response = await api.fetch(new Request('http://localhost/healthz'));
+ * ```
+ */
+export function createApp(deps: AppDeps): Api {
+  const { settings, logger } = deps;
+  const storeTimeoutMs = settings.storeTimeoutMs ?? 5_000;
+  const nowMs = () => Math.floor(deps.nowUs() / 1000);
+  const records = effectiveRecords(settings.endpointIds);
+  const document = openApiDocument(records);
+  const hosts = new HostCache({
+    read: storeHosts,
+    nowMs,
+    refreshMs: settings.hostRefreshMs ?? 1_000,
+  });
+  const coalescer = new Coalescer<Computed>({
+    nowMs,
+    windowMs: settings.resultCacheMs,
+  });
+  const invalidate = () => {
+    coalescer.invalidate();
+    hosts.invalidate();
+  };
+  const answer = createAnswerer({
+    context: () => ({
+      store: deps.store,
+      nowUs: deps.nowUs(),
+      maxFutureSkewUs: settings.maxFutureSkewUs,
+    }),
+    hosts,
+    coalescer,
+  });
+  const logStoreError = (error: unknown) => logger.warn({ err: error }, 'store call failed');
+
+  const app = new Hono<ApiEnv>();
+  app.use(observe(deps.metrics, logger));
+  app.use(limitUrlLength());
+  app.use(cors());
+  app.use(requireApiKey(createKeyVerifier(settings.apiKeys), PUBLIC_PATHS));
+  registerOperationRoutes(app, {
+    store: deps.store,
+    metrics: deps.metrics,
+    document,
+    storeTimeoutMs,
+    logStoreError,
+  });
+  registerEndpointRoutes(app, { records, answer, storeTimeoutMs, logStoreError });
+  registerIngestRoute(app, {
+    sink: deps.sink,
+    nowUs: deps.nowUs,
+    maxFutureSkewUs: settings.maxFutureSkewUs,
+    maxBytes: settings.ingestMaxBytes,
+    metrics: deps.metrics,
+    logger,
+    timeoutMs: settings.ingestTimeoutMs ?? 15_000,
+    onFolded: invalidate,
+  });
+  app.notFound((c) =>
+    errorResponse(
+      'not_found',
+      `no route for ${c.req.method} ${c.req.path.slice(0, 200)}: /openapi.json lists the routes`,
+    )
+  );
+  app.onError((error, c) => {
+    if (error instanceof HttpError) return errorResponse(error.code, error.message, error.headers);
+    logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unexpected error');
+    return errorResponse('internal', 'the service failed unexpectedly; the error is logged');
+  });
+
+  return {
+    fetch: async (request) => await app.fetch(request),
+    document,
+  };
+}

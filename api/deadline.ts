@@ -1,0 +1,53 @@
+/**
+ * A bound on how long the API waits for the store or Kafka: past it, the caller gets 503
+ * `unavailable` (with `Retry-After`) instead of a request that hangs.
+ *
+ * @module
+ */
+import { HttpError, unavailable } from './errors.ts';
+
+/**
+ * `work`, or a 503 `unavailable` naming `what` once `ms` have passed.
+ *
+ * @example
+ * ```ts
+ * await withDeadline(store.ping(), 2_000, 'the store');
+ * ```
+ */
+export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(unavailable(`${what} did not answer within ${ms} ms; retry shortly`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `work` (a store call), with its failure answered as 503 `unavailable`: past `ms`, or when
+ * it rejects (the cause goes to `log`, never to the caller).
+ *
+ * @example
+ * ```ts
+ * const rows = await guardStore(readRows(), 5_000, (error) => logger.warn({ err: error }));
+ * ```
+ */
+export async function guardStore<T>(
+  work: Promise<T>,
+  ms: number,
+  log: (error: unknown) => void,
+): Promise<T> {
+  try {
+    return await withDeadline(work, ms, 'the store');
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    log(error);
+    throw unavailable('the store is not answering; retry shortly');
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The error envelope of every non-2xx answer (DESIGN section 4):
+ * `{"error": {"code": "…", "message": "…"}}`, never a stack trace.
+ *
+ * @module
+ */
+
+/** Every error code the API answers, with its HTTP status. */
+export const ERROR_STATUS = {
+  missing_parameter: 400,
+  invalid_parameter: 400,
+  invalid_body: 400,
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+/** An error code of the envelope. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The JSON media type of every answer with a body. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * An error a handler throws to answer with the envelope; anything else thrown becomes 500
+ * `internal` with a generic message (and is logged).
+ *
+ * @example
+ * ```ts
+ * throw new HttpError('not_found', 'no endpoint named "x": GET /api/endpoints lists them');
+ * ```
+ */
+export class HttpError extends Error {
+  readonly code: ErrorCode;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'HttpError';
+    this.code = code;
+    this.headers = headers;
+  }
+
+  /** The HTTP status of {@link HttpError.code}. */
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/**
+ * The envelope response for `code`.
+ *
+ * @example
+ * ```ts
+ * const response = errorResponse('unavailable', 'the store is not answering; retry shortly', {
+ *   'Retry-After': '1',
+ * });
+ * response.status; // 503
+ * ```
+ */
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ error: { code, message } }), {
+    status: ERROR_STATUS[code],
+    headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers },
+  });
+}
+
+/**
+ * A 503 `unavailable`, with `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * throw unavailable('the store did not answer within 5 s');
+ * ```
+ */
+export function unavailable(message: string): HttpError {
+  return new HttpError('unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
+
+/**
+ * A 405 `method_not_allowed` naming the allowed methods, in the message and in `Allow`.
+ *
+ * @example
+ * ```ts
+ * methodNotAllowed('DELETE', ['GET', 'HEAD', 'OPTIONS']).headers.Allow; // 'GET, HEAD, OPTIONS'
+ * ```
+ */
+export function methodNotAllowed(method: string, allowed: readonly string[]): HttpError {
+  const allow = allowed.join(', ');
+  return new HttpError('method_not_allowed', `${method} is not allowed here; use ${allow}`, {
+    Allow: allow,
+  });
+}

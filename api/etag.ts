@@ -1,0 +1,43 @@
+/**
+ * Entity tags of result bodies and the `If-None-Match` check (RFC 9110 section 13.1.2).
+ *
+ * Tags are weak (`W/"…"`): two answers with the same tag are the same rows, but an intermediary
+ * that re-encodes or compresses the body keeps the tag valid. `If-None-Match` uses the weak
+ * comparison, as the RFC prescribes for it.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * The weak entity tag of a body.
+ *
+ * @example
+ * ```ts
+ * etagOf('{"result":[]}'); // 'W/"…27 characters…"'
+ * ```
+ */
+export function etagOf(body: string): string {
+  return `W/"${createHash('sha1').update(body, 'utf8').digest('base64url')}"`;
+}
+
+function opaque(tag: string): string {
+  const trimmed = tag.trim();
+  return trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed;
+}
+
+/**
+ * Whether an `If-None-Match` header value matches `etag` (weak comparison; `*` matches any).
+ *
+ * @example
+ * ```ts
+ * ifNoneMatchHits('W/"abc", "def"', 'W/"def"'); // true
+ * ifNoneMatchHits(null, 'W/"def"'); // false
+ * ```
+ */
+export function ifNoneMatchHits(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === '*') return true;
+  const wanted = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag) === wanted);
+}

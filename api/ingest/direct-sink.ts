@@ -1,0 +1,41 @@
+/**
+ * The ingest sink of the embedded default: folds events straight into the store.
+ *
+ * @module
+ */
+import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
+import type { RollupStore } from '../../src/store/port.ts';
+import type { IngestSink } from './sink.ts';
+
+/** Options of {@link directSink}. */
+export interface DirectSinkOptions {
+  readonly store: RollupStore;
+  /** The clock, in Unix microseconds. */
+  readonly nowUs: () => number;
+  readonly recentLogsCapacity: number;
+}
+
+/**
+ * A sink folding into `store`; events are visible to the next read once `accept` resolves.
+ *
+ * @example
+ * ```ts
+ * const sink = directSink({ store, nowUs: () => Date.now() * 1000, recentLogsCapacity: 10_000 });
+ * await sink.accept('edge', accepted);
+ * ```
+ */
+export function directSink(options: DirectSinkOptions): IngestSink {
+  const ingest = new DirectIngest({
+    store: options.store,
+    nowUs: options.nowUs,
+    recentLogsCapacity: options.recentLogsCapacity,
+  });
+  return {
+    kind: 'direct',
+    async accept(_source, events) {
+      if (events.length === 0) return;
+      await ingest.fold(events.map((accepted) => accepted.event));
+    },
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Validation of an ingest body's items with the consumers' own code (`parse`): the valid
+ * events go on, the invalid ones are counted and the first few explained by position.
+ *
+ * @module
+ */
+import { parse } from '../../src/events/parse.ts';
+import type { LogEvent, Source } from '../../src/events/types.ts';
+import type { BodyItem } from './body.ts';
+
+/** How many rejected items an ingest answer explains. */
+export const MAX_REPORTED_ERRORS = 10;
+
+/** A valid event and the text it was read from (what a Kafka sink publishes). */
+export interface AcceptedEvent {
+  readonly event: LogEvent;
+  readonly text: string;
+}
+
+/** Why one item was rejected. */
+export interface ItemError {
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** The outcome of validating a body. */
+export interface Validated {
+  readonly accepted: AcceptedEvent[];
+  readonly rejected: number;
+  /** The first {@link MAX_REPORTED_ERRORS} rejections, in body order. */
+  readonly errors: ItemError[];
+}
+
+/** The clock and skew `parse` checks timestamps against. */
+export interface ValidateOptions {
+  readonly nowUs: number;
+  readonly maxFutureSkewUs: number;
+}
+
+/**
+ * Validates every item as an event of `source`.
+ *
+ * @example
+ * ```ts
+ * const { accepted, rejected, errors } = validateItems(items, 'edge', { nowUs, maxFutureSkewUs });
+ * ```
+ */
+export function validateItems(
+  items: readonly BodyItem[],
+  source: Source,
+  options: ValidateOptions,
+): Validated {
+  const accepted: AcceptedEvent[] = [];
+  const errors: ItemError[] = [];
+  let rejected = 0;
+  for (const item of items) {
+    const result = parse(item.text, source, options);
+    if (result.ok) {
+      accepted.push({ event: result.event, text: item.text });
+      continue;
+    }
+    rejected += 1;
+    if (errors.length < MAX_REPORTED_ERRORS) {
+      errors.push({ line: item.line, reason: result.rejection.reason });
+    }
+  }
+  return { accepted, rejected, errors };
+}

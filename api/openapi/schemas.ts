@@ -1,0 +1,134 @@
+/**
+ * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every body the API answers: the rows of
+ * each endpoint (DESIGN section 5), the error envelope, the endpoint records and the ingest
+ * answer. The tests validate every response of the end-to-end runs against them.
+ *
+ * @module
+ */
+import { ENDPOINT_NAMES, LOGS_ALL_LIMIT, MAX_ROWS } from '../../src/endpoints/registry.ts';
+import { ERROR_STATUS } from '../errors.ts';
+import { MAX_REPORTED_ERRORS } from '../ingest/validate.ts';
+
+/** A JSON Schema object. */
+export type Schema = { readonly [keyword: string]: unknown };
+
+const TIMESTAMP: Schema = {
+  type: 'string',
+  description: 'RFC 3339 UTC with 6 fractional digits.',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$',
+  examples: ['2026-11-21T10:15:00.000000Z'],
+};
+
+const COUNT: Schema = { type: 'integer', minimum: 0 };
+const MILLISECONDS: Schema = { type: ['number', 'null'], description: 'ms; null without values' };
+
+function object(properties: Record<string, Schema>, description?: string): Schema {
+  return {
+    type: 'object',
+    ...(description === undefined ? {} : { description }),
+    required: Object.keys(properties),
+    additionalProperties: false,
+    properties,
+  };
+}
+
+function ref(name: string): Schema {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function result(row: string, maxItems: number): Schema {
+  return object({ result: { type: 'array', maxItems, items: ref(row) } });
+}
+
+/** The schemas under `components.schemas`. */
+export const SCHEMAS: Readonly<Record<string, Schema>> = {
+  Timestamp: TIMESTAMP,
+  InvocationStatsRow: object({
+    timestamp: ref('Timestamp'),
+    count: COUNT,
+    error_count: COUNT,
+    min_execution_time: MILLISECONDS,
+    max_execution_time: MILLISECONDS,
+    avg_execution_time: MILLISECONDS,
+    p95_execution_time: MILLISECONDS,
+    p99_execution_time: MILLISECONDS,
+  }, 'One bucket of functions.invocation-stats (bucket start, ascending, empty buckets included).'),
+  LogRow: object({
+    id: { type: 'string' },
+    timestamp: ref('Timestamp'),
+    event_message: { type: ['string', 'null'] },
+    metadata: { type: 'array', items: { type: 'object' }, description: 'As ingested.' },
+  }, 'One edge log entry of logs.all (newest first).'),
+  ApiCountsRow: object({
+    timestamp: ref('Timestamp'),
+    total_rest_requests: COUNT,
+    total_storage_requests: COUNT,
+    total_auth_requests: COUNT,
+    total_realtime_requests: COUNT,
+  }, 'One non-empty bucket of usage.api-counts (bucket start, ascending).'),
+  InvocationStatsResult: result('InvocationStatsRow', MAX_ROWS),
+  LogsAllResult: result('LogRow', LOGS_ALL_LIMIT),
+  ApiCountsResult: result('ApiCountsRow', MAX_ROWS),
+  Error: object({
+    error: object({
+      code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+      message: { type: 'string', description: 'What happened and what to do.' },
+    }),
+  }),
+  EndpointParameter: {
+    type: 'object',
+    required: ['name', 'required', 'description'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string' },
+      required: { type: 'boolean' },
+      description: { type: 'string' },
+      values: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  EndpointRecord: object({
+    name: { type: 'string', enum: [...ENDPOINT_NAMES] },
+    id: {
+      type: 'string',
+      pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+    },
+    description: { type: 'string' },
+    max_rows: COUNT,
+    cache_duration_seconds: { ...COUNT, description: 'Of the reference system; 0 = disabled.' },
+    proactive_requerying_seconds: { ...COUNT, description: 'Of the reference system; 0 = none.' },
+    sandboxable: { const: false },
+    parameters: { type: 'array', items: ref('EndpointParameter') },
+    paths: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The paths that answer this endpoint.',
+    },
+  }),
+  EndpointList: object({ result: { type: 'array', items: ref('EndpointRecord') } }),
+  IngestResult: object({
+    accepted: COUNT,
+    rejected: COUNT,
+    errors: {
+      type: 'array',
+      maxItems: MAX_REPORTED_ERRORS,
+      description: `The first ${MAX_REPORTED_ERRORS} rejected events.`,
+      items: object({
+        line: {
+          type: 'integer',
+          minimum: 1,
+          description: 'NDJSON: 1-based line number; JSON array: 1-based element number.',
+        },
+        reason: { type: 'string' },
+      }),
+    },
+  }),
+  Health: object({ status: { const: 'ok' } }),
+  Ready: object({ status: { const: 'ready' } }),
+};
+
+/** The result schema of each endpoint. */
+export const RESULT_SCHEMA = {
+  'functions.invocation-stats': 'InvocationStatsResult',
+  'logs.all': 'LogsAllResult',
+  'usage.api-counts': 'ApiCountsResult',
+} as const;

@@ -1,0 +1,94 @@
+/**
+ * The endpoint routes: `GET /api/endpoints/query/{id-or-name}`, `GET /api/endpoints/{name}` and
+ * the listing `GET /api/endpoints`. Answers carry an entity tag (`If-None-Match` -> 304);
+ * `logs.all` is `no-store`, the others `private, no-cache` (any stored copy is revalidated,
+ * and no shared cache keeps an answer meant for one key holder).
+ *
+ * @module
+ */
+import type { Context, Hono } from 'hono';
+import type { EndpointRecord } from '../../src/endpoints/registry.ts';
+import type { Computed } from '../answer.ts';
+import { guardStore } from '../deadline.ts';
+import type { ApiEnv } from '../env.ts';
+import { HttpError, JSON_TYPE, methodNotAllowed } from '../errors.ts';
+import { ifNoneMatchHits } from '../etag.ts';
+import { jsonResponse } from '../json.ts';
+import { listedRecord } from '../records.ts';
+
+/** What the endpoint routes need. */
+export interface EndpointRoutesDeps {
+  readonly records: readonly EndpointRecord[];
+  readonly answer: (record: EndpointRecord, params: URLSearchParams) => Promise<Computed>;
+  /** Longest wait for the store, in ms. */
+  readonly storeTimeoutMs: number;
+  /** Where a failed read's cause goes. */
+  readonly logStoreError: (error: unknown) => void;
+}
+
+const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function cacheControl(record: EndpointRecord): string {
+  return record.cacheSeconds === 0 ? 'no-store' : 'private, no-cache';
+}
+
+function notFound(given: string, byId: boolean): HttpError {
+  const hint = !byId && UUID.test(given) ? ` (an id goes under /api/endpoints/query/${given})` : '';
+  return new HttpError(
+    'not_found',
+    `no endpoint ${byId ? 'named or with id' : 'named'} ${
+      JSON.stringify(given.slice(0, 100))
+    }${hint}: GET /api/endpoints lists them`,
+  );
+}
+
+/** Registers the endpoint routes on `app`. */
+export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDeps): void {
+  const byName = new Map<string, EndpointRecord>(
+    deps.records.map((record) => [record.name, record]),
+  );
+  const byId = new Map<string, EndpointRecord>(deps.records.map((record) => [record.id, record]));
+
+  const serve = async (c: Context<ApiEnv>, record: EndpointRecord): Promise<Response> => {
+    c.set('endpoint', record.name);
+    const params = new URL(c.req.url).searchParams;
+    const answer = deps.answer(record, params);
+    const computed = await guardStore(answer, deps.storeTimeoutMs, deps.logStoreError);
+    if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
+    const headers = {
+      'Content-Type': JSON_TYPE,
+      ETag: computed.etag,
+      'Cache-Control': cacheControl(record),
+    };
+    if (ifNoneMatchHits(c.req.header('If-None-Match') ?? null, computed.etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(computed.body, { status: 200, headers });
+  };
+
+  app.get('/api/endpoints', (c) => {
+    c.set('endpoint', 'list');
+    return jsonResponse({ result: deps.records.map(listedRecord) }, 200, {
+      'Cache-Control': 'private, no-cache',
+    });
+  });
+  app.get('/api/endpoints/query/:ref', (c) => {
+    const ref = c.req.param('ref');
+    const record = byName.get(ref) ?? byId.get(ref.toLowerCase());
+    if (record === undefined) throw notFound(ref, true);
+    return serve(c, record);
+  });
+  app.get('/api/endpoints/:name', (c) => {
+    const name = c.req.param('name');
+    const record = byName.get(name);
+    if (record === undefined) throw notFound(name, false);
+    return serve(c, record);
+  });
+  for (const path of ['/api/endpoints', '/api/endpoints/query/:ref', '/api/endpoints/:name']) {
+    app.all(path, (c) => {
+      c.set('endpoint', 'method_not_allowed');
+      throw methodNotAllowed(c.req.method, READ_METHODS);
+    });
+  }
+}

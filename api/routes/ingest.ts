@@ -1,0 +1,79 @@
+/**
+ * `POST /api/ingest/{source}`: NDJSON or a JSON array of events of one source, validated as
+ * the consumers validate them, handed to the ingest sink; answered 202 with the counts.
+ *
+ * @module
+ */
+import type { Hono } from 'hono';
+import { type Source, SOURCES } from '../../src/events/types.ts';
+import type { Logger } from '../../src/logger.ts';
+import { withDeadline } from '../deadline.ts';
+import type { ApiEnv } from '../env.ts';
+import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
+import { readBody, splitBody } from '../ingest/body.ts';
+import type { IngestSink } from '../ingest/sink.ts';
+import { validateItems } from '../ingest/validate.ts';
+import { jsonResponse } from '../json.ts';
+import type { ApiMetrics } from '../metrics.ts';
+
+/** What the ingest route needs. */
+export interface IngestRouteDeps {
+  readonly sink: IngestSink;
+  readonly nowUs: () => number;
+  readonly maxFutureSkewUs: number;
+  readonly maxBytes: number;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+  /** Longest wait for the sink, in ms. */
+  readonly timeoutMs: number;
+  /** Called after events were folded in this process, so cached answers are dropped. */
+  readonly onFolded: () => void;
+}
+
+function isSource(value: string): value is Source {
+  return (SOURCES as readonly string[]).includes(value);
+}
+
+/** Registers the ingest route on `app`. */
+export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): void {
+  app.post('/api/ingest/:source', async (c) => {
+    c.set('endpoint', 'ingest');
+    const source = c.req.param('source');
+    if (!isSource(source)) {
+      throw new HttpError(
+        'not_found',
+        `unknown source ${JSON.stringify(source.slice(0, 100))}: one of ${SOURCES.join(', ')}`,
+      );
+    }
+    const items = splitBody(await readBody(c.req.raw, deps.maxBytes));
+    const validated = validateItems(items, source, {
+      nowUs: deps.nowUs(),
+      maxFutureSkewUs: deps.maxFutureSkewUs,
+    });
+    try {
+      const destination = deps.sink.kind === 'kafka' ? 'Kafka' : 'the store';
+      await withDeadline(deps.sink.accept(source, validated.accepted), deps.timeoutMs, destination);
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      deps.logger.warn({ err: error, source }, 'ingest sink failed');
+      throw unavailable(
+        deps.sink.kind === 'kafka'
+          ? 'Kafka did not acknowledge the events; send them again (a retry may publish some twice)'
+          : 'the store did not take the events; send them again shortly',
+      );
+    } finally {
+      if (deps.sink.kind === 'direct') deps.onFolded();
+    }
+    deps.metrics.countIngested(source, 'accepted', validated.accepted.length);
+    deps.metrics.countIngested(source, 'rejected', validated.rejected);
+    return jsonResponse({
+      accepted: validated.accepted.length,
+      rejected: validated.rejected,
+      errors: validated.errors,
+    }, 202);
+  });
+  app.all('/api/ingest/:source', (c) => {
+    c.set('endpoint', 'method_not_allowed');
+    throw methodNotAllowed(c.req.method, ['POST', 'OPTIONS']);
+  });
+}

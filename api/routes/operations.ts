@@ -1,0 +1,67 @@
+/**
+ * The operational routes, public (no key): `/healthz` (the process answers), `/readyz` (the
+ * store answers), `/metrics` (Prometheus) and `/openapi.json`. None of them reveals data: the
+ * metrics carry endpoint names and status codes only, and the document is the published
+ * contract.
+ *
+ * @module
+ */
+import type { Hono } from 'hono';
+import type { RollupStore } from '../../src/store/port.ts';
+import { guardStore } from '../deadline.ts';
+import type { ApiEnv } from '../env.ts';
+import { methodNotAllowed } from '../errors.ts';
+import { jsonResponse } from '../json.ts';
+import type { ApiMetrics } from '../metrics.ts';
+import type { OpenApiObject } from '../openapi/document.ts';
+
+/** The paths that need no key. */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
+  '/healthz',
+  '/readyz',
+  '/metrics',
+  '/openapi.json',
+]);
+
+/** What the operational routes need. */
+export interface OperationRoutesDeps {
+  readonly store: RollupStore;
+  readonly metrics: ApiMetrics;
+  readonly document: OpenApiObject;
+  /** Longest wait for the store's ping, in ms. */
+  readonly storeTimeoutMs: number;
+  /** Where a failed ping's cause goes. */
+  readonly logStoreError: (error: unknown) => void;
+}
+
+/** Registers the operational routes on `app`. */
+export function registerOperationRoutes(app: Hono<ApiEnv>, deps: OperationRoutesDeps): void {
+  const document = JSON.stringify(deps.document);
+  app.get('/healthz', (c) => {
+    c.set('endpoint', 'healthz');
+    return jsonResponse({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' });
+  });
+  app.get('/readyz', async (c) => {
+    c.set('endpoint', 'readyz');
+    await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.logStoreError);
+    return jsonResponse({ status: 'ready' }, 200, { 'Cache-Control': 'no-store' });
+  });
+  app.get('/metrics', async (c) => {
+    c.set('endpoint', 'metrics');
+    return new Response(await deps.metrics.registry.metrics(), {
+      headers: { 'Content-Type': deps.metrics.registry.contentType, 'Cache-Control': 'no-store' },
+    });
+  });
+  app.get('/openapi.json', (c) => {
+    c.set('endpoint', 'openapi');
+    return new Response(document, {
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    });
+  });
+  for (const path of PUBLIC_PATHS) {
+    app.all(path, (c) => {
+      c.set('endpoint', 'method_not_allowed');
+      throw methodNotAllowed(c.req.method, ['GET', 'HEAD']);
+    });
+  }
+}

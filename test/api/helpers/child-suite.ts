@@ -1,0 +1,87 @@
+/**
+ * The suite run against a child service (Node via `npm start`, or Deno): ingest generated
+ * events over HTTP, then compare the endpoints with the reference evaluator at the server's
+ * (real) clock, and check the banner and a clean SIGTERM shutdown.
+ *
+ * @module
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { EndpointName } from '../../../src/endpoints/registry.ts';
+import { generatedStream, queriesFor } from '../../rollup/fold-and-read.ts';
+import type { ChildService } from './child.ts';
+import { type Call, expectAnswersMatchReference, ingestLines, read } from './http.ts';
+import { responseValidator } from './openapi-validator.ts';
+
+/** Registers the suite; `every` keeps one query in that many (a representative subset). */
+export function childSuite(start: () => Promise<ChildService>, every = 1): void {
+  let service: ChildService | null = null;
+  let call: Call = () => Promise.reject(new Error('the service did not start'));
+  const nowUs = Date.now() * 1000;
+  const stream = generatedStream(nowUs, 3_000);
+
+  beforeAll(async () => {
+    service = await start();
+    const { url, key } = service;
+    call = (path, init = {}) =>
+      fetch(`${url}${path}`, { ...init, headers: { 'X-API-KEY': key, ...init.headers } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  test('the banner shows the URL, the key and a curl per endpoint', () => {
+    const output = service?.output() ?? '';
+    for (const endpoint of ['functions.invocation-stats', 'logs.all', 'usage.api-counts']) {
+      expect(output).toMatch(
+        new RegExp(`curl -H 'X-API-KEY: \\S+' '[^']+/api/endpoints/${endpoint}\\?`),
+      );
+    }
+  });
+
+  test('ingested over HTTP, the endpoints answer what the reference says', async () => {
+    const document = await (await call('/openapi.json')).json();
+    const check = responseValidator(document);
+    const totals = await ingestLines(call, stream.lines, check, 1_000);
+    expect(totals.accepted).toBe(stream.events.length);
+    const queries = queriesFor(stream.events, nowUs).filter((_, i) => i % every === 0) as [
+      EndpointName,
+      string,
+    ][];
+    const nonEmpty = await expectAnswersMatchReference({
+      call,
+      events: stream.events,
+      queries,
+      clock: { nowUs: () => Date.now() * 1000 },
+      check,
+    });
+    expect(nonEmpty).toBeGreaterThan(queries.length);
+    const unauthorized = await read((path) => fetch(`${service?.url}${path}`), '/api/endpoints');
+    expect(unauthorized.status).toBe(401);
+  }, 120_000);
+
+  test('SIGTERM stops it cleanly', async () => {
+    const output = service?.output() ?? '';
+    const pid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(output)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const code = await service?.stop();
+    // A launcher (npm, deno task) killed with its group may end by the signal itself (null or
+    // 143); what matters is that the service logged its stop, exited, and reported no failure.
+    expect([0, null, 143]).toContain(code);
+    const gone = async () => {
+      for (let i = 0; i < 100; i++) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return false;
+    };
+    expect(await gone()).toBe(true);
+    expect(service?.output()).toContain('"msg":"stopping"');
+    expect(service?.output()).not.toContain('shutdown');
+    service = null;
+  }, 30_000);
+}

@@ -1,0 +1,67 @@
+/**
+ * Runs the service as a child process (the README's start command, or Deno), reads the URL
+ * and the generated API key from its banner, and stops it with SIGTERM.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+
+/** A running child service. */
+export interface ChildService {
+  readonly url: string;
+  readonly key: string;
+  /** Everything the child printed so far. */
+  output(): string;
+  /** SIGTERM to the child's process group; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** The environment of an embedded-default child: no Kafka, no Redis, a free port. */
+export function embeddedEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(KAFKA_|REDIS_|UPSTASH_|API_KEYS|STORE$|PORT$|DEMO$)/.test(name)) delete env[name];
+  }
+  return { ...env, PORT: '0', LOG_LEVEL: 'info', ...extra };
+}
+
+/** Starts `command` and waits (up to `timeoutMs`) for its banner. */
+export async function startChild(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 90_000,
+): Promise<ChildService> {
+  const child: ChildProcess = spawn(command, [...args], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code))
+  );
+  const stop = async () => {
+    if (child.exitCode === null && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch (error) {
+        if (!(error instanceof Error && 'code' in error && error.code === 'ESRCH')) throw error;
+      }
+    }
+    return await exited;
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+    const key = /API key: (\S+)\s+\(generated/.exec(output)?.[1];
+    if (url !== undefined && key !== undefined) return { url, key, output: () => output, stop };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`${command} ${args.join(' ')} did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
