@@ -1,0 +1,309 @@
+/**
+ * HTTP API benchmark: one API process answering from Redis loaded with generated events,
+ * driven over loopback from this process (undici, 64 connections by default), per workload:
+ * requests/s and p50/p99 latency; then, in the same run, the reference evaluator answering the
+ * same requests over the same raw events in memory (the query-on-every-call baseline).
+ *
+ *   npm run bench:api                       # 1,000,000 events, 10 s per workload
+ *   npm run bench:api -- --events 200000 --seconds 5 --connections 64 --baseline-calls 20
+ *
+ * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
+ * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import process from 'node:process';
+import { createClient } from 'redis';
+import type { EndpointName } from '../../src/endpoints/registry.ts';
+import { parse } from '../../src/events/parse.ts';
+import type { LogEvent } from '../../src/events/types.ts';
+import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
+import { RedisStore } from '../../src/store/redis.ts';
+import { generateEvents } from '../../src/synthetic/generator.ts';
+import { baseline, type BaselineResult } from './api/baseline.ts';
+import { startApi } from './api/child.ts';
+import { drive, type DriveResult } from './api/load.ts';
+import { environment } from './measure.ts';
+
+const KEY = 'bench-key-0123456789abcdef';
+const SEED = 20_261_121;
+const BATCH = 20_000;
+
+interface Flags {
+  events: number;
+  seconds: number;
+  rate: number;
+  connections: number;
+  baselineCalls: number;
+  baselineSeconds: number;
+}
+
+function flags(args: readonly string[]): Flags {
+  const result: Flags = {
+    events: 1_000_000,
+    seconds: 10,
+    rate: 3_000,
+    connections: 64,
+    baselineCalls: 20,
+    baselineSeconds: 20,
+  };
+  const names: Record<string, keyof Flags> = {
+    '--events': 'events',
+    '--seconds': 'seconds',
+    '--rate': 'rate',
+    '--connections': 'connections',
+    '--baseline-calls': 'baselineCalls',
+    '--baseline-seconds': 'baselineSeconds',
+  };
+  for (let i = 0; i < args.length; i += 2) {
+    const name = names[args[i] ?? ''];
+    const value = Number(args[i + 1]);
+    if (name === undefined || !Number.isInteger(value) || value < 1) {
+      throw new Error(
+        `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
+          '--baseline-calls, --baseline-seconds, each with a positive integer',
+      );
+    }
+    result[name] = value;
+  }
+  return result;
+}
+
+function redisUrl(): string {
+  let url = process.env.REDIS_URL;
+  if (url === undefined) {
+    try {
+      url = /^REDIS_URL=(\S+)$/m.exec(readFileSync('.services/env', 'utf8'))?.[1];
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
+    }
+  }
+  if (url === undefined) {
+    throw new Error('bench:api needs Redis: set REDIS_URL or run npm run services:up');
+  }
+  const parsed = new URL(url);
+  parsed.pathname = `/${process.env.BENCH_REDIS_DB ?? '14'}`;
+  return parsed.toString();
+}
+
+/** Generated lines: the stream, plus edge events with hostile hosts for the pattern workload. */
+function* lines(
+  count: number,
+  nowUs: number,
+): Generator<{ source: 'edge' | 'function-edge'; line: string }> {
+  yield* generateEvents({ seed: SEED, events: count, nowUs });
+  for (let i = 0; i < 1_000; i++) {
+    yield {
+      source: 'edge',
+      line: JSON.stringify({
+        id: `hostile-${i}`,
+        timestamp: nowUs - (i + 1) * 1_000_000,
+        project: `hostile${i % 10}`,
+        metadata: [{ request: [{ host: `${'a'.repeat(1_000)}!${i}`, path: '/rest/v1/x' }] }],
+      }),
+    };
+  }
+}
+
+interface Activity {
+  readonly functions: Map<string, number>;
+  readonly edge: Map<string, number>;
+}
+
+function count(activity: Activity, event: LogEvent): void {
+  const map = event.source === 'edge' ? activity.edge : activity.functions;
+  map.set(event.project, (map.get(event.project) ?? 0) + 1);
+}
+
+function top(map: Map<string, number>, n: number): string[] {
+  return [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([project]) => project);
+}
+
+async function load(url: string, total: number, nowUs: number): Promise<Activity> {
+  const client = await createClient({ url }).connect();
+  await client.flushDb();
+  await client.close();
+  const store = await RedisStore.connect(url);
+  const ingest = new DirectIngest({ store, nowUs: () => nowUs });
+  const activity: Activity = { functions: new Map(), edge: new Map() };
+  let batch: LogEvent[] = [];
+  let done = 0;
+  const started = performance.now();
+  for (const { source, line } of lines(total, nowUs)) {
+    const result = parse(line, source, { nowUs });
+    if (!result.ok) continue;
+    count(activity, result.event);
+    batch.push(result.event);
+    if (batch.length === BATCH) {
+      await ingest.fold(batch);
+      done += batch.length;
+      batch = [];
+      process.stderr.write(`\rloaded ${done} events into Redis`);
+    }
+  }
+  await ingest.fold(batch);
+  done += batch.length;
+  await store.close();
+  const seconds = (performance.now() - started) / 1000;
+  process.stderr.write(
+    `\rloaded ${done} events into Redis in ${seconds.toFixed(1)} s (${
+      Math.round(done / seconds)
+    }/s)\n`,
+  );
+  return activity;
+}
+
+interface Workload {
+  readonly label: string;
+  readonly endpoint: EndpointName;
+  readonly queries: string[];
+}
+
+function workloads(activity: Activity): Workload[] {
+  const functionProjects = top(activity.functions, 50);
+  const edgeProjects = top(activity.edge, 50).filter((project) => !project.startsWith('hostile'));
+  return [
+    {
+      label: 'functions.invocation-stats interval=5min',
+      endpoint: 'functions.invocation-stats',
+      queries: functionProjects.map((p) => `project=${p}&interval=5min`),
+    },
+    {
+      label: 'functions.invocation-stats interval=1day',
+      endpoint: 'functions.invocation-stats',
+      queries: functionProjects.map((p) => `project=${p}&interval=1day`),
+    },
+    {
+      label: 'logs.all project_tier=PRO',
+      endpoint: 'logs.all',
+      queries: edgeProjects.map((p) => `project=${p}&project_tier=PRO`),
+    },
+    {
+      label: 'usage.api-counts interval=minutely',
+      endpoint: 'usage.api-counts',
+      queries: edgeProjects.map((p) => `project=${p}&interval=minutely`),
+    },
+    {
+      label: 'usage.api-counts interval=daily',
+      endpoint: 'usage.api-counts',
+      queries: edgeProjects.map((p) => `project=${p}&interval=daily`),
+    },
+    {
+      label: 'usage.api-counts project=(a+)+$ (hostile hosts)',
+      endpoint: 'usage.api-counts',
+      queries: ['project=(a%2B)%2B%24&interval=daily'],
+    },
+  ];
+}
+
+function memoryEvents(total: number, nowUs: number): LogEvent[] {
+  const events: LogEvent[] = [];
+  for (const { source, line } of lines(total, nowUs)) {
+    const result = parse(line, source, { nowUs });
+    if (result.ok) events.push(result.event);
+  }
+  return events;
+}
+
+const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+const perSecond = (value: number) => Math.round(value).toLocaleString('en-US');
+
+async function main(): Promise<void> {
+  const options = flags(process.argv.slice(2));
+  const url = redisUrl();
+  const nowUs = Date.now() * 1000;
+  console.log(`bench:api: ${environment()}`);
+  console.log(
+    `method: ${
+      options.events.toLocaleString('en-US')
+    } generated events (seed ${SEED}, last hour, ` +
+      `1000 projects, Zipf) + 1000 hostile-host events folded into Redis (${url}); one API ` +
+      `process (node api/main.ts --role api); this process drives it over loopback with undici, ` +
+      `${options.connections} connections, ${options.seconds} s per workload after 2 s warm-up; ` +
+      'each workload cycles through the 50 busiest projects; per workload the saturation ' +
+      `throughput (closed loop) and the latency at ${options.rate} req/s offered, or 80% of ` +
+      'the maximum when that is lower (open loop, measured from the scheduled send time).',
+  );
+  const activity = await load(url, options.events, nowUs);
+  const list = workloads(activity);
+  const modes = [
+    { name: 'reuse 1 s (default)', env: { RESULT_CACHE_MS: '1000' } },
+    { name: 'no reuse', env: { RESULT_CACHE_MS: '0' } },
+  ];
+  const results = new Map<
+    string,
+    { saturation: DriveResult; atRate: DriveResult; rate: number }
+  >();
+  for (const mode of modes) {
+    const api = await startApi({ REDIS_URL: url, API_KEYS: KEY, ...mode.env });
+    try {
+      for (const workload of list) {
+        const base = {
+          url: api.url,
+          headers: { 'X-API-KEY': KEY },
+          paths: workload.queries.map((q) => `/api/endpoints/${workload.endpoint}?${q}`),
+          connections: options.connections,
+          seconds: options.seconds,
+          warmupSeconds: 2,
+        };
+        const saturation = await drive(base);
+        // Past saturation an open loop only measures its own queue: stay at 80% of the maximum.
+        const rate = Math.min(options.rate, Math.floor(saturation.perSecond * 0.8));
+        const atRate = await drive({ ...base, ratePerSecond: rate });
+        results.set(`${mode.name}|${workload.label}`, { saturation, atRate, rate });
+        process.stderr.write(
+          `${mode.name}: ${workload.label}: max ${perSecond(saturation.perSecond)} req/s ` +
+            `(p99 ${ms(saturation.p99Ms)} ms); at ${perSecond(rate)} req/s: p50 ${
+              ms(atRate.p50Ms)
+            } ms, p99 ${ms(atRate.p99Ms)} ms; failures ${
+              JSON.stringify({ ...saturation.failures, ...atRate.failures })
+            }\n`,
+        );
+      }
+    } finally {
+      await api.stop();
+    }
+  }
+
+  process.stderr.write('baseline: parsing the events into memory...\n');
+  const events = memoryEvents(options.events, nowUs);
+  const baselines = new Map<string, BaselineResult>();
+  for (const workload of list) {
+    const result = baseline(workload.endpoint, events, workload.queries, {
+      maxCalls: options.baselineCalls,
+      maxSeconds: options.baselineSeconds,
+    });
+    baselines.set(workload.label, result);
+    process.stderr.write(
+      `baseline: ${workload.label}: ${result.calls} calls, p50 ${ms(result.p50Ms)} ms\n`,
+    );
+  }
+
+  console.log('');
+  console.log(
+    `| workload | mode | max req/s (${options.connections} conns) | offered req/s | ` +
+      'p50 / p99 ms at offered | baseline calls/s (p50 ms) | max req/s / baseline |',
+  );
+  console.log('|---|---|---:|---:|---:|---:|---:|');
+  for (const workload of list) {
+    const base = baselines.get(workload.label);
+    for (const mode of modes) {
+      const result = results.get(`${mode.name}|${workload.label}`);
+      if (result === undefined || base === undefined) continue;
+      const failed = Object.keys(result.saturation.failures).length +
+        Object.keys(result.atRate.failures).length;
+      console.log(
+        `| ${workload.label} | ${mode.name}${failed > 0 ? ' (FAILURES)' : ''} | ${
+          perSecond(result.saturation.perSecond)
+        } | ${perSecond(result.rate)} | ${ms(result.atRate.p50Ms)} / ${ms(result.atRate.p99Ms)} | ${
+          base.perSecond.toFixed(2)
+        } (${ms(base.p50Ms)}) | ${
+          Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')
+        }x |`,
+      );
+    }
+  }
+}
+
+await main();

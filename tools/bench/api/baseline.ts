@@ -1,0 +1,47 @@
+/**
+ * The baseline of `npm run bench:api`: the reference evaluator answering the same requests over
+ * the raw events, one after another (the query-on-every-call approach the rollups replace),
+ * for a bounded number of calls or seconds, whichever comes first.
+ *
+ * @module
+ */
+import type { EndpointName } from '../../../src/endpoints/registry.ts';
+import type { LogEvent } from '../../../src/events/types.ts';
+import { evaluate } from '../../../src/reference/evaluator.ts';
+import { nearestRank } from './load.ts';
+
+/** What the baseline measured. */
+export interface BaselineResult {
+  readonly calls: number;
+  readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly maxMs: number;
+}
+
+/** Times `evaluate` on `queries` (taken in turn) over `events`. */
+export function baseline(
+  endpoint: EndpointName,
+  events: readonly LogEvent[],
+  queries: readonly string[],
+  limits: { readonly maxCalls: number; readonly maxSeconds: number },
+): BaselineResult {
+  const latencies: number[] = [];
+  const started = performance.now();
+  while (
+    latencies.length < limits.maxCalls && performance.now() - started < limits.maxSeconds * 1000
+  ) {
+    const query = queries[latencies.length % queries.length] ?? '';
+    const before = performance.now();
+    const answer = evaluate(endpoint, events, new URLSearchParams(query), Date.now() * 1000);
+    latencies.push(performance.now() - before);
+    if (!answer.ok) throw new Error(`baseline query refused: ${answer.error.message}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    calls: latencies.length,
+    perSecond: latencies.length / seconds,
+    p50Ms: nearestRank(latencies, 0.5),
+    maxMs: latencies.at(-1) ?? Number.NaN,
+  };
+}

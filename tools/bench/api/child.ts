@@ -1,0 +1,47 @@
+/**
+ * The API process under load: `node api/main.ts --role api` on a free port, started and
+ * stopped by the benchmark.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import process from 'node:process';
+
+/** A running API process. */
+export interface ApiProcess {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the API with `env` added to this process's environment; waits for its banner. */
+export async function startApi(env: Readonly<Record<string, string>>): Promise<ApiProcess> {
+  const clean = { ...process.env };
+  for (const name of Object.keys(clean)) {
+    if (/^(KAFKA_|UPSTASH_|DEMO$|STORE$)/.test(name)) delete clean[name];
+  }
+  const child: ChildProcess = spawn(process.execPath, ['api/main.ts', '--role', 'api'], {
+    env: { ...clean, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+    if (url !== undefined) {
+      return {
+        url,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`the API did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

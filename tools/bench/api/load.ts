@@ -1,0 +1,108 @@
+/**
+ * The load generator of `npm run bench:api`, over a pool of keep-alive connections (undici, no
+ * pipelining), for a bounded time after a warm-up, in one of two modes:
+ *
+ * - closed loop (`ratePerSecond` absent): every connection sends its next request as soon as the
+ *   previous answer is read: the most the server answers (its saturation throughput);
+ * - open loop (`ratePerSecond` given): requests are sent on a fixed schedule whatever the
+ *   answers do, and latency is measured from each request's scheduled time (no coordinated
+ *   omission): the latency a client sees at that rate.
+ *
+ * @module
+ */
+import { Pool } from 'undici';
+
+/** Options of {@link drive}. */
+export interface DriveOptions {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Paths with query strings, taken in turn. */
+  readonly paths: readonly string[];
+  readonly connections: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  /** Open loop at this many requests per second; absent: closed loop. */
+  readonly ratePerSecond?: number;
+}
+
+/** What one run measured. */
+export interface DriveResult {
+  readonly requests: number;
+  readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Answers other than 200, by status (0 = transport error). */
+  readonly failures: Readonly<Record<string, number>>;
+}
+
+/**
+ * The nearest-rank quantile of ascending `sorted`.
+ *
+ * @example
+ * ```ts
+ * nearestRank([1, 2, 3, 4], 0.5); // 2
+ * ```
+ */
+export function nearestRank(sorted: readonly number[], q: number): number {
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** Drives `options.url` and reports throughput and latency of the measured period. */
+export async function drive(options: DriveOptions): Promise<DriveResult> {
+  const pool = new Pool(options.url, {
+    connections: options.connections,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+  });
+  const latencies: number[] = [];
+  const failures: Record<string, number> = {};
+  let next = 0;
+  const started = performance.now();
+  const measureFrom = started + options.warmupSeconds * 1000;
+  const stopAt = measureFrom + options.seconds * 1000;
+  /** Sends one request; `since` is when it counts from (sent, or scheduled). */
+  const send = async (since: number) => {
+    const path = options.paths[next++ % options.paths.length] ?? '/';
+    let status = 0;
+    try {
+      const response = await pool.request({ path, method: 'GET', headers: options.headers });
+      status = response.statusCode;
+      await response.body.text();
+    } catch (error) {
+      // A transport failure is counted as status 0, not thrown: the run goes on.
+      if (!(error instanceof Error)) throw error;
+    }
+    if (since < measureFrom) return;
+    latencies.push(performance.now() - since);
+    if (status !== 200) failures[String(status)] = (failures[String(status)] ?? 0) + 1;
+  };
+  const rate = options.ratePerSecond;
+  if (rate === undefined) {
+    const worker = async () => {
+      for (let sent = performance.now(); sent < stopAt; sent = performance.now()) await send(sent);
+    };
+    await Promise.all(Array.from({ length: options.connections }, worker));
+  } else {
+    const inFlight = new Set<Promise<void>>();
+    for (let i = 0;; i++) {
+      const scheduled = started + (i * 1000) / rate;
+      if (scheduled >= stopAt) break;
+      const wait = scheduled - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      const request = send(scheduled).finally(() => inFlight.delete(request));
+      inFlight.add(request);
+    }
+    await Promise.all(inFlight);
+  }
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    perSecond: latencies.length / options.seconds,
+    p50Ms: nearestRank(latencies, 0.5),
+    p99Ms: nearestRank(latencies, 0.99),
+    maxMs: latencies.at(-1) ?? Number.NaN,
+    failures,
+  };
+}
