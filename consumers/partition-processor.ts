@@ -1,17 +1,25 @@
 /**
  * What a consumer does with one partition's batches, apart from Kafka itself: skip what the
- * store already covers, parse, fold, route rejects to the dead-letter topic, and flush through
- * the {@link PartitionWriter} every `flushEvents` events or `flushIntervalMs`, and at the end of
- * every batch. It answers the runner with the next offset to consume from, or with a seek when
- * the store says consuming must resume elsewhere. Kept free of kafkajs so that every branch can
- * be driven by a test.
+ * store already covers, parse, fold, route rejects to the dead-letter topic, and write the folded
+ * delta through the {@link PartitionWriter}. It answers the runner with the next offset to consume
+ * from, or with a seek when the store says consuming must resume elsewhere. Kept free of kafkajs
+ * so that every branch can be driven by a test.
+ *
+ * Writes are pipelined: a batch is folded and its flush started, and the answer does not wait
+ * for the store. While one flush is under way, whatever is folded meanwhile waits and goes out
+ * as the next flush the moment the first one lands (so under load flushes grow, and the store
+ * and this process work at the same time instead of taking turns). At most one flush per
+ * partition is in flight, flushes land in offset order, and folding waits once `flushEvents`
+ * events are pending, which bounds memory. A failed flush voids everything folded after the
+ * stored offset: the next batch (or {@link PartitionProcessor.resume}, when no batch comes)
+ * re-reads the stored offset and asks for a seek there, so nothing is lost or counted twice.
  *
  * @module
  */
 import { parse } from '../src/events/parse.ts';
 import type { Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
-import { OffsetConflictError, PartitionWriter } from '../src/rollup/partition-writer.ts';
+import { PartitionWriter } from '../src/rollup/partition-writer.ts';
 import { logPosition } from '../src/rollup/recent-logs.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
@@ -35,14 +43,16 @@ export interface PartitionProcessorOptions {
   readonly nowUs: () => number;
   readonly maxFutureSkewUs: number;
   readonly recentLogsCapacity: number;
+  /** Most events folded and not yet written; folding waits for the store beyond it. */
   readonly flushEvents: number;
-  readonly flushIntervalMs: number;
   /** Publishes dead letters; resolves once the broker has them. */
   readonly publishDeadLetters: (letters: DeadLetter[]) => Promise<void>;
   /** The partition's earliest retained offset (where to start when the store has none). */
   readonly earliestOffset: () => Promise<number>;
   /** Reports each flush: events folded, rejects, and how long the store write took. */
   readonly onFlush?: (report: FlushReport) => void;
+  /** Called when a flush fails; the partition then resumes from the stored offset. */
+  readonly onFlushError?: (error: unknown) => void;
 }
 
 /** Figures of one flush. */
@@ -60,20 +70,37 @@ export type BatchOutcome =
   | { readonly kind: 'consumed'; readonly nextOffset: number | null }
   | { readonly kind: 'seek'; readonly offset: number };
 
+/** What is folded and not yet handed to the writer. */
+interface Pending {
+  fold: Fold;
+  letters: DeadLetter[];
+  rejected: number;
+  oldestProducedMs: number | null;
+  /** The offset after the last message folded into it. */
+  nextOffset: number | null;
+}
+
+function emptyPending(): Pending {
+  return { fold: new Fold(), letters: [], rejected: 0, oldestProducedMs: null, nextOffset: null };
+}
+
 /** Folds one partition's messages into the store exactly once. */
 export class PartitionProcessor {
   readonly #options: PartitionProcessorOptions;
   readonly #writer: PartitionWriter;
   readonly #stream: string;
-  #fold = new Fold();
-  #letters: DeadLetter[] = [];
-  #rejected = 0;
-  #oldestProducedMs: number | null = null;
-  /** Next offset to fold; null until the writer is opened. */
+  #pending: Pending = emptyPending();
+  /** Next offset to fold; null until the stored offset has been read (again). */
   #expected: number | null = null;
   /** Where this processor last asked to seek, to accept a gap Kafka leaves after a seek. */
   #seekedTo: number | null = null;
-  #busy = false;
+  /** The flush under way; it never rejects (a failure lands in `#failure`). */
+  #inFlight: Promise<void> | null = null;
+  /** Why the last flush failed, until the stream is reopened. */
+  #failure: unknown = null;
+  /** Serializes `process` and `resume`. */
+  #turn: Promise<unknown> = Promise.resolve();
+  #turns = 0;
 
   constructor(options: PartitionProcessorOptions) {
     this.#options = options;
@@ -101,9 +128,14 @@ export class PartitionProcessor {
     return this.#options.partition;
   }
 
-  /** Whether a batch is being processed right now. */
+  /** Whether a batch, a recovery or a flush is under way right now. */
   get busy(): boolean {
-    return this.#busy;
+    return this.#turns > 0 || this.#inFlight !== null;
+  }
+
+  /** Whether a flush failed and no batch or recovery has re-read the stored offset since. */
+  get failed(): boolean {
+    return this.#failure !== null;
   }
 
   /** The next offset this processor has stored (null before its first batch or after a reopen). */
@@ -119,63 +151,111 @@ export class PartitionProcessor {
   /**
    * Processes one batch. Messages below the stored offset are skipped; if the batch does not
    * start where the store says consuming must resume, the answer is a seek and nothing is folded.
+   * Resolves once the batch is folded and its flush started, not when the flush lands.
    */
-  async process(
+  process(messages: readonly InputMessage[], isRunning: () => boolean): Promise<BatchOutcome> {
+    return this.#exclusive(() => this.#process(messages, isRunning));
+  }
+
+  /**
+   * Where consuming must resume, when this processor has not read the stored offset since it
+   * was created or reopened, or its last flush failed: re-reads the stored offset (the earliest
+   * retained one when none is stored) and answers it. Null when the processor is on track.
+   * Used on partition assignment, so a partition resumes where the store says even when Kafka
+   * has nothing new for it, and for a failed partition that gets no new batch.
+   */
+  resume(): Promise<number | null> {
+    return this.#exclusive(async () => {
+      if (this.#expected !== null && this.#failure === null) return null;
+      const offset = await this.#reopenFromStore();
+      // Not a gap to accept: a batch fetched before the seek may still arrive; it is refused.
+      this.#seekedTo = null;
+      return offset;
+    });
+  }
+
+  /** Resolves once nothing is being written (on shutdown, after the last batch). */
+  async drain(): Promise<void> {
+    while (this.#inFlight !== null) await this.#inFlight;
+  }
+
+  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.#turns += 1;
+    const previous = this.#turn;
+    const mine = previous.then(work, work);
+    this.#turn = mine.catch(() => undefined);
+    try {
+      return await mine;
+    } finally {
+      this.#turns -= 1;
+    }
+  }
+
+  async #process(
     messages: readonly InputMessage[],
     isRunning: () => boolean,
   ): Promise<BatchOutcome> {
     const first = messages[0];
     if (first === undefined) return { kind: 'consumed', nextOffset: null };
+    if (this.#failure !== null) this.#expected = null;
     if (this.#expected === null) {
-      const stored = await this.#writer.open();
-      this.#expected = stored ?? (await this.#options.earliestOffset());
+      await this.#reopenFromStore();
       this.#seekedTo = null;
     }
-    const expected = this.#expected;
+    const expected = this.#expected ?? 0;
     const firstOffset = Number(first.offset);
     if (firstOffset > expected && this.#seekedTo !== expected) {
       this.#seekedTo = expected;
       return { kind: 'seek', offset: expected };
     }
-    try {
-      let lastFlush = Date.now();
-      let last = -1;
-      for (const message of messages) {
-        const offset = Number(message.offset);
-        if (offset < (this.#expected ?? expected)) continue;
-        this.#foldMessage(message, offset);
-        last = offset;
-        const due = this.#fold.size + this.#rejected >= this.#options.flushEvents ||
-          Date.now() - lastFlush >= this.#options.flushIntervalMs;
-        if (due) {
-          await this.#flush(offset + 1);
-          lastFlush = Date.now();
-        }
-        if (!isRunning()) break;
-      }
-      if (last >= 0 && this.#fold.size + this.#rejected > 0) await this.#flush(last + 1);
-      return { kind: 'consumed', nextOffset: this.#expected };
-    } catch (error) {
-      this.#discardPending();
-      this.#expected = null;
-      if (error instanceof OffsetConflictError) {
-        const stored = await this.#writer.open();
-        this.#expected = stored ?? (await this.#options.earliestOffset());
-        this.#seekedTo = this.#expected;
-        return { kind: 'seek', offset: this.#expected };
-      }
-      throw error;
+    for (const message of messages) {
+      const offset = Number(message.offset);
+      if (offset < (this.#expected ?? expected)) continue;
+      this.#foldMessage(message, offset);
+      this.#expected = offset + 1;
+      if (this.#pendingEvents() >= this.#options.flushEvents) await this.#makeRoom();
+      // A failed flush voids this batch too: the next one re-reads the stored offset.
+      if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
+      if (!isRunning()) break;
+    }
+    this.#startFlush();
+    return { kind: 'consumed', nextOffset: this.#expected };
+  }
+
+  /** Waits for the flush under way, drops everything not written, reads the stored offset. */
+  async #reopenFromStore(): Promise<number> {
+    await this.drain();
+    this.#pending = emptyPending();
+    this.#failure = null;
+    this.#expected = null;
+    const stored = await this.#writer.open();
+    const offset = stored ?? (await this.#options.earliestOffset());
+    this.#expected = offset;
+    return offset;
+  }
+
+  #pendingEvents(): number {
+    return this.#pending.fold.size + this.#pending.rejected;
+  }
+
+  /** Waits until the pending events fit under `flushEvents` again (or a flush failed). */
+  async #makeRoom(): Promise<void> {
+    while (this.#pendingEvents() >= this.#options.flushEvents && this.#failure === null) {
+      this.#startFlush();
+      await this.#inFlight;
     }
   }
 
   #foldMessage(message: InputMessage, offset: number): void {
+    const pending = this.#pending;
     const produced = Number(message.timestamp);
     if (
       Number.isFinite(produced) &&
-      (this.#oldestProducedMs === null || produced < this.#oldestProducedMs)
+      (pending.oldestProducedMs === null || produced < pending.oldestProducedMs)
     ) {
-      this.#oldestProducedMs = produced;
+      pending.oldestProducedMs = produced;
     }
+    pending.nextOffset = offset + 1;
     const nowUs = this.#options.nowUs();
     const result = message.value === null
       ? {
@@ -187,41 +267,49 @@ export class PartitionProcessor {
         maxFutureSkewUs: this.#options.maxFutureSkewUs,
       });
     if (result.ok) {
-      this.#fold.add(result.event, logPosition(this.#stream, offset), nowUs);
+      pending.fold.add(result.event, logPosition(this.#stream, offset), nowUs);
       return;
     }
-    this.#rejected += 1;
-    this.#letters.push(deadLetter(message, result.rejection, {
+    pending.rejected += 1;
+    pending.letters.push(deadLetter(message, result.rejection, {
       topic: this.#options.topic,
       partition: this.#options.partition,
       offset: message.offset,
     }));
   }
 
-  async #flush(nextOffset: number): Promise<void> {
+  /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */
+  #startFlush(): void {
+    const pending = this.#pending;
+    if (this.#inFlight !== null || this.#failure !== null || pending.nextOffset === null) return;
+    this.#pending = emptyPending();
+    this.#inFlight = this.#write(pending).then(
+      () => {
+        this.#inFlight = null;
+        this.#startFlush();
+      },
+      (error: unknown) => {
+        this.#inFlight = null;
+        this.#failure = error;
+        this.#options.onFlushError?.(error);
+      },
+    );
+  }
+
+  async #write(pending: Pending): Promise<void> {
+    const nextOffset = pending.nextOffset;
+    if (nextOffset === null) return;
     const started = performance.now();
-    if (this.#letters.length > 0) {
-      await this.#options.publishDeadLetters(this.#letters);
-      this.#letters = [];
-    }
-    const delta = this.#fold.take();
+    // Dead letters go out before the flush that moves the stream past them.
+    if (pending.letters.length > 0) await this.#options.publishDeadLetters(pending.letters);
+    const delta = pending.fold.take();
     await this.#writer.flush(delta, nextOffset);
-    this.#expected = nextOffset;
     this.#options.onFlush?.({
       stream: this.#stream,
       events: delta.events,
-      rejected: this.#rejected,
+      rejected: pending.rejected,
       durationMs: performance.now() - started,
-      oldestProducedMs: this.#oldestProducedMs,
+      oldestProducedMs: pending.oldestProducedMs,
     });
-    this.#rejected = 0;
-    this.#oldestProducedMs = null;
-  }
-
-  #discardPending(): void {
-    this.#fold = new Fold();
-    this.#letters = [];
-    this.#rejected = 0;
-    this.#oldestProducedMs = null;
   }
 }

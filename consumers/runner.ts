@@ -37,7 +37,12 @@ export interface ConsumerRunnerOptions {
   readonly nowUs: () => number;
   readonly maxFutureSkewUs: number;
   readonly recentLogsCapacity: number;
+  /** Most events a partition holds folded and not yet written (see PartitionProcessor). */
   readonly flushEvents: number;
+  /**
+   * Longest wait of a fetch for more data; a fetch otherwise waits for 4 MB. Bounds how long a
+   * quiet partition's event waits before it is folded and written.
+   */
   readonly flushIntervalMs: number;
   /** Group session and rebalance timeout. Default 30 s (the broker's minimum is 6 s). */
   readonly sessionTimeoutMs?: number;
@@ -69,10 +74,13 @@ export class ConsumerRunner {
     this.#consumer = options.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
-      // Let the broker batch: a fetch answers once 4 MB are there or the flush interval has
-      // passed. Under load, flushes carry more events each (fewer store writes per event); on a
-      // quiet stream, an event still reaches the store within about one flush interval.
-      minBytes: 4 * 1024 * 1024,
+      // A fetch answers as soon as anything is there (or after the flush interval), and may
+      // carry up to 2 MB of one partition: a hot partition (one busy project) is not held to
+      // the default 1 MB per round trip. Batching for the store happens in the processors,
+      // which write whatever was folded while their previous flush was under way.
+      minBytes: 1,
+      maxBytesPerPartition: 2 * 1024 * 1024,
+      maxBytes: 10 * 1024 * 1024,
       maxWaitTimeInMs: options.flushIntervalMs,
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
       rebalanceTimeout: options.sessionTimeoutMs ?? 30_000,
@@ -93,8 +101,9 @@ export class ConsumerRunner {
     await Promise.all([this.#consumer.connect(), this.#producer.connect(), this.#admin.connect()]);
     // After any rebalance, a partition may come back after another member wrote it: re-read the
     // stored offsets before folding again.
-    this.#consumer.on(this.#consumer.events.GROUP_JOIN, () => {
+    this.#consumer.on(this.#consumer.events.GROUP_JOIN, ({ payload }) => {
       for (const processor of this.#processors.values()) processor.reopen();
+      void this.#resumeAssigned(payload.memberAssignment);
     });
     await this.#consumer.subscribe({
       topics: [this.#options.topics.edge, this.#options.topics['function-edge']],
@@ -143,6 +152,10 @@ export class ConsumerRunner {
    */
   async #checkStoredOffsets(): Promise<void> {
     for (const processor of this.#processors.values()) {
+      if (processor.failed && !processor.busy) {
+        await this.#resume(processor);
+        continue;
+      }
       const written = processor.offset;
       if (processor.busy || written === null) continue;
       try {
@@ -170,13 +183,41 @@ export class ConsumerRunner {
   }
 
   /**
-   * Stops fetching, lets the batches in flight finish (each ends with a flush), commits and
-   * disconnects. Idempotent.
+   * On assignment, every partition resumes from its stored offset: Kafka's committed offset may
+   * be ahead of it (it counts what was folded, not what was stored) or the store may have lost
+   * data while no consumer ran, and a partition with nothing new to fetch would never notice.
+   */
+  async #resumeAssigned(assignment: Readonly<Record<string, readonly number[]>>): Promise<void> {
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      if (!this.#sourceOfTopic.has(topic)) continue;
+      for (const partition of partitions) await this.#resume(this.#processor(topic, partition));
+    }
+  }
+
+  /** Seeks `processor`'s partition to its stored offset if it must resume there. */
+  async #resume(processor: PartitionProcessor): Promise<void> {
+    try {
+      const offset = await processor.resume();
+      if (offset === null) return;
+      this.#consumer.seek({
+        topic: processor.topic,
+        partition: processor.partition,
+        offset: String(offset),
+      });
+    } catch (error) {
+      this.#options.onError?.(error, processor.stream);
+    }
+  }
+
+  /**
+   * Stops fetching, lets the batches in flight finish, waits for their flushes to land, commits
+   * and disconnects. Idempotent.
    */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       if (this.#offsetCheck !== null) clearInterval(this.#offsetCheck);
       await this.#consumer.disconnect();
+      await Promise.all([...this.#processors.values()].map((processor) => processor.drain()));
       await Promise.all([this.#producer.disconnect(), this.#admin.disconnect()]);
     })();
     return this.#stopping;
@@ -198,10 +239,10 @@ export class ConsumerRunner {
       maxFutureSkewUs: options.maxFutureSkewUs,
       recentLogsCapacity: options.recentLogsCapacity,
       flushEvents: options.flushEvents,
-      flushIntervalMs: options.flushIntervalMs,
       publishDeadLetters: (letters) => this.#publish(letters),
       earliestOffset: () => this.#earliestOffset(topic, partition),
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
+      onFlushError: (error) => options.onError?.(error, stream),
     });
     this.#processors.set(stream, processor);
     return processor;

@@ -1,7 +1,9 @@
 /**
  * Redis loses its data mid-stream (FLUSHALL): the consumers notice that their stored offsets
  * are gone, rebuild from the earliest offset Kafka retains, and the answers again equal the
- * reference, including for partitions that receive nothing after the loss.
+ * reference, including for partitions that receive nothing after the loss. Likewise when the
+ * data is lost while no consumer runs: on assignment every partition resumes from the stored
+ * offset (here: none, so the earliest), although Kafka's committed offsets say all was read.
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -53,6 +55,28 @@ describeWithServices(
       await world.publish(after);
       await world.drained(120_000);
       const published = [...stream.lines.slice(0, half), ...after];
+      const events = validEvents(published, stream.nowUs);
+      const nonEmpty = await expectStoreMatchesReference(world.store, events, Date.now() * 1000);
+      expect(nonEmpty).toBeGreaterThan(60);
+    }, 300_000);
+
+    test('lost while no consumer runs: the next one rebuilds on assignment', async () => {
+      await runner.stop();
+      const client = await createClient({ url: world.redisUrl }).connect();
+      await client.flushAll();
+      await client.close();
+      expect(await world.storedTotal()).toBe(0);
+      // Nothing new is published: only the assignment can tell the consumer to go back.
+      runner = world.runner();
+      await runner.start();
+      await world.drained(120_000);
+      const half = Math.floor(stream.lines.length / 2);
+      const rest = stream.lines.slice(half);
+      const project = projectKey(rest[0]?.source ?? 'edge', rest[0]?.line ?? '');
+      const published = [
+        ...stream.lines.slice(0, half),
+        ...rest.filter(({ source, line }) => projectKey(source, line) === project),
+      ];
       const events = validEvents(published, stream.nowUs);
       const nonEmpty = await expectStoreMatchesReference(world.store, events, Date.now() * 1000);
       expect(nonEmpty).toBeGreaterThan(60);

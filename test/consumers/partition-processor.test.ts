@@ -1,0 +1,211 @@
+/**
+ * The partition processor without Kafka: batches of one partition's messages, pipelined flushes
+ * into the in-memory store (the embedded default's store; the Redis path is covered by the
+ * consumer suites on the real broker and Redis), failures injected into the store's commit.
+ */
+import { describe, expect, test } from 'vitest';
+import {
+  type BatchOutcome,
+  type FlushReport,
+  type InputMessage,
+  PartitionProcessor,
+} from '../../consumers/partition-processor.ts';
+import type { DeadLetter } from '../../consumers/dead-letter.ts';
+import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { Commit, RollupStore } from '../../src/store/port.ts';
+import { generateEvents } from '../../src/synthetic/generator.ts';
+import { expectStoreMatchesReference, validEvents } from '../rollup/fold-and-read.ts';
+
+const MINUTE_US = 60_000_000;
+const TOPIC = 'logs.function-edge';
+const STREAM = `${TOPIC}/0`;
+
+/** A store whose commits can be delayed or made to fail, around a real in-memory store. */
+class FaultyStore extends MemoryStore {
+  failCommits = 0;
+  commitDelayMs = 0;
+  commits = 0;
+
+  override async commit(commit: Commit): Promise<boolean> {
+    this.commits += 1;
+    if (this.commitDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, this.commitDelayMs));
+    }
+    if (this.failCommits > 0) {
+      this.failCommits -= 1;
+      throw new Error('injected store failure');
+    }
+    return super.commit(commit);
+  }
+}
+
+function world(nowUs: number, flushEvents = 200) {
+  const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+  const lines = [
+    ...generateEvents({
+      seed: 5,
+      events: 3_000,
+      nowUs,
+      spanUs: 10 * MINUTE_US,
+      outOfOrder: 0.05,
+      invalid: 0.02,
+      projects: 10,
+    }),
+  ].filter((line) => line.source === 'function-edge');
+  const messages: InputMessage[] = lines.map(({ line }, offset) => ({
+    offset: String(offset),
+    key: null,
+    value: Buffer.from(line),
+  }));
+  const letters: DeadLetter[] = [];
+  const reports: FlushReport[] = [];
+  const errors: unknown[] = [];
+  const processor = processorOn(store, nowUs, flushEvents, { letters, reports, errors });
+  return { store, lines, messages, letters, reports, errors, processor };
+}
+
+function processorOn(
+  store: RollupStore,
+  nowUs: number,
+  flushEvents: number,
+  sinks: { letters: DeadLetter[]; reports: FlushReport[]; errors: unknown[] },
+): PartitionProcessor {
+  return new PartitionProcessor({
+    topic: TOPIC,
+    partition: 0,
+    source: 'function-edge',
+    store,
+    nowUs: () => nowUs,
+    maxFutureSkewUs: 5 * MINUTE_US,
+    recentLogsCapacity: 10_000,
+    flushEvents,
+    publishDeadLetters: (batch) => {
+      sinks.letters.push(...batch);
+      return Promise.resolve();
+    },
+    earliestOffset: () => Promise.resolve(0),
+    onFlush: (report) => sinks.reports.push(report),
+    onFlushError: (error) => sinks.errors.push(error),
+  });
+}
+
+/** Feeds `messages` in batches of `size`, following seeks as kafkajs would. */
+async function consume(
+  processor: PartitionProcessor,
+  messages: readonly InputMessage[],
+  size: number,
+  from = 0,
+): Promise<BatchOutcome[]> {
+  const outcomes: BatchOutcome[] = [];
+  let position = from;
+  while (position < messages.length) {
+    const batch = messages.slice(position, position + size);
+    const outcome = await processor.process(batch, () => true);
+    outcomes.push(outcome);
+    if (outcome.kind === 'seek') position = outcome.offset;
+    else if (outcome.nextOffset === null) position = Number(batch[0]?.offset ?? position);
+    else position = outcome.nextOffset;
+  }
+  return outcomes;
+}
+
+describe('PartitionProcessor', () => {
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+
+  test('folds every batch once; once drained the rollups equal the reference', async () => {
+    const { store, lines, messages, letters, reports, processor } = world(nowUs);
+    await consume(processor, messages, 97);
+    await processor.drain();
+    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(messages.length);
+    const events = validEvents(lines, nowUs);
+    expect(letters.length).toBe(messages.length - events.length);
+    expect(letters.length).toBeGreaterThan(0);
+    const flushed = reports.reduce((sum, report) => sum + report.events + report.rejected, 0);
+    expect(flushed).toBe(messages.length);
+    expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
+  });
+
+  test('answers before the store does, and never holds more than flushEvents unwritten', async () => {
+    const { store, messages, reports, processor } = world(nowUs, 150);
+    store.commitDelayMs = 20;
+    const first = await processor.process(messages.slice(0, 100), () => true);
+    // The batch is folded and its flush under way, not landed.
+    expect(first).toEqual({ kind: 'consumed', nextOffset: 100 });
+    expect(processor.busy).toBe(true);
+    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBeNull();
+    await consume(processor, messages, 100, 100);
+    await processor.drain();
+    expect(processor.busy).toBe(false);
+    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(messages.length);
+    for (const report of reports) expect(report.events + report.rejected).toBeLessThanOrEqual(150);
+    // Folds that waited for a slow store went out together: fewer flushes than batches.
+    expect(reports.length).toBeLessThan(Math.ceil(messages.length / 100));
+  });
+
+  test('after a failed flush the next batch seeks back to the stored offset', async () => {
+    const { store, lines, messages, errors, processor } = world(nowUs);
+    await consume(processor, messages.slice(0, 600), 100);
+    await processor.drain();
+    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(600);
+    store.failCommits = 1;
+    expect(await processor.process(messages.slice(600, 700), () => true)).toEqual({
+      kind: 'consumed',
+      nextOffset: 700,
+    });
+    await processor.drain();
+    expect(errors).toHaveLength(1);
+    expect(processor.failed).toBe(true);
+    // kafkajs goes on from 700; the processor refuses and asks for the stored offset.
+    expect(await processor.process(messages.slice(700, 800), () => true)).toEqual({
+      kind: 'seek',
+      offset: 600,
+    });
+    expect(processor.failed).toBe(false);
+    await consume(processor, messages, 100, 600);
+    await processor.drain();
+    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(messages.length);
+    const events = validEvents(lines, nowUs);
+    expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
+  });
+
+  test('resume() gives the stored offset of a new or failed partition, and null on track', async () => {
+    const { store, messages, processor } = world(nowUs);
+    // New: nothing stored yet, so from the earliest retained offset.
+    expect(await processor.resume()).toBe(0);
+    await consume(processor, messages.slice(0, 300), 100);
+    await processor.drain();
+    expect(await processor.resume()).toBeNull();
+    store.failCommits = 1;
+    await processor.process(messages.slice(300, 400), () => true);
+    await processor.drain();
+    expect(await processor.resume()).toBe(300);
+    expect(processor.failed).toBe(false);
+    // A batch fetched before the seek took effect is refused once more.
+    expect(await processor.process(messages.slice(400, 450), () => true)).toEqual({
+      kind: 'seek',
+      offset: 300,
+    });
+  });
+
+  test('skips what the store already covers, and seeks when a batch starts past it', async () => {
+    const { store, messages, reports, errors, processor } = world(nowUs);
+    await consume(processor, messages.slice(0, 200), 200);
+    await processor.drain();
+    // A second processor (the partition moved after a rebalance) starts where the store says.
+    const sinks = { letters: [], reports, errors };
+    const next = processorOn(store, nowUs, 200, sinks);
+    expect(await next.process(messages.slice(150, 250), () => true)).toEqual({
+      kind: 'consumed',
+      nextOffset: 250,
+    });
+    await next.drain();
+    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(250);
+    const other = processorOn(store, nowUs, 200, sinks);
+    expect(await other.process(messages.slice(400, 450), () => true)).toEqual({
+      kind: 'seek',
+      offset: 250,
+    });
+    expect(errors).toHaveLength(0);
+  });
+});
