@@ -15,6 +15,7 @@
  * @module
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -34,7 +35,8 @@ const { values } = parseArgs({
     events: { type: 'string', default: '1000000' },
     'freshness-seconds': { type: 'string', default: '20' },
     partitions: { type: 'string', default: '12' },
-    consumers: { type: 'string', default: '1' },
+    // One consumer process per core, as the README recommends.
+    consumers: { type: 'string', default: String(availableParallelism()) },
   },
 });
 const EVENTS = Number(values.events);

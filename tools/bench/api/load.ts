@@ -90,7 +90,11 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
       if (scheduled >= stopAt) break;
       const wait = scheduled - performance.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      const request = send(scheduled).finally(() => inFlight.delete(request));
+      // Latency counts from the scheduled time when sending late (no coordinated omission),
+      // and from the send itself when the timer let it go a little early.
+      const request = send(Math.min(scheduled, performance.now())).finally(() =>
+        inFlight.delete(request)
+      );
       inFlight.add(request);
     }
     await Promise.all(inFlight);
