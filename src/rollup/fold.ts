@@ -4,6 +4,9 @@
  * counts of the request host at every grain, the project's recent-log ring buffer, the host
  * registry). The delta is then merged into the store by a {@link ./partition-writer.ts}.
  *
+ * Per event, states are found by project, scope and bucket number; key strings are built once
+ * per key at {@link Fold.take}, not once per event and grain, since the fold runs on every event.
+ *
  * @example
  * ```ts
  * const fold = new Fold();
@@ -28,6 +31,7 @@ import {
   USAGE_HORIZON_US,
   usageKey,
 } from './keys.ts';
+import type { Grain } from '../time/grain.ts';
 import { type InvocationStats, invocationStats } from './invocation-stats.ts';
 import { recentLogMember } from './recent-logs.ts';
 import { familiesOf } from '../endpoints/families.ts';
@@ -49,17 +53,40 @@ export interface RollupDelta {
   events: number;
 }
 
-function emptyDelta(): RollupDelta {
-  return { states: new Map(), logs: new Map(), hosts: new Map(), events: 0 };
+/** Pending states of one scope, per grain (in {@link GRAINS} order), by bucket start (µs). */
+type GrainBuckets<S> = readonly [Map<number, S>, Map<number, S>, Map<number, S>, Map<number, S>];
+
+type InvocationPending = Extract<PendingState, { kind: 'invocation' }>;
+type UsagePending = Extract<PendingState, { kind: 'usage' }>;
+
+function grainBuckets<S>(): GrainBuckets<S> {
+  return [new Map(), new Map(), new Map(), new Map()];
+}
+
+/** Requests of one host folded for one project. */
+interface HostFold {
+  readonly buckets: GrainBuckets<UsagePending>;
+  /** Newest event time seen (µs), for the host registry. */
+  newestUs: number;
+}
+
+/** Everything folded for one project. */
+interface ProjectFold {
+  /** Invocation stats of all the project's functions. */
+  readonly all: GrainBuckets<InvocationPending>;
+  readonly functions: Map<string, GrainBuckets<InvocationPending>>;
+  readonly hosts: Map<string, HostFold>;
+  readonly logs: ScoredMember[];
 }
 
 /** Accumulates the delta of a stream of valid events. */
 export class Fold {
-  #delta: RollupDelta = emptyDelta();
+  #projects = new Map<string, ProjectFold>();
+  #events = 0;
 
   /** Number of events folded since the last {@link take}. */
   get size(): number {
-    return this.#delta.events;
+    return this.#events;
   }
 
   /**
@@ -67,88 +94,131 @@ export class Fold {
    * sorting after earlier ones within a stream); `nowUs` decides which grains are still read.
    */
   add(event: LogEvent, position: string, nowUs: number): void {
-    if (event.source === 'edge') this.#addEdge(event, position, nowUs);
-    else this.#addFunctionEdge(event, nowUs);
-    this.#delta.events += 1;
+    let project = this.#projects.get(event.project);
+    if (project === undefined) {
+      project = { all: grainBuckets(), functions: new Map(), hosts: new Map(), logs: [] };
+      this.#projects.set(event.project, project);
+    }
+    if (event.source === 'edge') addEdge(project, event, position, nowUs / 1000);
+    else addFunctionEdge(project, event, nowUs / 1000);
+    this.#events += 1;
   }
 
   /** Hands over the accumulated delta and starts a new one. */
   take(): RollupDelta {
-    const delta = this.#delta;
-    this.#delta = emptyDelta();
+    const delta: RollupDelta = {
+      states: new Map(),
+      logs: new Map(),
+      hosts: new Map(),
+      events: this.#events,
+    };
+    for (const [name, project] of this.#projects) {
+      const prefix = projectPrefix(name);
+      putStates(
+        delta.states,
+        project.all,
+        (grain, bucket) => invocationKey(prefix, functionScope(null), grain, bucket),
+      );
+      for (const [functionId, buckets] of project.functions) {
+        const scope = functionScope(functionId);
+        putStates(
+          delta.states,
+          buckets,
+          (grain, bucket) => invocationKey(prefix, scope, grain, bucket),
+        );
+      }
+      for (const [host, fold] of project.hosts) {
+        const scope = hostScope(host);
+        putStates(
+          delta.states,
+          fold.buckets,
+          (grain, bucket) => usageKey(prefix, scope, grain, bucket),
+        );
+        delta.hosts.set(hostMember(name, host), fold.newestUs);
+      }
+      if (project.logs.length > 0) delta.logs.set(recentLogsKey(name), project.logs);
+    }
+    this.#projects = new Map();
+    this.#events = 0;
     return delta;
   }
+}
 
-  #addFunctionEdge(event: FunctionEdgeEvent, nowUs: number): void {
-    const nowMs = nowUs / 1000;
-    // parse guarantees every entry names the event's project.
-    const prefix = projectPrefix(event.project);
-    const all = functionScope(null);
-    const scopes = event.invocations.map((invocation) =>
-      invocation.functionId === null ? null : functionScope(invocation.functionId)
-    );
-    for (const grain of GRAINS) {
+function putStates<S extends PendingState>(
+  states: Map<string, PendingState>,
+  buckets: GrainBuckets<S>,
+  key: (grain: Grain, bucketUs: number) => string,
+): void {
+  GRAINS.forEach((grain, i) => {
+    for (const [bucket, pending] of buckets[i] ?? []) states.set(key(grain, bucket), pending);
+  });
+}
+
+function addFunctionEdge(project: ProjectFold, event: FunctionEdgeEvent, nowMs: number): void {
+  if (event.invocations.length === 0) return;
+  // parse guarantees every entry names the event's project.
+  const scopes = event.invocations.map((invocation) => {
+    if (invocation.functionId === null) return null;
+    let buckets = project.functions.get(invocation.functionId);
+    if (buckets === undefined) {
+      buckets = grainBuckets();
+      project.functions.set(invocation.functionId, buckets);
+    }
+    return buckets;
+  });
+  for (let i = 0; i < GRAINS.length; i++) {
+    const grain = GRAINS[i] as Grain;
+    const bucket = truncate(event.timestampUs, grain);
+    const expireAtMs = bucketExpiryMs(bucket, grain, INVOCATION_HORIZON_US[grain]);
+    if (expireAtMs <= nowMs) continue;
+    const all = invocationState(project.all[i], bucket, expireAtMs);
+    event.invocations.forEach((invocation, j) => {
+      all.state = invocationStats.add(all.state, invocation);
+      const scope = scopes[j]?.[i];
+      if (scope === undefined) return;
+      const one = invocationState(scope, bucket, expireAtMs);
+      one.state = invocationStats.add(one.state, invocation);
+    });
+  }
+}
+
+function invocationState(
+  buckets: Map<number, InvocationPending> | undefined,
+  bucket: number,
+  expireAtMs: number,
+): InvocationPending {
+  let pending = buckets?.get(bucket);
+  if (pending === undefined) {
+    pending = { kind: 'invocation', state: invocationStats.empty(), expireAtMs };
+    buckets?.set(bucket, pending);
+  }
+  return pending;
+}
+
+function addEdge(project: ProjectFold, event: EdgeEvent, position: string, nowMs: number): void {
+  project.logs.push(recentLogMember(event, position));
+  for (const request of event.requests) {
+    if (request.host === null) continue;
+    let host = project.hosts.get(request.host);
+    if (host === undefined) {
+      host = { buckets: grainBuckets(), newestUs: event.timestampUs };
+      project.hosts.set(request.host, host);
+    } else if (host.newestUs < event.timestampUs) {
+      host.newestUs = event.timestampUs;
+    }
+    const families = familiesOf(request.path);
+    for (let i = 0; i < GRAINS.length; i++) {
+      const grain = GRAINS[i] as Grain;
       const bucket = truncate(event.timestampUs, grain);
-      const expireAtMs = bucketExpiryMs(bucket, grain, INVOCATION_HORIZON_US[grain]);
+      const expireAtMs = bucketExpiryMs(bucket, grain, USAGE_HORIZON_US[grain]);
       if (expireAtMs <= nowMs) continue;
-      event.invocations.forEach((invocation, i) => {
-        this.#invocation(invocationKey(prefix, all, grain, bucket), expireAtMs, invocation);
-        const scope = scopes[i];
-        if (scope !== null && scope !== undefined) {
-          this.#invocation(invocationKey(prefix, scope, grain, bucket), expireAtMs, invocation);
-        }
-      });
-    }
-  }
-
-  #invocation(
-    key: string,
-    expireAtMs: number,
-    invocation: FunctionEdgeEvent['invocations'][number],
-  ) {
-    let pending = this.#delta.states.get(key);
-    if (pending === undefined) {
-      pending = { kind: 'invocation', state: invocationStats.empty(), expireAtMs };
-      this.#delta.states.set(key, pending);
-    }
-    if (pending.kind === 'invocation') {
-      pending.state = invocationStats.add(pending.state, invocation);
-    }
-  }
-
-  #addEdge(event: EdgeEvent, position: string, nowUs: number): void {
-    const { project } = event;
-    const logsKey = recentLogsKey(project);
-    let logs = this.#delta.logs.get(logsKey);
-    if (logs === undefined) {
-      logs = [];
-      this.#delta.logs.set(logsKey, logs);
-    }
-    logs.push(recentLogMember(event, position));
-
-    const nowMs = nowUs / 1000;
-    const prefix = projectPrefix(project);
-    for (const request of event.requests) {
-      if (request.host === null) continue;
-      const host = hostScope(request.host);
-      const member = hostMember(project, request.host);
-      const seen = this.#delta.hosts.get(member);
-      if (seen === undefined || seen < event.timestampUs) {
-        this.#delta.hosts.set(member, event.timestampUs);
+      const buckets = host.buckets[i];
+      let pending = buckets?.get(bucket);
+      if (pending === undefined) {
+        pending = { kind: 'usage', state: usageCounts.empty(), expireAtMs };
+        buckets?.set(bucket, pending);
       }
-      const families = familiesOf(request.path);
-      for (const grain of GRAINS) {
-        const bucket = truncate(event.timestampUs, grain);
-        const expireAtMs = bucketExpiryMs(bucket, grain, USAGE_HORIZON_US[grain]);
-        if (expireAtMs <= nowMs) continue;
-        const key = usageKey(prefix, host, grain, bucket);
-        let pending = this.#delta.states.get(key);
-        if (pending === undefined) {
-          pending = { kind: 'usage', state: usageCounts.empty(), expireAtMs };
-          this.#delta.states.set(key, pending);
-        }
-        if (pending.kind === 'usage') pending.state = usageCounts.add(pending.state, families);
-      }
+      pending.state = usageCounts.add(pending.state, families);
     }
   }
 }

@@ -1,0 +1,110 @@
+/**
+ * Benchmark of a consumer's own CPU work per event, without Kafka and Redis: parse, fold, and
+ * per flush the writer's merge and serialization plus the commit script's arguments. It is the
+ * part of `bench:ingest` that this code controls, measured on one thread.
+ *
+ *   npm run bench:fold
+ *
+ * Method: 100,000 generated events (seed 1, last hour, 1000 projects, Zipf), as UTF-8 bytes,
+ * spread over 12 partitions per source by index; each partition flushes every 3,000 events into
+ * a store that holds nothing (every key is new, as most second buckets are) and only builds the
+ * commit's arguments. One warm-up round, then 5 timed rounds; the median rate is printed.
+ *
+ * @module
+ */
+import { parse } from '../../src/events/parse.ts';
+import type { Source } from '../../src/events/types.ts';
+import { Fold } from '../../src/rollup/fold.ts';
+import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
+import { logPosition } from '../../src/rollup/recent-logs.ts';
+import { commitScriptArguments } from '../../src/store/commit-script.ts';
+import type { Commit, RollupStore } from '../../src/store/port.ts';
+import { generateEvents } from '../../src/synthetic/generator.ts';
+import { environment, rate } from './measure.ts';
+
+const NOW_US = 1_795_256_130_000_000;
+const EVENTS = 100_000;
+const PARTITIONS = 12;
+const FLUSH_EVENTS = 3_000;
+const ROUNDS = 5;
+
+const encoder = new TextEncoder();
+const lines = [...generateEvents({ seed: 1, events: EVENTS, nowUs: NOW_US })].map((
+  { source, line },
+) => ({ source, bytes: encoder.encode(line) }));
+
+/** A store that keeps nothing: the commit only builds its script arguments. */
+function emptyStore(onArguments: (count: number) => void): RollupStore {
+  const nothing = () => Promise.resolve([]);
+  return {
+    commit(commit: Commit) {
+      onArguments(commitScriptArguments(commit).args.length);
+      return Promise.resolve(true);
+    },
+    readOffset: () => Promise.resolve(null),
+    getValues: (keys) => Promise.resolve(keys.map(() => null)),
+    rangeByScore: nothing,
+    membersSince: nothing,
+    ping: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
+
+interface Partition {
+  readonly writer: PartitionWriter;
+  readonly fold: Fold;
+  folded: number;
+}
+
+async function round(store: RollupStore): Promise<number> {
+  const partitions = new Map<string, Partition>();
+  let offset = 0;
+  let valid = 0;
+  for (const { source, bytes } of lines) {
+    const stream = `${source}/${offset % PARTITIONS}`;
+    let partition = partitions.get(stream);
+    if (partition === undefined) {
+      partition = {
+        writer: new PartitionWriter({ store, stream, nowUs: () => NOW_US }),
+        fold: new Fold(),
+        folded: 0,
+      };
+      await partition.writer.open();
+      partitions.set(stream, partition);
+    }
+    const result = parse(bytes, source as Source, { nowUs: NOW_US });
+    if (result.ok) {
+      partition.fold.add(result.event, logPosition(stream, offset), NOW_US);
+      valid += 1;
+    }
+    offset += 1;
+    partition.folded += 1;
+    if (partition.fold.size >= FLUSH_EVENTS) {
+      await partition.writer.flush(partition.fold.take(), partition.folded);
+    }
+  }
+  for (const partition of partitions.values()) {
+    if (partition.fold.size > 0) {
+      await partition.writer.flush(partition.fold.take(), partition.folded);
+    }
+  }
+  return valid;
+}
+
+let argumentCount = 0;
+const store = emptyStore((count) => (argumentCount += count));
+console.log(`fold benchmark: ${environment()}`);
+await round(store);
+const rates: number[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  const started = performance.now();
+  await round(store);
+  rates.push(lines.length / ((performance.now() - started) / 1000));
+}
+const median = rates.toSorted((a, b) => a - b)[Math.floor(ROUNDS / 2)] ?? 0;
+console.log(
+  `parse + fold + merge + commit arguments: ${rate(median)} events on one thread ` +
+    `(${(1e6 / median).toFixed(1)} µs per event; ${
+      Math.round(argumentCount / (ROUNDS + 1) / lines.length * 10) / 10
+    } script arguments per event)`,
+);
