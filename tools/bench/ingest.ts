@@ -4,13 +4,15 @@
  *
  * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics;
  * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling;
- * 3. end to end: `--consumers` consumer processes (`consumers/main.ts`, the production entry
- *    point, one group) fold the N events into Redis; events/s, its ratio to the bare rate, flush
- *    latency p50/p99 (store round trips and merge, per flush, from their debug logs);
+ * 3. end to end: `--consumers` consumer processes (default one per core; `consumers/main.ts`,
+ *    the production entry point, one group) fold the N events into Redis; events/s, its ratio
+ *    to the bare rate, flush latency p50/p99 (dead letters, store reads, merge and the commit,
+ *    per flush, from their debug logs; at saturation this includes waiting for the CPU);
  * 4. Redis bytes per active project (used_memory growth / projects, and per-key MEMORY USAGE of
  *    the hottest and the median project);
  * 5. freshness at 80% of the end-to-end rate: a separate producer process publishes live events
- *    for a fixed time; per flush, produce-to-visible = flush end - oldest Kafka CreateTime in it.
+ *    for a fixed time; per flush, produce-to-visible = flush end - oldest Kafka CreateTime in it;
+ *    and the flush latency at that rate.
  *
  * @module
  */
@@ -118,9 +120,17 @@ console.log(
 
 // 3. End to end into Redis, through real consumer processes.
 const usedBefore = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1] ?? 0);
+/** Redis's CPU seconds so far (user + system), from INFO cpu. */
+const redisCpuSeconds = async () => {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return field('used_cpu_user') + field('used_cpu_sys');
+};
+const redisCpuBefore = await redisCpuSeconds();
 const store = await RedisStore.connect(redisUrl);
 const flushes: FlushReport[] = [];
 const freshness: number[] = [];
+const liveFlushDurations: number[] = [];
 let measuringFreshness = false;
 const children = Array.from({ length: CONSUMERS }, () => {
   const child = spawn(process.execPath, [
@@ -143,6 +153,7 @@ const children = Array.from({ length: CONSUMERS }, () => {
     if (!line.includes('"msg":"flushed"')) return;
     const report = JSON.parse(line) as FlushReport & { time: number };
     flushes.push(report);
+    if (measuringFreshness) liveFlushDurations.push(report.durationMs);
     if (measuringFreshness && report.oldestProducedMs !== null) {
       freshness.push(report.time - report.oldestProducedMs);
     }
@@ -161,6 +172,9 @@ const stored = async () => {
 // the moment every offset is stored.
 while ((await stored()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 50));
 const finished = Date.now();
+results.redisCpuUsPerEvent = Number(
+  ((await redisCpuSeconds() - redisCpuBefore) / EVENTS * 1e6).toFixed(1),
+);
 const firstFlush = Math.min(
   ...flushes.map((flush) => (flush as FlushReport & { time: number }).time - flush.durationMs),
 );
@@ -173,7 +187,8 @@ results.flushP50Ms = Number(percentile(durations, 0.5).toFixed(1));
 results.flushP99Ms = Number(percentile(durations, 0.99).toFixed(1));
 console.log(
   `3. end to end into Redis: ${results.endToEndEventsPerSecond} events/s ` +
-    `(${results.ratioToBare} of bare), ${flushes.length} flushes, flush p50 ${results.flushP50Ms} ms, p99 ${results.flushP99Ms} ms`,
+    `(${results.ratioToBare} of bare), ${flushes.length} flushes, flush p50 ${results.flushP50Ms} ms, p99 ${results.flushP99Ms} ms; ` +
+    `Redis CPU ${results.redisCpuUsPerEvent} µs per event`,
 );
 
 // 4. Redis bytes per active project.
@@ -231,9 +246,12 @@ results.freshnessRate = rate;
 results.freshnessFlushes = freshness.length;
 results.freshnessP50Ms = percentile(freshness, 0.5);
 results.freshnessP99Ms = percentile(freshness, 0.99);
+results.liveFlushP50Ms = Number(percentile(liveFlushDurations, 0.5).toFixed(1));
+results.liveFlushP99Ms = Number(percentile(liveFlushDurations, 0.99).toFixed(1));
 console.log(
   `5. freshness at ${rate} events/s (80%): produce-to-visible p50 ${results.freshnessP50Ms} ms, ` +
-    `p99 ${results.freshnessP99Ms} ms over ${freshness.length} flushes (oldest event of each flush)`,
+    `p99 ${results.freshnessP99Ms} ms over ${freshness.length} flushes (oldest event of each flush); ` +
+    `flush p50 ${results.liveFlushP50Ms} ms, p99 ${results.liveFlushP99Ms} ms`,
 );
 
 for (const child of children) child.kill('SIGTERM');
