@@ -17,9 +17,12 @@ import { etagOf } from './etag.ts';
 import type { HostCache } from './host-cache.ts';
 import { withLiteralFastPath } from './literal-pattern.ts';
 
-/** A serialized answer, or why the parameters were refused. */
+/**
+ * A serialized answer, or why the parameters were refused. The body is kept as UTF-8 bytes: an
+ * answer reused by many requests is encoded once, not once per response.
+ */
 export type Computed =
-  | { readonly ok: true; readonly body: string; readonly etag: string }
+  | { readonly ok: true; readonly body: Uint8Array<ArrayBuffer>; readonly etag: string }
   | { readonly ok: false; readonly error: ParamError };
 
 /** What {@link createAnswerer} reads with. */
@@ -28,6 +31,8 @@ export interface AnswererDeps {
   readonly hosts: HostCache;
   readonly coalescer: Coalescer<Computed>;
 }
+
+const UTF8 = new TextEncoder();
 
 /**
  * The key of identical requests: the endpoint and the values of the parameters it reads (first
@@ -76,7 +81,7 @@ export function createAnswerer(
     deps.coalescer.run(requestKey(record, params), async () => {
       const answer = await rows(record, params, deps.context(), deps.hosts);
       if (!answer.ok) return answer;
-      const body = JSON.stringify({ result: answer.rows.slice(0, record.maxRows) });
+      const body = UTF8.encode(JSON.stringify({ result: answer.rows.slice(0, record.maxRows) }));
       return { ok: true, body, etag: etagOf(body) };
     });
 }

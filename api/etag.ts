@@ -10,15 +10,15 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The weak entity tag of a body.
+ * The weak entity tag of a body (text is hashed as UTF-8, so text and its bytes get one tag).
  *
  * @example
  * ```ts
  * etagOf('{"result":[]}'); // 'W/"…27 characters…"'
  * ```
  */
-export function etagOf(body: string): string {
-  return `W/"${createHash('sha1').update(body, 'utf8').digest('base64url')}"`;
+export function etagOf(body: string | Uint8Array): string {
+  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
 function opaque(tag: string): string {

@@ -6,6 +6,7 @@ describe('etag', () => {
     expect(etagOf('{"result":[]}')).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
     expect(etagOf('{"result":[]}')).toBe(etagOf('{"result":[]}'));
     expect(etagOf('{"result":[]}')).not.toBe(etagOf('{"result":[1]}'));
+    expect(etagOf(new TextEncoder().encode('{"result":["é"]}'))).toBe(etagOf('{"result":["é"]}'));
   });
 
   test('If-None-Match: weak comparison, lists, the wildcard', () => {
