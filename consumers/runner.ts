@@ -64,6 +64,8 @@ export class ConsumerRunner {
   readonly #producer: Producer;
   readonly #admin: Admin;
   readonly #processors = new Map<string, PartitionProcessor>();
+  /** Processors of partitions that moved away, until their last flush has landed. */
+  readonly #retired = new Set<PartitionProcessor>();
   readonly #sourceOfTopic: Map<string, Source>;
   #stopping: Promise<void> | null = null;
   #offsetCheck: ReturnType<typeof setInterval> | null = null;
@@ -188,6 +190,19 @@ export class ConsumerRunner {
    * data while no consumer ran, and a partition with nothing new to fetch would never notice.
    */
   async #resumeAssigned(assignment: Readonly<Record<string, readonly number[]>>): Promise<void> {
+    const assigned = new Set(
+      Object.entries(assignment).flatMap(([topic, partitions]) =>
+        partitions.map((partition) => `${topic}/${partition}`)
+      ),
+    );
+    // A partition that moved to another member is its business now; a flush still under way
+    // lands or is refused by the stored-offset check, and the one-second check leaves it alone.
+    for (const [stream, processor] of this.#processors) {
+      if (assigned.has(stream)) continue;
+      this.#processors.delete(stream);
+      this.#retired.add(processor);
+      void processor.drain().finally(() => this.#retired.delete(processor));
+    }
     for (const [topic, partitions] of Object.entries(assignment)) {
       if (!this.#sourceOfTopic.has(topic)) continue;
       for (const partition of partitions) await this.#resume(this.#processor(topic, partition));
@@ -217,7 +232,8 @@ export class ConsumerRunner {
     this.#stopping ??= (async () => {
       if (this.#offsetCheck !== null) clearInterval(this.#offsetCheck);
       await this.#consumer.disconnect();
-      await Promise.all([...this.#processors.values()].map((processor) => processor.drain()));
+      const processors = [...this.#processors.values(), ...this.#retired];
+      await Promise.all(processors.map((processor) => processor.drain()));
       await Promise.all([this.#producer.disconnect(), this.#admin.disconnect()]);
     })();
     return this.#stopping;
