@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): Api {
   const coalescer = new Coalescer<Computed>({
     nowMs,
     windowMs: settings.resultCacheMs,
+    spreadMs: Math.floor(settings.resultCacheMs / 5),
   });
   const invalidate = () => {
     coalescer.invalidate();

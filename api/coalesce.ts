@@ -7,7 +7,9 @@
  * So no answer is more than `windowMs + staleMs` behind the store (1.2 s by default), a burst
  * of identical requests costs one store read per window, and refreshes are spread over time
  * (each key expires when its own computation is a window old) instead of all keys missing at
- * once on a clock boundary, which would stall every request behind a wave of store reads.
+ * once on a clock boundary, which would stall every request behind a wave of store reads. Keys
+ * first asked for together would still refresh together, window after window; with `spreadMs`
+ * each key's window is shorter by its own fixed amount below it, so such waves drift apart.
  *
  * A failed computation is never kept: the next request computes again.
  *
@@ -24,6 +26,18 @@ export interface CoalescerOptions {
   readonly staleMs?: number;
   /** Most results kept; beyond it, results are computed but not kept. Default 1000. */
   readonly maxEntries?: number;
+  /**
+   * Each key's window is shorter than `windowMs` by a fixed amount below this, derived from the
+   * key. Default 0 (every window is `windowMs`).
+   */
+  readonly spreadMs?: number;
+}
+
+/** A fixed number in [0, 1) for `key` (FNV-1a). */
+function keyFraction(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) / 2 ** 32;
 }
 
 interface Entry<V> {
@@ -52,6 +66,7 @@ export class Coalescer<V> {
   readonly #windowMs: number;
   readonly #staleMs: number;
   readonly #maxEntries: number;
+  readonly #spreadMs: number;
   #entries = new Map<string, Entry<V>>();
   #sweptMs = Number.NEGATIVE_INFINITY;
 
@@ -59,7 +74,14 @@ export class Coalescer<V> {
     const windowMs = options.windowMs ?? 1000;
     const staleMs = options.staleMs ?? Math.floor(windowMs / 5);
     const maxEntries = options.maxEntries ?? 1000;
-    for (const [name, value] of [['windowMs', windowMs], ['staleMs', staleMs]] as const) {
+    const spreadMs = options.spreadMs ?? 0;
+    for (
+      const [name, value] of [
+        ['windowMs', windowMs],
+        ['staleMs', staleMs],
+        ['spreadMs', spreadMs],
+      ] as const
+    ) {
       if (!Number.isInteger(value) || value < 0) {
         throw new RangeError(`'${name}' must be a non-negative integer: current value is ${value}`);
       }
@@ -73,6 +95,7 @@ export class Coalescer<V> {
     this.#windowMs = windowMs;
     this.#staleMs = windowMs === 0 ? 0 : staleMs;
     this.#maxEntries = maxEntries;
+    this.#spreadMs = Math.min(spreadMs, windowMs);
   }
 
   /** The result for `key`: shared, or computed by `compute`. */
@@ -82,9 +105,10 @@ export class Coalescer<V> {
     const entry = this.#entries.get(key);
     if (entry === undefined) return this.#start(key, compute, nowMs, null).promise;
     const age = nowMs - entry.startedMs;
-    if (entry.settled === null || age < this.#windowMs) return entry.promise;
+    const windowMs = this.#windowMs - Math.floor(keyFraction(key) * this.#spreadMs);
+    if (entry.settled === null || age < windowMs) return entry.promise;
     const next = entry.next ?? (entry.next = this.#start(key, compute, nowMs, entry));
-    if (age < this.#windowMs + this.#staleMs) return Promise.resolve(entry.settled.value);
+    if (age < windowMs + this.#staleMs) return Promise.resolve(entry.settled.value);
     return next.promise;
   }
 

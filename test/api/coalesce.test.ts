@@ -102,7 +102,35 @@ describe('Coalescer', () => {
     expect(await coalescer.run('a', () => Promise.resolve('a2'))).toBe('a1');
   });
 
+  test('spreadMs gives keys computed together windows of their own, each a fixed length', async () => {
+    let now = 0;
+    const coalescer = new Coalescer<number>({
+      nowMs: () => now,
+      windowMs: 1000,
+      staleMs: 0,
+      spreadMs: 200,
+    });
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    let calls = 0;
+    const compute = () => Promise.resolve(++calls);
+    for (const key of keys) await coalescer.run(key, compute);
+    /** How many keys computed again when asked at `at` ms (each asked once, in a fresh run). */
+    const refreshedAt = async (at: number) => {
+      now = at;
+      const before = calls;
+      for (const key of keys) await coalescer.run(key, compute);
+      return calls - before;
+    };
+    // No window is shorter than windowMs - spreadMs, none longer than windowMs ...
+    expect(await refreshedAt(800)).toBe(0);
+    // ... and the keys do not all expire together: some have refreshed by 900 ms.
+    const early = await refreshedAt(900);
+    expect(early).toBeGreaterThan(0);
+    expect(early).toBeLessThan(keys.length);
+  });
+
   test('bad options are named', () => {
+    expect(() => new Coalescer({ nowMs: () => 0, spreadMs: -1 })).toThrow("'spreadMs'");
     expect(() => new Coalescer({ nowMs: () => 0, windowMs: -1 })).toThrow("'windowMs'");
     expect(() => new Coalescer({ nowMs: () => 0, staleMs: 0.5 })).toThrow("'staleMs'");
     expect(() => new Coalescer({ nowMs: () => 0, maxEntries: 0 })).toThrow("'maxEntries'");

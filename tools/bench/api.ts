@@ -6,6 +6,7 @@
  *
  *   npm run bench:api                       # 1,000,000 events, 10 s per workload
  *   npm run bench:api -- --events 200000 --seconds 5 --connections 64 --baseline-calls 20
+ *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
  *
  * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
  * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
@@ -31,6 +32,8 @@ const SEED = 20_261_121;
 const BATCH = 20_000;
 
 interface Flags {
+  /** Keep only the workloads whose label contains this text (empty: all). */
+  only: string;
   events: number;
   seconds: number;
   rate: number;
@@ -41,6 +44,7 @@ interface Flags {
 
 function flags(args: readonly string[]): Flags {
   const result: Flags = {
+    only: '',
     events: 1_000_000,
     seconds: 10,
     rate: 3_000,
@@ -48,7 +52,7 @@ function flags(args: readonly string[]): Flags {
     baselineCalls: 20,
     baselineSeconds: 20,
   };
-  const names: Record<string, keyof Flags> = {
+  const names: Record<string, Exclude<keyof Flags, 'only'>> = {
     '--events': 'events',
     '--seconds': 'seconds',
     '--rate': 'rate',
@@ -57,12 +61,16 @@ function flags(args: readonly string[]): Flags {
     '--baseline-seconds': 'baselineSeconds',
   };
   for (let i = 0; i < args.length; i += 2) {
+    if (args[i] === '--only') {
+      result.only = args[i + 1] ?? '';
+      continue;
+    }
     const name = names[args[i] ?? ''];
     const value = Number(args[i + 1]);
     if (name === undefined || !Number.isInteger(value) || value < 1) {
       throw new Error(
         `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
-          '--baseline-calls, --baseline-seconds, each with a positive integer',
+          '--baseline-calls, --baseline-seconds, each with a positive integer, or --only TEXT',
       );
     }
     result[name] = value;
@@ -226,7 +234,10 @@ async function main(): Promise<void> {
       'the maximum when that is lower (open loop, measured from the scheduled send time).',
   );
   const activity = await load(url, options.events, nowUs);
-  const list = workloads(activity);
+  const list = workloads(activity).filter((workload) => workload.label.includes(options.only));
+  if (list.length === 0) {
+    throw new Error(`no workload label contains ${JSON.stringify(options.only)}`);
+  }
   const modes = [
     { name: 'reuse 1 s (default)', env: { RESULT_CACHE_MS: '1000' } },
     { name: 'no reuse', env: { RESULT_CACHE_MS: '0' } },
