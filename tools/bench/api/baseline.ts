@@ -23,7 +23,12 @@ export function baseline(
   endpoint: EndpointName,
   events: readonly LogEvent[],
   queries: readonly string[],
-  limits: { readonly maxCalls: number; readonly maxSeconds: number },
+  limits: {
+    readonly maxCalls: number;
+    readonly maxSeconds: number;
+    /** The `now` of every evaluation (Unix µs): the time the API answered the same requests. */
+    readonly nowUs: number;
+  },
 ): BaselineResult {
   const latencies: number[] = [];
   const started = performance.now();
@@ -32,7 +37,7 @@ export function baseline(
   ) {
     const query = queries[latencies.length % queries.length] ?? '';
     const before = performance.now();
-    const answer = evaluate(endpoint, events, new URLSearchParams(query), Date.now() * 1000);
+    const answer = evaluate(endpoint, events, new URLSearchParams(query), limits.nowUs);
     latencies.push(performance.now() - before);
     if (!answer.ok) throw new Error(`baseline query refused: ${answer.error.message}`);
   }
