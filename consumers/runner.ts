@@ -121,11 +121,7 @@ export class ConsumerRunner {
         try {
           const outcome = await processor.process(batch.messages, () => isRunning() && !isStale());
           if (outcome.kind === 'seek') {
-            this.#consumer.seek({
-              topic: batch.topic,
-              partition: batch.partition,
-              offset: String(outcome.offset),
-            });
+            this.#seek(processor, outcome.offset);
             return;
           }
           if (outcome.nextOffset !== null && outcome.nextOffset > 0) {
@@ -173,11 +169,7 @@ export class ConsumerRunner {
           ),
           processor.stream,
         );
-        this.#consumer.seek({
-          topic: processor.topic,
-          partition: processor.partition,
-          offset: String(offset),
-        });
+        this.#seek(processor, offset);
       } catch (error) {
         this.#options.onError?.(error, processor.stream);
       }
@@ -213,15 +205,19 @@ export class ConsumerRunner {
   async #resume(processor: PartitionProcessor): Promise<void> {
     try {
       const offset = await processor.resume();
-      if (offset === null) return;
-      this.#consumer.seek({
-        topic: processor.topic,
-        partition: processor.partition,
-        offset: String(offset),
-      });
+      if (offset !== null) this.#seek(processor, offset);
     } catch (error) {
       this.#options.onError?.(error, processor.stream);
     }
+  }
+
+  /** Makes kafkajs fetch `processor`'s partition from `offset` next. */
+  #seek(processor: PartitionProcessor, offset: number): void {
+    this.#consumer.seek({
+      topic: processor.topic,
+      partition: processor.partition,
+      offset: String(offset),
+    });
   }
 
   /**
