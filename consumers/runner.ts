@@ -40,8 +40,8 @@ export interface ConsumerRunnerOptions {
   /** Most events a partition holds folded and not yet written (see PartitionProcessor). */
   readonly flushEvents: number;
   /**
-   * Longest wait of a fetch for more data; a fetch otherwise waits for 4 MB. Bounds how long a
-   * quiet partition's event waits before it is folded and written.
+   * Longest wait of a fetch when the broker has nothing new (a fetch answers as soon as it has
+   * anything). Bounds how long an event of a quiet stream waits before it is folded and written.
    */
   readonly flushIntervalMs: number;
   /** Group session and rebalance timeout. Default 30 s (the broker's minimum is 6 s). */
