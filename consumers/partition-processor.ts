@@ -98,6 +98,8 @@ export class PartitionProcessor {
   #inFlight: Promise<void> | null = null;
   /** Why the last flush failed, until the stream is reopened. */
   #failure: unknown = null;
+  /** Set by {@link reopen}: the stored offset must be read again before the next batch. */
+  #stale = false;
   /** Serializes `process` and `resume`. */
   #turn: Promise<unknown> = Promise.resolve();
   #turns = 0;
@@ -140,12 +142,13 @@ export class PartitionProcessor {
 
   /** The next offset this processor has stored (null before its first batch or after a reopen). */
   get offset(): number | null {
-    return this.#expected === null ? null : this.#writer.offset;
+    return this.#stale || this.#expected === null ? null : this.#writer.offset;
   }
 
   /** Forces a re-read of the stored offset before the next batch (after a rebalance). */
   reopen(): void {
-    this.#expected = null;
+    // A flag rather than clearing `#expected`, which a batch under way would set again.
+    this.#stale = true;
   }
 
   /**
@@ -166,7 +169,7 @@ export class PartitionProcessor {
    */
   resume(): Promise<number | null> {
     return this.#exclusive(async () => {
-      if (this.#expected !== null && this.#failure === null) return null;
+      if (!this.#stale && this.#expected !== null && this.#failure === null) return null;
       const offset = await this.#reopenFromStore();
       // Not a gap to accept: a batch fetched before the seek may still arrive; it is refused.
       this.#seekedTo = null;
@@ -197,8 +200,7 @@ export class PartitionProcessor {
   ): Promise<BatchOutcome> {
     const first = messages[0];
     if (first === undefined) return { kind: 'consumed', nextOffset: null };
-    if (this.#failure !== null) this.#expected = null;
-    if (this.#expected === null) {
+    if (this.#failure !== null || this.#stale || this.#expected === null) {
       await this.#reopenFromStore();
       this.#seekedTo = null;
     }
@@ -228,6 +230,8 @@ export class PartitionProcessor {
     this.#pending = emptyPending();
     this.#failure = null;
     this.#expected = null;
+    // A reopen() from here on asks for yet another read.
+    this.#stale = false;
     const stored = await this.#writer.open();
     const offset = stored ?? (await this.#options.earliestOffset());
     this.#expected = offset;

@@ -188,6 +188,23 @@ describe('PartitionProcessor', () => {
     });
   });
 
+  test('a reopen() while a batch is under way is not lost', async () => {
+    const { store, messages, processor } = world(nowUs, 50);
+    await consume(processor, messages.slice(0, 300), 100);
+    await processor.drain();
+    store.commitDelayMs = 20;
+    // The batch waits for the store (50 pending at most) when the rebalance happens.
+    const batch = processor.process(messages.slice(300, 500), () => true);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(processor.busy).toBe(true);
+    processor.reopen();
+    expect(await batch).toEqual({ kind: 'consumed', nextOffset: 500 });
+    expect(processor.offset).toBeNull();
+    // The assignment's resume() reads the stored offset again, after the batch's flushes landed.
+    expect(await processor.resume()).toBe(500);
+    expect(processor.offset).toBe(500);
+  });
+
   test('skips what the store already covers, and seeks when a batch starts past it', async () => {
     const { store, messages, reports, errors, processor } = world(nowUs);
     await consume(processor, messages.slice(0, 200), 200);
