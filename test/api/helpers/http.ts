@@ -145,3 +145,18 @@ export async function expectAnswersMatchReference(options: {
   }
   return nonEmpty;
 }
+
+/**
+ * {@link expectAnswersMatchReference} against a service on the real clock, asserting that the
+ * comparison was not vacuous: more answers held rows than there were queries.
+ */
+export async function expectLiveAnswersMatchReference(
+  call: Call,
+  events: readonly LogEvent[],
+  queries: readonly (readonly [EndpointName, string])[],
+  check: (response: ReadResponse) => void,
+): Promise<void> {
+  const clock = { nowUs: () => Date.now() * 1000 };
+  const nonEmpty = await expectAnswersMatchReference({ call, events, queries, clock, check });
+  expect(nonEmpty).toBeGreaterThan(queries.length);
+}
