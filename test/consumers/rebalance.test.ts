@@ -26,23 +26,33 @@ describeWithServices(['kafka', 'redis'], 'a rebalance under load', ({ kafka, red
     const first = world.runner({ flushEvents: 500 });
     runners.push(first);
     await first.start();
-    const publishing = world.publish(stream.lines);
-
+    // Published in three parts, so that the second consumer joins while the second part is
+    // arriving and leaves while the third is: consumers are fast enough to finish one part
+    // before a group rebalance completes.
     const total = stream.lines.length;
+    const parts = [
+      stream.lines.slice(0, Math.floor(total * 0.4)),
+      stream.lines.slice(Math.floor(total * 0.4), Math.floor(total * 0.7)),
+      stream.lines.slice(Math.floor(total * 0.7)),
+    ];
     const waitFor = async (share: number) => {
       const deadline = Date.now() + 120_000;
       while ((await world.storedTotal()) < total * share && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
+    await world.publish(parts[0] ?? []);
     await waitFor(0.2);
+    const publishingSecond = world.publish(parts[1] ?? []);
     const second = world.runner({ flushEvents: 500 });
     runners.push(second);
     await second.start();
+    await publishingSecond;
     await waitFor(0.5);
+    const publishingThird = world.publish(parts[2] ?? []);
     const storedWhenLeaving = await world.storedTotal();
     await second.stop();
-    await publishing;
+    await publishingThird;
     await world.drained(180_000);
     expect(storedWhenLeaving).toBeLessThan(total);
     const nonEmpty = await expectStoreMatchesReference(
