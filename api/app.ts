@@ -10,6 +10,7 @@
  */
 import { Hono } from 'hono';
 import type { Logger } from '../src/logger.ts';
+import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { storeHosts } from '../src/endpoints/read/api-counts.ts';
 import { type Computed, createAnswerer } from './answer.ts';
@@ -94,11 +95,16 @@ export function createApp(deps: AppDeps): Api {
     coalescer.invalidate();
     hosts.invalidate();
   };
+  const onUnreadable = (state: UnreadableState) => {
+    logger.error(state, 'a stored state could not be read; answered without it');
+    deps.metrics.countUnreadable('read');
+  };
   const answer = createAnswerer({
     context: () => ({
       store: deps.store,
       nowUs: deps.nowUs(),
       maxFutureSkewUs: settings.maxFutureSkewUs,
+      onUnreadable,
     }),
     hosts,
     coalescer,

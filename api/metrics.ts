@@ -34,6 +34,8 @@ export interface ApiMetrics {
   observeRequest(endpoint: string, status: number, seconds: number): void;
   /** Counts ingested events of `source`: `accepted` or `rejected`. */
   countIngested(source: string, outcome: 'accepted' | 'rejected', events: number): void;
+  /** Counts a stored state that could not be read: skipped by a `read`, moved aside by a `write`. */
+  countUnreadable(side: 'read' | 'write'): void;
 }
 
 /** Options of {@link createMetrics}. */
@@ -74,6 +76,13 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['source', 'outcome'] as const,
     registers: [registry],
   });
+  const unreadable = new Counter({
+    name: 'rollup_unreadable_total',
+    help:
+      'Stored states or ring-buffer entries that could not be read: skipped by reads, moved aside by writes.',
+    labelNames: ['side'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     observeRequest(endpoint, status, seconds) {
@@ -83,6 +92,9 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countIngested(source, outcome, events) {
       if (events > 0) ingested.inc({ source, outcome }, events);
+    },
+    countUnreadable(side) {
+      unreadable.inc({ side });
     },
   };
 }

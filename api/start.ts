@@ -76,9 +76,19 @@ export async function startService(options: StartOptions): Promise<Service> {
     }
   };
   try {
+    const metrics = createMetrics({ processMetrics: true });
+    const movedAside = () => metrics.countUnreadable('write');
     let sink: IngestSink;
     if (config.kafkaBrokers === null) {
-      sink = directSink({ store, nowUs, recentLogsCapacity: config.recentLogsCapacity });
+      sink = directSink({
+        store,
+        nowUs,
+        recentLogsCapacity: config.recentLogsCapacity,
+        onUnreadable: (state) => {
+          logger.error(state, 'a stored state could not be read; moved aside and started afresh');
+          movedAside();
+        },
+      });
     } else {
       sink = await connectKafkaSink({
         kafka: kafkaClient(config, logger, config.kafkaBrokers),
@@ -92,12 +102,14 @@ export async function startService(options: StartOptions): Promise<Service> {
       store,
       nowUs,
       settings: { ...config, apiKeys: keys },
-      metrics: createMetrics({ processMetrics: true }),
+      metrics,
       logger,
       sink,
     });
     if (options.role === 'all' && config.kafkaBrokers !== null) {
-      const consumers = await startConsumers(config, store, logger, nowUs);
+      const consumers = await startConsumers(config, store, logger, nowUs, {
+        onUnreadable: movedAside,
+      });
       stops.push(() => consumers.stop());
     }
     let demo: Demo | null = null;

@@ -21,6 +21,7 @@ import type { Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
 import { PartitionWriter } from '../src/rollup/partition-writer.ts';
 import { logPosition } from '../src/rollup/recent-logs.ts';
+import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
 
@@ -53,6 +54,8 @@ export interface PartitionProcessorOptions {
   readonly onFlush?: (report: FlushReport) => void;
   /** Called when a flush fails; the partition then resumes from the stored offset. */
   readonly onFlushError?: (error: unknown) => void;
+  /** Told about each stored state that could not be read (it was moved aside; folding goes on). */
+  readonly onUnreadable?: UnreadableReporter;
 }
 
 /** Figures of one flush. */
@@ -112,6 +115,7 @@ export class PartitionProcessor {
       stream: this.#stream,
       nowUs: options.nowUs,
       recentLogsCapacity: options.recentLogsCapacity,
+      ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
     });
   }
 

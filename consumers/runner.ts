@@ -19,6 +19,7 @@ import { OFFSETS_KEY } from '../src/rollup/keys.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { DeadLetter } from './dead-letter.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
+import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 
 /** Options of {@link ConsumerRunner}. */
 export interface ConsumerRunnerOptions {
@@ -52,6 +53,8 @@ export interface ConsumerRunnerOptions {
   readonly onFlush?: (report: FlushReport) => void;
   /** Called when a batch fails (the store is down, say); the batch is retried after a pause. */
   readonly onError?: (error: unknown, stream: string) => void;
+  /** Told about each stored state that could not be read (it was moved aside; folding goes on). */
+  readonly onUnreadable?: UnreadableReporter;
 }
 
 /** Pause before a failed batch is fetched again. */
@@ -254,6 +257,7 @@ export class ConsumerRunner {
       publishDeadLetters: (letters) => this.#publish(letters),
       earliestOffset: () => this.#earliestOffset(topic, partition),
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
+      ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
       onFlushError: (error) => options.onError?.(error, stream),
     });
     this.#processors.set(stream, processor);

@@ -8,6 +8,7 @@ import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../src/config.ts';
 import { topicNames } from '../src/events/types.ts';
 import type { Logger } from '../src/logger.ts';
+import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { ConsumerRunner } from './runner.ts';
 import { ensureTopics } from './topics.ts';
@@ -16,6 +17,12 @@ import { ensureTopics } from './topics.ts';
 export interface ConsumersHandle {
   /** Stops fetching, flushes what is in flight and disconnects. */
   stop(): Promise<void>;
+}
+
+/** What a process running the consumers may want to hear of, beyond the log. */
+export interface ConsumerHooks {
+  /** A stored state could not be read (it was logged and moved aside), e.g. for a metric. */
+  readonly onUnreadable?: UnreadableReporter;
 }
 
 /** kafkajs log lines through our logger, at warn and above. */
@@ -44,6 +51,7 @@ export async function startConsumers(
   store: RollupStore,
   logger: Logger,
   nowUs: () => number,
+  hooks: ConsumerHooks = {},
 ): Promise<ConsumersHandle> {
   if (config.kafkaBrokers === null) {
     throw new Error('the consumers need KAFKA_BROKERS (comma-separated host:port pairs)');
@@ -79,6 +87,10 @@ export async function startConsumers(
     sessionTimeoutMs: config.consumerSessionTimeoutMs,
     onFlush: (report) => logger.debug(report, 'flushed'),
     onError: (error, stream) => logger.warn({ err: error, stream }, 'batch failed; retrying'),
+    onUnreadable: (state) => {
+      logger.error(state, 'a stored state could not be read; moved aside and started afresh');
+      hooks.onUnreadable?.(state);
+    },
   });
   await runner.start();
   logger.info({ brokers: config.kafkaBrokers, group: config.kafkaGroupId }, 'consumers running');

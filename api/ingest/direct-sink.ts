@@ -4,6 +4,7 @@
  * @module
  */
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
+import type { UnreadableReporter } from '../../src/rollup/unreadable.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import type { IngestSink } from './sink.ts';
 
@@ -13,6 +14,8 @@ export interface DirectSinkOptions {
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;
   readonly recentLogsCapacity: number;
+  /** Told about each stored state that could not be read (and was moved aside). */
+  readonly onUnreadable?: UnreadableReporter;
 }
 
 /**
@@ -29,6 +32,7 @@ export function directSink(options: DirectSinkOptions): IngestSink {
     store: options.store,
     nowUs: options.nowUs,
     recentLogsCapacity: options.recentLogsCapacity,
+    ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
   });
   return {
     kind: 'direct',

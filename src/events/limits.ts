@@ -21,4 +21,10 @@ export const EVENT_LIMITS = {
   metadataEntries: 64,
   requestEntries: 64,
   responseEntries: 64,
+  /**
+   * Largest `execution_time_ms`: about 11.6 days, far beyond any function's run. Bounded so that
+   * every sum of execution times a bucket can hold stays a finite double (an unbounded value,
+   * e.g. 1e308 twice, would overflow to Infinity, which JSON cannot store).
+   */
+  maxExecutionTimeMs: 1_000_000_000,
 } as const;

@@ -125,7 +125,11 @@ export const FUNCTION_EDGE_EVENT_SCHEMA = {
         properties: {
           project_ref: nonEmptyString(EVENT_LIMITS.projectLength),
           function_id: { type: ['string', 'null'], maxLength: EVENT_LIMITS.functionIdLength },
-          execution_time_ms: { type: ['number', 'null'], minimum: 0 },
+          execution_time_ms: {
+            type: ['number', 'null'],
+            minimum: 0,
+            maximum: EVENT_LIMITS.maxExecutionTimeMs,
+          },
           request: entries(EVENT_LIMITS.requestEntries, request),
           response: entries(EVENT_LIMITS.responseEntries, response),
         },

@@ -17,6 +17,7 @@ import type { RollupStore } from '../store/port.ts';
 import { Fold } from './fold.ts';
 import { OffsetConflictError, PartitionWriter } from './partition-writer.ts';
 import { logPosition } from './recent-logs.ts';
+import type { UnreadableReporter } from './unreadable.ts';
 
 /** Options of {@link DirectIngest}. */
 export interface DirectIngestOptions {
@@ -24,6 +25,8 @@ export interface DirectIngestOptions {
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;
   readonly recentLogsCapacity?: number;
+  /** Told about each stored state that could not be read (and was moved aside). */
+  readonly onUnreadable?: UnreadableReporter;
 }
 
 /** Serialized direct folding into the store. */
@@ -41,6 +44,7 @@ export class DirectIngest {
       store: options.store,
       stream: `ingest/${randomUUID()}`,
       nowUs: options.nowUs,
+      ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
       ...(options.recentLogsCapacity === undefined
         ? {}
         : { recentLogsCapacity: options.recentLogsCapacity }),

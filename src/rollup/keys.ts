@@ -101,6 +101,22 @@ export function usageKey(prefix: string, host: string, grain: Grain, bucketUs: n
   return `${prefix}:use:${host}:${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
 }
 
+/** How long a state moved aside by {@link quarantineKey} is kept for inspection: 7 days. */
+export const QUARANTINE_TTL_US = 7 * DAY_US;
+
+/**
+ * Where the writer moves a stored state it cannot read before writing a fresh one: beside it,
+ * under the same hash tag, so the move is part of the same single-slot commit.
+ *
+ * @example
+ * ```ts
+ * quarantineKey('rollup:{abc}:inv:*:m:1795256100'); // 'rollup:{abc}:inv:*:m:1795256100:unreadable'
+ * ```
+ */
+export function quarantineKey(key: string): string {
+  return `${key}:unreadable`;
+}
+
 /** Key of a project's ring buffer of recent edge log entries. */
 export function recentLogsKey(project: string): string {
   return `${projectPrefix(project)}:logs`;

@@ -8,6 +8,10 @@
  * fails with {@link OffsetConflictError}; the caller then reopens the writer and resumes from
  * the offset the store holds.
  *
+ * A stored state that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
+ * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops
+ * the stream.
+ *
  * @example
  * ```ts
  * const writer = new PartitionWriter({ store, stream: 'logs.edge/3', nowUs });
@@ -20,9 +24,18 @@
 import type { RollupStore, SortedSetWrite, StateWrite } from '../store/port.ts';
 import type { PendingState, RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
-import { HOST_HORIZON_US, HOSTS_KEY, OFFSETS_KEY } from './keys.ts';
+import {
+  HOST_HORIZON_US,
+  HOSTS_KEY,
+  OFFSETS_KEY,
+  QUARANTINE_TTL_US,
+  quarantineKey,
+} from './keys.ts';
 import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
+import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
 import { usageCounts } from './usage-counts.ts';
+
+export type { UnreadableState } from './unreadable.ts';
 
 /** The store's offset for the stream was not the one this writer expected; nothing was written. */
 export class OffsetConflictError extends Error {
@@ -46,20 +59,27 @@ export interface PartitionWriterOptions {
   readonly recentLogsCapacity?: number;
   /** Stored states kept deserialized between flushes. Default 50,000. */
   readonly cacheLimit?: number;
+  /** Told about each stored state that could not be read (and was moved aside). */
+  readonly onUnreadable?: UnreadableReporter;
 }
 
 /** Marks a key the store was asked for and does not hold. */
 const NEW_KEY = Symbol('new key');
 
-function decode(pending: PendingState, text: string): PendingState {
+/** The stored state of a key, of the delta's kind; null when the text cannot be read. */
+function decode(
+  key: string,
+  pending: PendingState,
+  text: string,
+  report: UnreadableReporter | undefined,
+): PendingState | null {
+  const { expireAtMs } = pending;
   if (pending.kind === 'invocation') {
-    return {
-      kind: 'invocation',
-      state: invocationStats.deserialize(text),
-      expireAtMs: pending.expireAtMs,
-    };
+    const state = readStateOrReport(invocationStats, key, text, report);
+    return state === null ? null : { kind: 'invocation', state, expireAtMs };
   }
-  return { kind: 'usage', state: usageCounts.deserialize(text), expireAtMs: pending.expireAtMs };
+  const state = readStateOrReport(usageCounts, key, text, report);
+  return state === null ? null : { kind: 'usage', state, expireAtMs };
 }
 
 function serialize(state: PendingState): string {
@@ -89,6 +109,7 @@ export class PartitionWriter {
   readonly #nowUs: () => number;
   readonly #capacity: number;
   readonly #cacheLimit: number;
+  readonly #onUnreadable: UnreadableReporter | undefined;
   readonly #cache = new Map<string, PendingState | typeof NEW_KEY>();
   #offset: number | null = null;
   #opened = false;
@@ -99,6 +120,7 @@ export class PartitionWriter {
     this.#nowUs = options.nowUs;
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
     this.#cacheLimit = options.cacheLimit ?? 50_000;
+    this.#onUnreadable = options.onUnreadable;
   }
 
   /** The stream this writer writes. */
@@ -174,17 +196,22 @@ export class PartitionWriter {
   async #mergeStates(delta: RollupDelta): Promise<StateWrite[]> {
     const missing: string[] = [];
     for (const key of delta.states.keys()) if (!this.#cache.has(key)) missing.push(key);
+    const writes: StateWrite[] = [];
     if (missing.length > 0) {
       const values = await this.#store.getValues(missing);
+      const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
       missing.forEach((key, i) => {
         const pending = delta.states.get(key);
         const text = values[i] ?? null;
-        if (pending !== undefined) {
-          this.#cache.set(key, text === null ? NEW_KEY : decode(pending, text));
+        if (pending === undefined) return;
+        const stored = text === null ? NEW_KEY : decode(key, pending, text, this.#onUnreadable);
+        if (stored === null && text !== null) {
+          // Kept for inspection; the key itself starts again from this delta.
+          writes.push({ key: quarantineKey(key), value: text, expireAtMs: asideUntilMs });
         }
+        this.#cache.set(key, stored ?? NEW_KEY);
       });
     }
-    const writes: StateWrite[] = [];
     for (const [key, pending] of delta.states) {
       const stored = this.#cache.get(key);
       // Re-insert so that Map order is least-recently-written first.

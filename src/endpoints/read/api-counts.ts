@@ -12,6 +12,7 @@ import {
   projectPrefix,
   usageKey,
 } from '../../rollup/keys.ts';
+import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
@@ -77,7 +78,9 @@ export async function readApiCounts(
   const totals = rowBuckets.map(() => usageCounts.empty());
   values.forEach((text, i) => {
     const row = totals[rowOfKey[i] ?? -1];
-    if (text !== null && row !== undefined) usageCounts.merge(row, usageCounts.deserialize(text));
+    if (text === null || row === undefined) return;
+    const state = readStateOrReport(usageCounts, keys[i] ?? '', text, context.onUnreadable);
+    if (state !== null) usageCounts.merge(row, state);
   });
   const rows: ApiCountsRow[] = [];
   totals.forEach((counts, i) => {

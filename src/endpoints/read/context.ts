@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { UnreadableReporter } from '../../rollup/unreadable.ts';
 import type { RollupStore } from '../../store/port.ts';
 
 /** The environment of an endpoint read. */
@@ -13,4 +14,9 @@ export interface ReadContext {
   readonly nowUs: number;
   /** How far in the future an accepted event's timestamp may be, in microseconds. */
   readonly maxFutureSkewUs: number;
+  /**
+   * Told about each stored state or ring-buffer entry that could not be read; the read goes on
+   * without it (one bad key must not stop an endpoint).
+   */
+  readonly onUnreadable?: UnreadableReporter;
 }

@@ -6,6 +6,7 @@
  */
 import { invocationStats } from '../../rollup/invocation-stats.ts';
 import { functionScope, invocationKey, projectPrefix } from '../../rollup/keys.ts';
+import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
 import type { InvocationStatsParams } from '../params/invocation-stats.ts';
@@ -26,7 +27,11 @@ export async function readInvocationStats(
   const values = await context.store.getValues(keys);
   return series.map((bucket, i) => {
     const text = values[i] ?? null;
-    const state = text === null ? invocationStats.empty() : invocationStats.deserialize(text);
+    const key = keys[i] ?? '';
+    const stored = text === null
+      ? null
+      : readStateOrReport(invocationStats, key, text, context.onUnreadable);
+    const state = stored ?? invocationStats.empty();
     return { timestamp: formatTimestamp(bucket), ...invocationStats.finalize(state) };
   });
 }

@@ -5,11 +5,14 @@
  */
 import { recentLogsKey } from '../../rollup/keys.ts';
 import { parseRecentLog } from '../../rollup/recent-logs.ts';
+import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
 import type { LogsAllParams } from '../params/logs-all.ts';
 import { LOGS_ALL_LIMIT } from '../registry.ts';
 import type { LogRow } from '../rows.ts';
 import type { ReadContext } from './context.ts';
+
+const RECENT_LOG = { deserialize: parseRecentLog };
 
 /** The newest entries (at most 100) within the tier's retention and the requested range. */
 export async function readLogsAll(context: ReadContext, params: LogsAllParams): Promise<LogRow[]> {
@@ -24,13 +27,17 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
     minExclusive,
     limit: LOGS_ALL_LIMIT,
   });
-  return members.map((member) => {
-    const entry = parseRecentLog(member);
-    return {
+  const key = recentLogsKey(params.project);
+  const rows: LogRow[] = [];
+  for (const member of members) {
+    const entry = readStateOrReport(RECENT_LOG, key, member, context.onUnreadable);
+    if (entry === null) continue;
+    rows.push({
       id: entry.id,
       timestamp: formatTimestamp(entry.timestampUs),
       event_message: entry.eventMessage,
       metadata: entry.metadata,
-    };
-  });
+    });
+  }
+  return rows;
 }

@@ -1,0 +1,42 @@
+/**
+ * What happens to a stored state that cannot be read back (written by a faulty older version,
+ * or changed by hand): it is reported with its key and otherwise treated as absent, so that one
+ * bad key never stops a partition's writes or an endpoint's answers. The writer also moves the
+ * text aside (see {@link ./keys.ts} `quarantineKey`) before it writes a fresh state there.
+ *
+ * @module
+ */
+import type { Aggregate } from './aggregate.ts';
+
+/** A stored value that could not be read, and why. */
+export interface UnreadableState {
+  readonly key: string;
+  /** The reader's error message (it quotes at most the first 80 characters of the value). */
+  readonly reason: string;
+}
+
+/** Told about every unreadable state; must not throw. */
+export type UnreadableReporter = (state: UnreadableState) => void;
+
+/**
+ * `text` deserialized by `aggregate`, or null (after telling `report`) when it cannot be read.
+ *
+ * @example
+ * ```ts
+ * const state = readStateOrReport(usageCounts, key, '[1,2', (bad) => log.error(bad));
+ * // null, and the reporter was told { key, reason: 'usage counts state must be …' }
+ * ```
+ */
+export function readStateOrReport<State>(
+  aggregate: Pick<Aggregate<State, unknown, unknown>, 'deserialize'>,
+  key: string,
+  text: string,
+  report: UnreadableReporter | undefined,
+): State | null {
+  try {
+    return aggregate.deserialize(text);
+  } catch (error) {
+    report?.({ key, reason: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Issue 18, item 1 on the embedded service: a schema-valid `function-edge` event whose execution
+ * times add up past the largest double must not make a project's `functions.invocation-stats`
+ * unreadable. It is refused at ingest with a reason, and the endpoint keeps answering.
+ */
+import { expect, test } from 'vitest';
+import { parse } from '../../src/events/parse.ts';
+import { evaluateInvocationStats } from '../../src/reference/evaluator.ts';
+import { TEST_NOW_US, testApp } from './helpers/app.ts';
+import { read } from './helpers/http.ts';
+
+const PROJECT = 'poisonedprojectref00';
+
+function functionEdge(id: string, executionTimeMs: number, responses: number): string {
+  return JSON.stringify({
+    id,
+    timestamp: TEST_NOW_US - 10_000_000,
+    metadata: [{
+      project_ref: PROJECT,
+      function_id: 'f1',
+      execution_time_ms: executionTimeMs,
+      response: Array.from({ length: responses }, () => ({ status_code: 200 })),
+    }],
+  });
+}
+
+test('an execution time beyond the bound is refused with a reason naming the field', async () => {
+  const app = testApp();
+  const ingested = await read(app.call, '/api/ingest/function-edge', {
+    method: 'POST',
+    body: functionEdge('poison', 1e308, 2),
+  });
+  expect(ingested.status).toBe(202);
+  const answer = JSON.parse(ingested.body);
+  expect(answer.accepted).toBe(0);
+  expect(answer.rejected).toBe(1);
+  expect(answer.errors[0].reason).toMatch(/execution_time_ms must be <= \d/);
+});
+
+test('after a poison pill, functions.invocation-stats of the project answers every interval', async () => {
+  const app = testApp();
+  const good = functionEdge('good', 42.5, 1);
+  await read(app.call, '/api/ingest/function-edge', {
+    method: 'POST',
+    body: [functionEdge('poison', 1e308, 2), good].join('\n'),
+  });
+  for (const interval of ['5min', '15min', '1hr', '1day', '7day']) {
+    const query = `project=${PROJECT}&interval=${interval}`;
+    const response = await read(app.call, `/api/endpoints/functions.invocation-stats?${query}`);
+    expect(response.status, `${interval}: ${response.body}`).toBe(200);
+    const rows = JSON.parse(response.body).result;
+    const parsed = parse(good, 'function-edge', { nowUs: TEST_NOW_US });
+    if (!parsed.ok) throw new Error(parsed.rejection.reason);
+    const expected = evaluateInvocationStats(
+      [parsed.event],
+      new URLSearchParams(query),
+      TEST_NOW_US,
+    );
+    expect(expected.ok && rows).toEqual(expected.ok && expected.rows);
+    expect(rows.reduce((sum: number, row: { count: number }) => sum + row.count, 0)).toBe(1);
+  }
+});
