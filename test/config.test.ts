@@ -1,0 +1,122 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+const KEY = 'a-valid-key-0123456789';
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  test('an empty environment is the embedded default', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      store: { kind: 'memory' },
+      kafkaBrokers: null,
+      kafkaGroupId: 'rollups',
+      kafkaTopicPrefix: '',
+      topicPartitions: 12,
+      flushIntervalMs: 250,
+      flushEvents: 5_000,
+      maxFutureSkewUs: 300_000_000,
+      recentLogsCapacity: 10_000,
+      host: '127.0.0.1',
+      port: 8080,
+      apiKeys: null,
+      endpointIds: {},
+      resultCacheMs: 1_000,
+      demo: false,
+      logLevel: 'info',
+    });
+  });
+
+  test('the store follows the addresses given, or STORE', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).store).toEqual({
+      kind: 'redis',
+      url: 'redis://127.0.0.1:6379',
+    });
+    expect(
+      loadConfig({ UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:8079', UPSTASH_REDIS_REST_TOKEN: 't' })
+        .store,
+    ).toEqual({ kind: 'upstash', url: 'http://127.0.0.1:8079', token: 't' });
+    expect(loadConfig({ STORE: 'memory', REDIS_URL: 'redis://h:1' }).store).toEqual({
+      kind: 'memory',
+    });
+  });
+
+  test.each([
+    [{ STORE: 'disk' }, 'STORE="disk" is not allowed: one of memory, redis, upstash'],
+    [
+      { STORE: 'redis' },
+      'REDIS_URL="" is not allowed: a redis:// or rediss:// URL when STORE=redis',
+    ],
+    [
+      { REDIS_URL: 'http://h:1' },
+      'REDIS_URL="http://h:1" is not allowed: a redis:// or rediss:// URL',
+    ],
+    [
+      { UPSTASH_REDIS_REST_URL: 'http://h:1' },
+      'UPSTASH_REDIS_REST_TOKEN="" is not allowed: the REST token (required with it)',
+    ],
+    [{ KAFKA_BROKERS: 'h:1,nohostport' }, 'KAFKA_BROKERS="h:1,nohostport" is not allowed'],
+    [{ TOPIC_PARTITIONS: '0' }, 'TOPIC_PARTITIONS="0" is not allowed: an integer from 1 to 10000'],
+    [{ PORT: '8080.5' }, 'PORT="8080.5" is not allowed: an integer from 0 to 65535 (default 8080)'],
+    [{ KAFKA_SESSION_TIMEOUT_MS: '1000' }, 'an integer from 6000 to 300000'],
+    [{ MAX_FUTURE_SKEW: 'soon' }, 'MAX_FUTURE_SKEW="soon" is not allowed: a duration such as 30s'],
+    [{ RESULT_CACHE_MS: '5000' }, 'an integer from 0 to 2000'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is not allowed: fatal, error, warn, info'],
+    [{ DEMO: 'maybe' }, 'DEMO="maybe" is not allowed: 1, true, yes, on or 0, false, no, off'],
+    [{ KAFKA_TOPIC_PREFIX: 'a/b' }, 'KAFKA_TOPIC_PREFIX="a/b" is not allowed'],
+    [{ ENDPOINT_ID_LOGS_ALL: 'logs' }, 'ENDPOINT_ID_LOGS_ALL="logs" is not allowed: a UUID'],
+  ])(
+    '%j is refused with a message naming the variable, the value and what is allowed',
+    (env, message) => {
+      expect(refusal(env)).toContain(message);
+    },
+  );
+
+  test('an API key is never part of a refusal, only its position and length', () => {
+    const message = refusal({ API_KEYS: `${KEY},short-secret` });
+    expect(message).toBe(
+      'API_KEYS="<key #2, 12 characters>" is not allowed: keys of 16 to 256 printable ASCII characters, comma-separated',
+    );
+    expect(message).not.toContain('short-secret');
+  });
+
+  test('keys come from API_KEYS and API_KEYS_FILE together, blank entries ignored', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'config-')), 'keys');
+    writeFileSync(file, `second-key-0123456789\n\nthird-key-01234567890\n`);
+    expect(loadConfig({ API_KEYS: ` ${KEY} ,`, API_KEYS_FILE: file }).apiKeys).toEqual([
+      KEY,
+      'second-key-0123456789',
+      'third-key-01234567890',
+    ]);
+    expect(refusal({ API_KEYS_FILE: join(file, 'missing') })).toMatch(
+      /^API_KEYS_FILE=".*missing" is not allowed: a readable file of keys/,
+    );
+  });
+
+  test('endpoint ids are overridden per endpoint and kept in lower case', () => {
+    const id = 'ABCDEF01-2345-4678-9ABC-DEF012345678';
+    expect(loadConfig({ ENDPOINT_ID_API_COUNTS: id }).endpointIds).toEqual({
+      'usage.api-counts': id.toLowerCase(),
+    });
+  });
+
+  test('blank values are absent values', () => {
+    expect(loadConfig({ PORT: '  ', KAFKA_BROKERS: '' }).port).toBe(8080);
+    expect(loadConfig({ KAFKA_BROKERS: ' 127.0.0.1:9092 , [::1]:9093 ' }).kafkaBrokers).toEqual([
+      '127.0.0.1:9092',
+      '[::1]:9093',
+    ]);
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, test } from 'vitest';
+import { parse } from '../../src/events/parse.ts';
+import type { LogEvent, Source } from '../../src/events/types.ts';
+import { Fold, type PendingState } from '../../src/rollup/fold.ts';
+import { invocationStats } from '../../src/rollup/invocation-stats.ts';
+import { hostMember, recentLogsKey } from '../../src/rollup/keys.ts';
+
+/** 2026-11-21T10:15:30.123456Z. */
+const NOW_US = 1_795_256_130_123_456;
+const DAY_US = 86_400_000_000;
+
+function event(source: Source, fields: Record<string, unknown>): LogEvent {
+  const result = parse(JSON.stringify({ id: 'e', timestamp: NOW_US - 1, ...fields }), source, {
+    nowUs: NOW_US,
+  });
+  if (!result.ok) throw new Error(result.rejection.reason);
+  return result.event;
+}
+
+function invocationCount(state: PendingState | undefined): number | undefined {
+  return state?.kind === 'invocation' ? invocationStats.finalize(state.state).count : undefined;
+}
+
+describe('Fold', () => {
+  test('an invocation lands in every grain, for all functions and for its function', () => {
+    const fold = new Fold();
+    fold.add(
+      event('function-edge', {
+        metadata: [{
+          project_ref: 'p',
+          function_id: 'f/1',
+          execution_time_ms: 5,
+          response: [{ status_code: 200 }, { status_code: 503 }],
+        }],
+      }),
+      'pos',
+      NOW_US,
+    );
+    const delta = fold.take();
+    expect(delta.events).toBe(1);
+    expect([...delta.states.keys()].sort()).toEqual([
+      'rollup:{p}:inv:*:d:1795219200',
+      'rollup:{p}:inv:*:h:1795255200',
+      'rollup:{p}:inv:*:m:1795256100',
+      'rollup:{p}:inv:*:s:1795256130',
+      'rollup:{p}:inv:ff%2F1:d:1795219200',
+      'rollup:{p}:inv:ff%2F1:h:1795255200',
+      'rollup:{p}:inv:ff%2F1:m:1795256100',
+      'rollup:{p}:inv:ff%2F1:s:1795256130',
+    ]);
+    for (const state of delta.states.values()) expect(invocationCount(state)).toBe(2);
+    expect(delta.logs.size).toBe(0);
+    expect(delta.hosts.size).toBe(0);
+  });
+
+  test('a request counts under its host at every grain; the entry and the host are kept', () => {
+    const fold = new Fold();
+    const older = event('edge', {
+      id: 'older',
+      timestamp: NOW_US - 2_000_000,
+      project: 'p',
+      metadata: [{ request: [{ host: 'p.example', path: '/rest/v1/t' }] }],
+    });
+    const newer = event('edge', {
+      id: 'newer',
+      project: 'p',
+      metadata: [{ request: [{ url: 'https://p.example/auth/v1/user' }, { path: '/no-host' }] }],
+    });
+    fold.add(newer, 'b', NOW_US);
+    fold.add(older, 'a', NOW_US);
+    const delta = fold.take();
+    expect([...delta.states.keys()].filter((key) => key.includes(':m:'))).toEqual([
+      'rollup:{p}:use:p.example:m:1795256100',
+    ]);
+    expect(delta.states.get('rollup:{p}:use:p.example:m:1795256100')).toMatchObject({
+      kind: 'usage',
+      state: { total: 2, rest: 1, auth: 1, storage: 0, realtime: 0 },
+    });
+    expect(delta.logs.get(recentLogsKey('p'))?.map((member) => member.score)).toEqual([
+      NOW_US - 1,
+      NOW_US - 2_000_000,
+    ]);
+    // The registry keeps the newest time a host was seen, whatever the arrival order.
+    expect([...delta.hosts]).toEqual([[hostMember('p', 'p.example'), NOW_US - 1]]);
+  });
+
+  test('a late event skips the grains whose buckets nothing reads any more', () => {
+    const fold = new Fold();
+    fold.add(
+      event('function-edge', {
+        timestamp: NOW_US - 2 * DAY_US,
+        metadata: [{ project_ref: 'p', response: [{ status_code: 200 }] }],
+      }),
+      'pos',
+      NOW_US,
+    );
+    // Seconds are read for 5 minutes, minutes for an hour, hours for a day, days for 7 days.
+    expect([...fold.take().states.keys()]).toEqual(['rollup:{p}:inv:*:d:1795046400']);
+  });
+
+  test('take hands over the delta and starts afresh', () => {
+    const fold = new Fold();
+    fold.add(
+      event('edge', { project: 'p', metadata: [] }),
+      'pos',
+      NOW_US,
+    );
+    expect(fold.size).toBe(1);
+    expect(fold.take().logs.size).toBe(1);
+    expect(fold.size).toBe(0);
+    const empty = fold.take();
+    expect([empty.events, empty.states.size, empty.logs.size, empty.hosts.size]).toEqual([
+      0,
+      0,
+      0,
+      0,
+    ]);
+  });
+});
