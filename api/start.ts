@@ -7,9 +7,10 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { kafkaClient, startConsumers } from '../consumers/start.ts';
+import { startConsumers } from '../consumers/start.ts';
 import type { Config } from '../src/config.ts';
-import { topicNames } from '../src/events/types.ts';
+import { kafkaClient } from '../src/kafka/client.ts';
+import { topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { openStore } from '../src/store/open.ts';
 import { createApp } from './app.ts';

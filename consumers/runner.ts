@@ -14,7 +14,8 @@
  * @module
  */
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
-import { type Source, SOURCES, type TopicNames } from '../src/events/types.ts';
+import { type Source, SOURCES } from '../src/events/types.ts';
+import type { TopicNames } from '../src/kafka/topics.ts';
 import { OFFSETS_KEY } from '../src/rollup/keys.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { DeadLetter } from './dead-letter.ts';

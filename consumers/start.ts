@@ -4,14 +4,13 @@
  *
  * @module
  */
-import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../src/config.ts';
-import { topicNames } from '../src/events/types.ts';
+import { kafkaClient } from '../src/kafka/client.ts';
+import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { ConsumerRunner } from './runner.ts';
-import { ensureTopics } from './topics.ts';
 
 /** A running consumer role. */
 export interface ConsumersHandle {
@@ -23,26 +22,6 @@ export interface ConsumersHandle {
 export interface ConsumerHooks {
   /** A stored state could not be read (it was logged and moved aside), e.g. for a metric. */
   readonly onUnreadable?: UnreadableReporter;
-}
-
-/** kafkajs log lines through our logger, at warn and above. */
-function kafkaLogCreator(logger: Logger) {
-  return () => ({ level, log }: LogEntry) => {
-    const { message, ...extra } = log;
-    if (level === kafkaLogLevel.ERROR) logger.error({ kafka: extra }, message);
-    else if (level === kafkaLogLevel.WARN) logger.warn({ kafka: extra }, message);
-  };
-}
-
-/** The kafkajs client for the configured brokers. */
-export function kafkaClient(config: Config, logger: Logger, brokers: readonly string[]): Kafka {
-  return new Kafka({
-    clientId: config.kafkaClientId,
-    brokers: [...brokers],
-    logLevel: kafkaLogLevel.WARN,
-    logCreator: kafkaLogCreator(logger),
-    retry: { retries: 8, initialRetryTime: 200 },
-  });
 }
 
 /** Starts consuming; resolves once the consumer has joined the group. */

@@ -13,6 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { parseDuration } from './time/duration.ts';
 
+/** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
+export const DEFAULT_TOPIC_PARTITIONS = 12;
+
 /** A configuration variable has a value that is not allowed. */
 export class ConfigError extends Error {
   constructor(variable: string, value: string, allowed: string) {
@@ -193,7 +196,7 @@ export function loadConfig(env: Env): Config {
     kafkaClientId: text(env, 'KAFKA_CLIENT_ID') ?? 'streaming-endpoints',
     kafkaGroupId: text(env, 'KAFKA_GROUP_ID') ?? 'rollups',
     kafkaTopicPrefix: topicPrefix(env),
-    topicPartitions: integer(env, 'TOPIC_PARTITIONS', 12, 1, 10_000),
+    topicPartitions: integer(env, 'TOPIC_PARTITIONS', DEFAULT_TOPIC_PARTITIONS, 1, 10_000),
     flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
     flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
     consumerConcurrency: integer(env, 'CONSUMER_CONCURRENCY', 12, 1, 1_000),

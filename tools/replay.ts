@@ -11,10 +11,10 @@ import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { type Source, SOURCES, topicNames } from '../src/events/types.ts';
+import { type Source, SOURCES } from '../src/events/types.ts';
 import { createLogger } from '../src/logger.ts';
-import { kafkaClient } from '../consumers/start.ts';
-import { ensureTopics } from '../consumers/topics.ts';
+import { kafkaClient } from '../src/kafka/client.ts';
+import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import { Progress } from './replay/progress.ts';
 import { publishLines, replayProducer, type SourcedLine } from './replay/publish.ts';
 

@@ -9,8 +9,7 @@
  * @module
  */
 import type { Kafka, Producer } from 'kafkajs';
-import { ensureTopics } from '../../consumers/topics.ts';
-import type { TopicNames } from '../../src/events/types.ts';
+import { ensureTopics, type TopicNames } from '../../src/kafka/topics.ts';
 import type { IngestSink } from './sink.ts';
 
 /** Options of {@link connectKafkaSink}. */

@@ -12,38 +12,11 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** A JSON object, as ingested. */
 export type JsonObject = { [key: string]: Json };
 
-/** The two producer sources and the Kafka topic each one is published to. */
+/** The two producer sources (each is published to its own Kafka topic, see `src/kafka/topics.ts`). */
 export const SOURCES = ['edge', 'function-edge'] as const;
 
 /** A producer source name. */
 export type Source = (typeof SOURCES)[number];
-
-/** Topic of each source, and the dead-letter topic for events that fail validation. */
-export const TOPICS = {
-  edge: 'logs.edge',
-  'function-edge': 'logs.function-edge',
-  deadLetter: 'logs.dead-letter',
-} as const;
-
-/** The topic names in use: {@link TOPICS}, each behind an optional prefix. */
-export type TopicNames = { readonly [K in keyof typeof TOPICS]: string };
-
-/**
- * The topic names behind `prefix` (configuration `KAFKA_TOPIC_PREFIX`), so that several
- * deployments or test runs can share one cluster.
- *
- * @example
- * ```ts
- * topicNames('staging.').edge; // 'staging.logs.edge'
- * ```
- */
-export function topicNames(prefix = ''): TopicNames {
-  return {
-    edge: `${prefix}${TOPICS.edge}`,
-    'function-edge': `${prefix}${TOPICS['function-edge']}`,
-    deadLetter: `${prefix}${TOPICS.deadLetter}`,
-  };
-}
 
 /**
  * One request of an `edge` event: one (metadata entry, request entry) pair. `host` is

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { serveNode } from '../../api/serve-node.ts';
 import { type Service, startService } from '../../api/start.ts';
 import { loadConfig } from '../../src/config.ts';
-import { topicNames } from '../../src/events/types.ts';
+import { topicNames } from '../../src/kafka/topics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';

@@ -5,8 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ensureTopics } from '../../consumers/topics.ts';
-import { TOPICS } from '../../src/events/types.ts';
+import { ensureTopics, TOPICS } from '../../src/kafka/topics.ts';
 import { describeWithServices } from '../support/services.ts';
 
 const KEYS = 24;

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { topicNames } from '../../src/events/types.ts';
+import { topicNames } from '../../src/kafka/topics.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { publishLines, replayProducer } from '../replay/publish.ts';
 

@@ -10,7 +10,8 @@
  * @module
  */
 import type { Kafka, Message, Producer } from 'kafkajs';
-import type { Source, TopicNames } from '../../src/events/types.ts';
+import type { Source } from '../../src/events/types.ts';
+import type { TopicNames } from '../../src/kafka/topics.ts';
 
 /** One line to publish. */
 export interface SourcedLine {

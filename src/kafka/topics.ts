@@ -1,6 +1,7 @@
 /**
  * The project's Kafka topics (DESIGN.md section 3): `logs.edge`, `logs.function-edge` and the
- * dead-letter topic, created when missing, left alone when present.
+ * dead-letter topic, their names behind an optional prefix, created when missing, left alone
+ * when present.
  *
  * The partition count bounds how many consumers of one group can share the work, and the key
  * (project ref) to partition mapping depends on it: an existing topic is therefore never
@@ -9,11 +10,38 @@
  * @module
  */
 import type { Admin } from 'kafkajs';
-import { TOPICS } from '../src/events/types.ts';
+import { DEFAULT_TOPIC_PARTITIONS } from '../config.ts';
+
+/** Topic of each source, and the dead-letter topic for events that fail validation. */
+export const TOPICS = {
+  edge: 'logs.edge',
+  'function-edge': 'logs.function-edge',
+  deadLetter: 'logs.dead-letter',
+} as const;
+
+/** The topic names in use: {@link TOPICS}, each behind an optional prefix. */
+export type TopicNames = { readonly [K in keyof typeof TOPICS]: string };
+
+/**
+ * The topic names behind `prefix` (configuration `KAFKA_TOPIC_PREFIX`), so that several
+ * deployments or test runs can share one cluster.
+ *
+ * @example
+ * ```ts
+ * topicNames('staging.').edge; // 'staging.logs.edge'
+ * ```
+ */
+export function topicNames(prefix = ''): TopicNames {
+  return {
+    edge: `${prefix}${TOPICS.edge}`,
+    'function-edge': `${prefix}${TOPICS['function-edge']}`,
+    deadLetter: `${prefix}${TOPICS.deadLetter}`,
+  };
+}
 
 /** Options of {@link ensureTopics}. */
 export interface EnsureTopicsOptions {
-  /** Partitions of each topic this call creates. Default {@link DEFAULT_PARTITIONS}. */
+  /** Partitions of each topic this call creates. Default {@link DEFAULT_TOPIC_PARTITIONS}. */
   readonly partitions?: number;
   /** Replicas of each topic this call creates. Default: the broker's `default.replication.factor`. */
   readonly replicationFactor?: number;
@@ -31,9 +59,6 @@ export interface TopicReport {
   /** The partition count that was asked for. */
   readonly expectedPartitions: number;
 }
-
-/** Partitions per topic unless configured: room for up to 12 consumers in one group. */
-export const DEFAULT_PARTITIONS = 12;
 
 /**
  * Creates the missing topics and reports every topic's partition count. Idempotent: calling it
@@ -55,7 +80,7 @@ export async function ensureTopics(
   admin: Admin,
   options: EnsureTopicsOptions = {},
 ): Promise<TopicReport[]> {
-  const partitions = options.partitions ?? DEFAULT_PARTITIONS;
+  const partitions = options.partitions ?? DEFAULT_TOPIC_PARTITIONS;
   if (!Number.isInteger(partitions) || partitions < 1) {
     throw new RangeError(`'partitions' must be a positive integer: current value is ${partitions}`);
   }
