@@ -11,6 +11,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import { UUID } from './text/uuid.ts';
 import { parseDuration } from './time/duration.ts';
 
 /** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
@@ -67,7 +68,6 @@ export interface Config {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOST_PORT = /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/;
 
 /** Endpoint id override variables, by endpoint name. */

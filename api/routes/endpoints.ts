@@ -8,6 +8,7 @@
  */
 import type { Context, Hono } from 'hono';
 import type { EndpointRecord } from '../../src/endpoints/registry.ts';
+import { UUID } from '../../src/text/uuid.ts';
 import type { Computed } from '../answer.ts';
 import { guardStore } from '../deadline.ts';
 import type { ApiEnv } from '../env.ts';
@@ -27,7 +28,6 @@ export interface EndpointRoutesDeps {
 }
 
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function cacheControl(record: EndpointRecord): string {
   return record.cacheSeconds === 0 ? 'no-store' : 'private, no-cache';

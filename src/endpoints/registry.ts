@@ -135,19 +135,3 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
     ],
   },
 ];
-
-/**
- * The record with this name or id, or null.
- *
- * @example
- * ```ts
- * findEndpoint(ENDPOINTS, 'logs.all')?.id; // 'c0d7853c-5f4f-4a57-9f05-fa926b9511aa'
- * findEndpoint(ENDPOINTS, 'c0d7853c-5f4f-4a57-9f05-fa926b9511aa')?.name; // 'logs.all'
- * ```
- */
-export function findEndpoint(
-  records: readonly EndpointRecord[],
-  nameOrId: string,
-): EndpointRecord | null {
-  return records.find((record) => record.name === nameOrId || record.id === nameOrId) ?? null;
-}

@@ -4,7 +4,8 @@
  * @module
  */
 
-const DAY_US = 86_400_000_000;
+import { MAX_EVENT_AGE_US } from '../events/limits.ts';
+import { DAY_US } from '../time/civil.ts';
 
 /** The project tiers with their own retention. */
 export const PROJECT_TIERS = ['FREE', 'PRO', 'PAYG', 'ENTERPRISE'] as const;
@@ -16,8 +17,8 @@ export type ProjectTier = (typeof PROJECT_TIERS)[number];
 export const TIER_RETENTION_US: Readonly<Record<ProjectTier, number>> = {
   FREE: DAY_US,
   PRO: 7 * DAY_US,
-  PAYG: 90 * DAY_US,
-  ENTERPRISE: 90 * DAY_US,
+  PAYG: MAX_EVENT_AGE_US,
+  ENTERPRISE: MAX_EVENT_AGE_US,
 };
 
 /** The longest retention of any tier: events older than this can never be returned. */

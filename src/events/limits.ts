@@ -5,6 +5,13 @@
  *
  * @module
  */
+import { DAY_US } from '../time/civil.ts';
+
+/**
+ * The longest retention of any project tier (DESIGN 3 and 5): events older than this are
+ * rejected, no tier's `logs.all` reaches further back, and no rollup keeps anything older.
+ */
+export const MAX_EVENT_AGE_US = 90 * DAY_US;
 
 /** Bounds enforced by `parse` and by the event schemas. */
 export const EVENT_LIMITS = {

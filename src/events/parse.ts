@@ -10,7 +10,7 @@ import { describeDuration } from '../time/duration.ts';
 import { parseTimestamp } from '../time/timestamp.ts';
 import { exceedsDepth } from './depth.ts';
 import { edgeRequests, invocations } from './derive.ts';
-import { EVENT_LIMITS } from './limits.ts';
+import { EVENT_LIMITS, MAX_EVENT_AGE_US } from './limits.ts';
 import {
   describeSchemaError,
   describeValue,
@@ -36,7 +36,7 @@ export interface ParseOptions {
 export const DEFAULT_MAX_FUTURE_SKEW_US = 5 * 60_000_000;
 
 /** Default of `ParseOptions.maxAgeUs`: 90 days, the longest retention of any tier. */
-export const DEFAULT_MAX_AGE_US = 90 * 86_400_000_000;
+export const DEFAULT_MAX_AGE_US = MAX_EVENT_AGE_US;
 
 type Rejected = Extract<ParseResult, { readonly ok: false }>;
 

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { EdgeEvent, Json, JsonObject } from '../events/types.ts';
 import type { ScoredMember } from '../store/port.ts';
 
@@ -15,7 +16,7 @@ import type { ScoredMember } from '../store/port.ts';
 export const DEFAULT_RECENT_LOGS_CAPACITY = 10_000;
 
 /** Oldest entry kept: the longest tier retention (90 days). */
-export const RECENT_LOGS_MAX_AGE_US = 90 * 86_400_000_000;
+export const RECENT_LOGS_MAX_AGE_US = MAX_EVENT_AGE_US;
 
 /** A recent log entry as read back. */
 export interface RecentLogEntry {

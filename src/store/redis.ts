@@ -14,7 +14,7 @@
 import { createClient } from 'redis';
 import { COMMIT_SCRIPT, commitScriptArguments } from './commit-script.ts';
 import type { Commit, RollupStore, ScoreRange } from './port.ts';
-import { scoreText } from './score-text.ts';
+import { scoreBound } from './score-bound.ts';
 import { scriptSha1 } from './script-sha.ts';
 
 /** Keys per MGET, so one huge read does not block Redis for long. */
@@ -83,8 +83,8 @@ export class RedisStore implements RollupStore {
     return this.#client.sendCommand<string[]>([
       'ZRANGE',
       key,
-      scoreText(range.max),
-      scoreText(range.minExclusive, true),
+      String(scoreBound(range.max)),
+      String(scoreBound(range.minExclusive, true)),
       'BYSCORE',
       'REV',
       'LIMIT',
@@ -97,7 +97,7 @@ export class RedisStore implements RollupStore {
     return this.#client.sendCommand<string[]>([
       'ZRANGE',
       key,
-      scoreText(minScore),
+      String(scoreBound(minScore)),
       '+inf',
       'BYSCORE',
     ]);

@@ -13,6 +13,7 @@
 import { Redis } from '@upstash/redis';
 import { COMMIT_SCRIPT, commitScriptArguments } from './commit-script.ts';
 import type { Commit, RollupStore, ScoreRange } from './port.ts';
+import { scoreBound } from './score-bound.ts';
 
 /** Where the REST endpoint is and the token it wants. */
 export interface UpstashStoreOptions {
@@ -60,10 +61,8 @@ export class UpstashStore implements RollupStore {
   }
 
   rangeByScore(key: string, range: ScoreRange): Promise<string[]> {
-    const max = range.max === Number.POSITIVE_INFINITY ? '+inf' : range.max;
-    const min = range.minExclusive === Number.NEGATIVE_INFINITY
-      ? '-inf'
-      : `(${range.minExclusive}` as const;
+    const max = scoreBound(range.max);
+    const min = scoreBound(range.minExclusive, true);
     return this.#redis.zrange<string[]>(key, max, min, {
       byScore: true,
       rev: true,
@@ -73,8 +72,7 @@ export class UpstashStore implements RollupStore {
   }
 
   membersSince(key: string, minScore: number): Promise<string[]> {
-    const min = minScore === Number.NEGATIVE_INFINITY ? '-inf' : minScore;
-    return this.#redis.zrange<string[]>(key, min, '+inf', { byScore: true });
+    return this.#redis.zrange<string[]>(key, scoreBound(minScore), '+inf', { byScore: true });
   }
 
   async ping(): Promise<void> {

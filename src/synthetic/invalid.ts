@@ -6,6 +6,7 @@
  */
 
 import type { Json, JsonObject, Source } from '../events/types.ts';
+import { DAY_US } from '../time/civil.ts';
 import { formatTimestamp } from '../time/timestamp.ts';
 import type { Random } from './random.ts';
 
@@ -14,8 +15,6 @@ export const INVALID_KINDS = ['not-json', 'schema', 'bad-timestamp', 'future', '
 
 /** A kind of invalid event. */
 export type InvalidKind = (typeof INVALID_KINDS)[number];
-
-const DAY_US = 86_400_000_000;
 
 /** Breaks one field of an event object; each leaves it JSON but outside the schema. */
 type Mutation = (event: JsonObject) => Json;

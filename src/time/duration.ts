@@ -3,14 +3,15 @@
  *
  * @module
  */
+import { GRAIN_US } from './grain.ts';
 
 const UNIT_US: Readonly<Record<string, number>> = {
   us: 1,
   ms: 1_000,
-  s: 1_000_000,
-  m: 60_000_000,
-  h: 3_600_000_000,
-  d: 86_400_000_000,
+  s: GRAIN_US.second,
+  m: GRAIN_US.minute,
+  h: GRAIN_US.hour,
+  d: GRAIN_US.day,
 };
 
 /**
@@ -43,10 +44,10 @@ export function parseDuration(text: string): number {
 }
 
 const DESCRIBED_UNITS: readonly (readonly [string, number])[] = [
-  ['day', 86_400_000_000],
-  ['hour', 3_600_000_000],
-  ['minute', 60_000_000],
-  ['second', 1_000_000],
+  ['day', GRAIN_US.day],
+  ['hour', GRAIN_US.hour],
+  ['minute', GRAIN_US.minute],
+  ['second', GRAIN_US.second],
   ['millisecond', 1_000],
 ];
 

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { DAY_US } from './civil.ts';
+
 /** A bucket width. */
 export type Grain = 'second' | 'minute' | 'hour' | 'day';
 
@@ -15,7 +17,7 @@ export const GRAIN_US: Readonly<Record<Grain, number>> = {
   second: 1_000_000,
   minute: 60_000_000,
   hour: 3_600_000_000,
-  day: 86_400_000_000,
+  day: DAY_US,
 };
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINT_NAMES, ENDPOINTS, findEndpoint, MAX_ROWS } from '../../src/endpoints/registry.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, MAX_ROWS } from '../../src/endpoints/registry.ts';
 
 describe('endpoint registry', () => {
   it('holds the three records of DESIGN section 4', () => {
@@ -24,18 +24,5 @@ describe('endpoint registry', () => {
       'project',
       'interval',
     ]]);
-  });
-
-  it.each([
-    ['logs.all', 'logs.all'],
-    ['c0d7853c-5f4f-4a57-9f05-fa926b9511aa', 'logs.all'],
-    ['9da1cf56-a100-4d8b-8b7f-e5ceec992fc3', 'functions.invocation-stats'],
-    ['usage.api-counts', 'usage.api-counts'],
-  ])('finds %s', (key, name) => {
-    expect(findEndpoint(ENDPOINTS, key)?.name).toBe(name);
-  });
-
-  it.each(['', 'logs', 'LOGS.ALL', 'c0d7853c'])('does not find %j', (key) => {
-    expect(findEndpoint(ENDPOINTS, key)).toBeNull();
   });
 });
