@@ -1,6 +1,6 @@
 /**
  * Starts the consumer role: ensures the topics exist, then runs the consumer group that folds
- * every event into the store. Shared by `consumers/main.ts` and the all-in-one `npm start`.
+ * every event into the store. Started by the composition root, `service/start.ts`.
  *
  * @module
  */
@@ -8,7 +8,7 @@ import type { Config } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
-import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
+import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { ConsumerRunner } from './runner.ts';
 
@@ -67,7 +67,7 @@ export async function startConsumers(
     onFlush: (report) => logger.debug(report, 'flushed'),
     onError: (error, stream) => logger.warn({ err: error, stream }, 'batch failed; retrying'),
     onUnreadable: (state) => {
-      logger.error(state, 'a stored state could not be read; moved aside and started afresh');
+      logger.error(state, MOVED_ASIDE_MESSAGE);
       hooks.onUnreadable?.(state);
     },
   });

@@ -15,6 +15,10 @@ export interface UnreadableState {
   readonly reason: string;
 }
 
+/** What the log says when the writer moved an unreadable state aside. */
+export const MOVED_ASIDE_MESSAGE =
+  'a stored state could not be read; moved aside and started afresh';
+
 /** Told about every unreadable state; must not throw. */
 export type UnreadableReporter = (state: UnreadableState) => void;
 

@@ -12,7 +12,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { serveNode } from '../../api/serve-node.ts';
-import { type Service, startService } from '../../api/start.ts';
+import { type Service, startService } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -16,7 +16,7 @@ const EVENTS_PER_STREAM = Number(process.env.CI_CRASH_EVENTS ?? 100_000);
 function startConsumer(world: World): ChildProcess {
   return spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', 'consumers/main.ts'],
+    ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', 'consumers'],
     {
       env: {
         ...process.env,

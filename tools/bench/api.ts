@@ -227,7 +227,7 @@ async function main(): Promise<void> {
       options.events.toLocaleString('en-US')
     } generated events (seed ${SEED}, last hour, ` +
       `1000 projects, Zipf) + 1000 hostile-host events folded into Redis (${url}); one API ` +
-      `process (node api/main.ts --role api); this process drives it over loopback with undici, ` +
+      `process (node service/main.ts --role api); this process drives it over loopback with undici, ` +
       `${options.connections} connections, ${options.seconds} s per workload after 2 s warm-up; ` +
       'each workload cycles through the 50 busiest projects; per workload and mode (a fresh API ' +
       'process each) the saturation ' +

@@ -4,7 +4,7 @@
  *
  * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics;
  * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling;
- * 3. end to end: `--consumers` consumer processes (default one per core; `consumers/main.ts`,
+ * 3. end to end: `--consumers` consumer processes (default one per core; `service/main.ts --role consumers`,
  *    the production entry point, one group) fold the N events into Redis; events/s, its ratio
  *    to the bare rate, flush latency p50/p99 (dead letters, store reads, merge and the commit,
  *    per flush, from their debug logs; at saturation this includes waiting for the CPU);
@@ -134,7 +134,9 @@ let measuringFreshness = false;
 const children = Array.from({ length: CONSUMERS }, () => {
   const child = spawn(process.execPath, [
     '--disable-warning=TimeoutNegativeWarning',
-    'consumers/main.ts',
+    'service/main.ts',
+    '--role',
+    'consumers',
   ], {
     env: {
       ...process.env,

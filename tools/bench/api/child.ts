@@ -1,5 +1,5 @@
 /**
- * The API process under load: `node api/main.ts --role api` on a free port, started and
+ * The API process under load: `node service/main.ts --role api` on a free port, started and
  * stopped by the benchmark.
  *
  * @module
@@ -19,7 +19,7 @@ export async function startApi(env: Readonly<Record<string, string>>): Promise<A
   for (const name of Object.keys(clean)) {
     if (/^(KAFKA_|UPSTASH_|DEMO$|STORE$)/.test(name)) delete clean[name];
   }
-  const child: ChildProcess = spawn(process.execPath, ['api/main.ts', '--role', 'api'], {
+  const child: ChildProcess = spawn(process.execPath, ['service/main.ts', '--role', 'api'], {
     env: { ...clean, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { API_KEY_HEADER } from './auth.ts';
+import { API_KEY_HEADER } from '../api/auth.ts';
+import { formatTimestamp } from '../src/time/timestamp.ts';
 
 /** What the banner shows. */
 export interface BannerFacts {
@@ -19,6 +20,8 @@ export interface BannerFacts {
   /** How the process is set up, e.g. `store: memory, ingest: direct`. */
   readonly setup: string;
   readonly demo: boolean;
+  /** Now, in Unix microseconds: the timestamp of the sample event the last command ingests. */
+  readonly nowUs: number;
 }
 
 function quote(text: string): string {
@@ -31,7 +34,7 @@ function quote(text: string): string {
  * @example
  * ```ts
  * bannerLines({ url: 'http://127.0.0.1:8080', generatedKey: 'k'.repeat(32),
- *   project: 'abcdefghijklmnopqrst', setup: 'store: memory', demo: false }).join('\n');
+ *   project: 'abcdefghijklmnopqrst', setup: 'store: memory', demo: false, nowUs }).join('\n');
  * ```
  */
 export function bannerLines(facts: BannerFacts): string[] {
@@ -40,7 +43,7 @@ export function bannerLines(facts: BannerFacts): string[] {
     : `-H ${quote(`${API_KEY_HEADER}: ${facts.generatedKey}`)}`;
   const get = (path: string) => `  curl ${key} ${quote(`${facts.url}${path}`)}`;
   const p = encodeURIComponent(facts.project);
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const now = formatTimestamp(Math.floor(facts.nowUs / 1_000_000) * 1_000_000);
   const edge = JSON.stringify({
     id: 'hello-1',
     timestamp: now,

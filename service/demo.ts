@@ -12,9 +12,9 @@
 import type { Source } from '../src/events/types.ts';
 import type { Logger } from '../src/logger.ts';
 import { generateEvents } from '../src/synthetic/generator.ts';
-import type { BodyItem } from './ingest/body.ts';
-import type { IngestSink } from './ingest/sink.ts';
-import { validateItems } from './ingest/validate.ts';
+import type { BodyItem } from '../api/ingest/body.ts';
+import type { IngestSink } from '../api/ingest/sink.ts';
+import { validateItems } from '../api/ingest/validate.ts';
 
 /** Options of {@link startDemo}. */
 export interface DemoOptions {

@@ -1,0 +1,188 @@
+/**
+ * The composition root: starts the service from its configuration, for one of three roles. The
+ * one place that knows every piece: the store, the ingest sink (the store itself, or Kafka when
+ * `KAFKA_BROKERS` is set), the HTTP API on the given runtime adapter, the consumers, demo
+ * traffic and the banner. `main.ts` only adds the process around it.
+ *
+ * | role        | runs                                                              |
+ * | ----------- | ----------------------------------------------------------------- |
+ * | `all`       | API and ingest, and the consumers when `KAFKA_BROKERS` is set     |
+ * | `api`       | API and ingest only (scale it out beside the consumers)           |
+ * | `consumers` | the consumer group only (needs `KAFKA_BROKERS`)                   |
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { createApp } from '../api/app.ts';
+import { directSink } from '../api/ingest/direct-sink.ts';
+import { connectKafkaSink } from '../api/ingest/kafka-sink.ts';
+import type { IngestSink } from '../api/ingest/sink.ts';
+import { createMetrics } from '../api/metrics.ts';
+import type { Serve } from '../api/serve.ts';
+import { startConsumers } from '../consumers/start.ts';
+import type { Config } from '../src/config.ts';
+import { kafkaClient } from '../src/kafka/client.ts';
+import { topicNames } from '../src/kafka/topics.ts';
+import type { Logger } from '../src/logger.ts';
+import { MOVED_ASIDE_MESSAGE, type UnreadableState } from '../src/rollup/unreadable.ts';
+import { openStore } from '../src/store/open.ts';
+import type { RollupStore } from '../src/store/port.ts';
+import { bannerLines } from './banner.ts';
+import { type Demo, startDemo } from './demo.ts';
+
+/** What a process runs. */
+export type Role = 'all' | 'api' | 'consumers';
+
+/** Every role, for argument checking. */
+export const ROLES: readonly Role[] = ['all', 'api', 'consumers'];
+
+/** How the service is started. */
+export interface StartOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly role: Role;
+  /** Feed demo traffic (`DEMO=1` or `--demo`); not with the `consumers` role. */
+  readonly demo: boolean;
+  readonly serve: Serve;
+  /** The clock, in Unix microseconds. */
+  readonly nowUs: () => number;
+  /** Where the banner goes (standard output). */
+  readonly print: (line: string) => void;
+}
+
+/** The running service. */
+export interface Service {
+  /** The API's base URL; null for the `consumers` role, which serves no HTTP. */
+  readonly url: string | null;
+  /** Stops in order: new requests, demo, consumers, sink, store. */
+  stop(): Promise<void>;
+}
+
+/** The configured keys, or one random key of 32 URL-safe characters generated for this run. */
+function apiKeys(config: Config): { keys: readonly string[]; generated: string | null } {
+  if (config.apiKeys !== null) return { keys: config.apiKeys, generated: null };
+  const generated = randomBytes(24).toString('base64url');
+  return { keys: [generated], generated };
+}
+
+/**
+ * Starts everything `options` asks for and prints the banner. On a failure, whatever had
+ * started is stopped again before the error is thrown.
+ *
+ * @example
+ * ```ts
+ * const service = await startService({ config, logger, role: 'all', demo: false,
+ *   serve: serveNode, nowUs: () => Date.now() * 1000, print: console.log });
+ * ```
+ */
+export async function startService(options: StartOptions): Promise<Service> {
+  const { config, logger, nowUs } = options;
+  if (options.role === 'consumers' && config.kafkaBrokers === null) {
+    throw new Error('the consumers need KAFKA_BROKERS (comma-separated host:port pairs)');
+  }
+  const store = await openStore(config.store, {
+    nowMs: () => Math.floor(nowUs() / 1000),
+    onError: (error) => logger.warn({ err: error }, 'store connection error'),
+  });
+  const stops: (() => Promise<void>)[] = [() => store.close()];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.warn({ err: error }, 'stopping a part failed; stopping the rest');
+      }
+    }
+  };
+  try {
+    if (options.role === 'consumers') {
+      if (config.store.kind === 'memory') {
+        logger.warn(
+          "no REDIS_URL or UPSTASH_REDIS_REST_URL: folding into this process's memory, " +
+            'which no separate API process can read',
+        );
+      }
+      const consumers = await startConsumers(config, store, logger, nowUs);
+      stops.push(() => consumers.stop());
+      return { url: null, stop: stopAll };
+    }
+    return await startHttp(options, store, stops, stopAll);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** The `all` and `api` roles: API, ingest, and (role `all` with Kafka) the consumers. */
+async function startHttp(
+  options: StartOptions,
+  store: RollupStore,
+  stops: (() => Promise<void>)[],
+  stopAll: () => Promise<void>,
+): Promise<Service> {
+  const { config, logger, nowUs } = options;
+  const metrics = createMetrics({ processMetrics: true });
+  const movedAside = (state: UnreadableState) => {
+    logger.error(state, MOVED_ASIDE_MESSAGE);
+    metrics.countUnreadable('write');
+  };
+  let sink: IngestSink;
+  if (config.kafkaBrokers === null) {
+    sink = directSink({
+      store,
+      nowUs,
+      recentLogsCapacity: config.recentLogsCapacity,
+      onUnreadable: movedAside,
+    });
+  } else {
+    sink = await connectKafkaSink({
+      kafka: kafkaClient(config, logger, config.kafkaBrokers),
+      topics: topicNames(config.kafkaTopicPrefix),
+      partitions: config.topicPartitions,
+    });
+  }
+  stops.push(() => sink.close());
+  const { keys, generated } = apiKeys(config);
+  const api = createApp({
+    store,
+    nowUs,
+    settings: { ...config, apiKeys: keys },
+    metrics,
+    logger,
+    sink,
+  });
+  if (options.role === 'all' && config.kafkaBrokers !== null) {
+    // The consumers log what they move aside themselves; here it is also counted.
+    const consumers = await startConsumers(config, store, logger, nowUs, {
+      onUnreadable: () => metrics.countUnreadable('write'),
+    });
+    stops.push(() => consumers.stop());
+  }
+  let demo: Demo | null = null;
+  if (options.demo) {
+    demo = await startDemo({ sink, nowUs, maxFutureSkewUs: config.maxFutureSkewUs, logger });
+    const running = demo;
+    stops.push(() => running.stop());
+  }
+  const served = await options.serve(api.fetch, { hostname: config.host, port: config.port });
+  stops.push(() => served.close());
+  const setup = [
+    `store: ${config.store.kind}`,
+    `ingest: ${sink.kind === 'kafka' ? 'Kafka' : 'direct to the store'}`,
+    options.role === 'all' && config.kafkaBrokers !== null ? 'consumers: running' : null,
+  ].filter((part) => part !== null).join(', ');
+  for (
+    const line of bannerLines({
+      url: served.url,
+      generatedKey: generated,
+      project: demo?.project ?? 'abcdefghijklmnopqrst',
+      setup,
+      demo: demo !== null,
+      nowUs: nowUs(),
+    })
+  ) {
+    options.print(line);
+  }
+  logger.info({ url: served.url, role: options.role, demo: demo !== null }, 'listening');
+  return { url: served.url, stop: stopAll };
+}
