@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { cover } from '../../src/endpoints/read/cover.ts';
-import { parseTimestamp } from '../../src/time/timestamp.ts';
+import { cover } from '../../../src/endpoints/read/cover.ts';
+import { parseTimestamp } from '../../../src/time/timestamp.ts';
 
 const t = (text: string) => {
   const us = parseTimestamp(text);
