@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { HostPattern } from '../src/endpoints/params/api-counts.ts';
+import type { HostPattern } from '../src/contract/params/api-counts.ts';
 import type { HostEntry, HostSource } from '../src/endpoints/read/api-counts.ts';
 import type { ReadContext } from '../src/endpoints/read/context.ts';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type EndpointRecord, ENDPOINTS } from '../src/endpoints/registry.ts';
+import { type EndpointRecord, ENDPOINTS } from '../src/contract/registry.ts';
 
 /**
  * The records with overridden ids applied (ids compared in lower case).

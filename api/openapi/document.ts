@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EndpointRecord } from '../../src/endpoints/registry.ts';
+import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
 import { API_KEY_HEADER } from '../auth.ts';
 import { recordPaths } from '../records.ts';

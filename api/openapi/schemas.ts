@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ENDPOINT_NAMES, LOGS_ALL_LIMIT, MAX_ROWS } from '../../src/endpoints/registry.ts';
+import { ENDPOINT_NAMES, LOGS_ALL_LIMIT, MAX_ROWS } from '../../src/contract/registry.ts';
 import { ERROR_STATUS } from '../errors.ts';
 import { MAX_REPORTED_ERRORS } from '../ingest/validate.ts';
 

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Context, Hono } from 'hono';
-import type { EndpointRecord } from '../../src/endpoints/registry.ts';
+import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { UUID } from '../../src/text/uuid.ts';
 import type { Computed } from '../answer.ts';
 import { guardStore } from '../deadline.ts';

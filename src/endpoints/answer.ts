@@ -11,16 +11,16 @@
  *
  * @module
  */
-import type { ParamError, ParamSource } from './params/common.ts';
-import { parseApiCountsParams } from './params/api-counts.ts';
-import { parseInvocationStatsParams } from './params/invocation-stats.ts';
-import { parseLogsAllParams } from './params/logs-all.ts';
+import type { ParamError, ParamSource } from '../contract/params/common.ts';
+import { parseApiCountsParams } from '../contract/params/api-counts.ts';
+import { parseInvocationStatsParams } from '../contract/params/invocation-stats.ts';
+import { parseLogsAllParams } from '../contract/params/logs-all.ts';
 import { type HostSource, readApiCounts, storeHosts } from './read/api-counts.ts';
 import type { ReadContext } from './read/context.ts';
 import { readInvocationStats } from './read/invocation-stats.ts';
 import { readLogsAll } from './read/logs-all.ts';
-import type { EndpointName } from './registry.ts';
-import type { EndpointRows } from './rows.ts';
+import type { EndpointName } from '../contract/registry.ts';
+import type { EndpointRows } from '../contract/rows.ts';
 
 /** Rows of an endpoint, or why its parameters were refused. */
 export type Answer<N extends EndpointName> =

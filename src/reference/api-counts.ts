@@ -4,9 +4,9 @@
  * @module
  */
 
-import { familiesOf, type Family } from '../endpoints/families.ts';
-import type { ApiCountsParams } from '../endpoints/params/api-counts.ts';
-import type { ApiCountsRow } from '../endpoints/rows.ts';
+import { familiesOf, type Family } from '../contract/families.ts';
+import type { ApiCountsParams } from '../contract/params/api-counts.ts';
+import type { ApiCountsRow } from '../contract/rows.ts';
 import type { LogEvent } from '../events/types.ts';
 import { truncate } from '../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../time/series.ts';

@@ -6,12 +6,12 @@
  * @module
  */
 
-import { parseApiCountsParams } from '../endpoints/params/api-counts.ts';
-import type { ParamError, ParamSource } from '../endpoints/params/common.ts';
-import { parseInvocationStatsParams } from '../endpoints/params/invocation-stats.ts';
-import { parseLogsAllParams } from '../endpoints/params/logs-all.ts';
-import { type EndpointName, MAX_ROWS } from '../endpoints/registry.ts';
-import type { ApiCountsRow, InvocationStatsRow, LogRow, Row } from '../endpoints/rows.ts';
+import { parseApiCountsParams } from '../contract/params/api-counts.ts';
+import type { ParamError, ParamSource } from '../contract/params/common.ts';
+import { parseInvocationStatsParams } from '../contract/params/invocation-stats.ts';
+import { parseLogsAllParams } from '../contract/params/logs-all.ts';
+import { type EndpointName, MAX_ROWS } from '../contract/registry.ts';
+import type { ApiCountsRow, InvocationStatsRow, LogRow, Row } from '../contract/rows.ts';
 import type { LogEvent } from '../events/types.ts';
 import { apiCountsRows } from './api-counts.ts';
 import { invocationStatsRows } from './invocation-stats.ts';

@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { InvocationStatsParams } from '../endpoints/params/invocation-stats.ts';
-import type { InvocationStatsRow } from '../endpoints/rows.ts';
+import type { InvocationStatsParams } from '../contract/params/invocation-stats.ts';
+import type { InvocationStatsRow } from '../contract/rows.ts';
 import type { LogEvent } from '../events/types.ts';
 import { truncate } from '../time/grain.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../time/series.ts';

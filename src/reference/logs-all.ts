@@ -4,9 +4,9 @@
  * @module
  */
 
-import type { LogsAllParams } from '../endpoints/params/logs-all.ts';
-import { LOGS_ALL_LIMIT } from '../endpoints/registry.ts';
-import type { LogRow } from '../endpoints/rows.ts';
+import type { LogsAllParams } from '../contract/params/logs-all.ts';
+import { LOGS_ALL_LIMIT } from '../contract/registry.ts';
+import type { LogRow } from '../contract/rows.ts';
 import { newestFirst } from '../events/order.ts';
 import type { EdgeEvent, LogEvent } from '../events/types.ts';
 import { formatTimestamp } from '../time/timestamp.ts';

@@ -34,7 +34,7 @@ import {
 import type { Grain } from '../time/grain.ts';
 import { type InvocationStats, invocationStats } from './invocation-stats.ts';
 import { recentLogMember } from './recent-logs.ts';
-import { familiesOf } from '../endpoints/families.ts';
+import { familiesOf } from '../contract/families.ts';
 import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
 /** A pending bucket state, tagged with its aggregate so the writer knows how to merge it. */

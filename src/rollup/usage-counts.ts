@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { FAMILIES, type Family } from '../endpoints/families.ts';
+import { FAMILIES, type Family } from '../contract/families.ts';
 import type { Aggregate } from './aggregate.ts';
 
 /** Request counts of one bucket: `total` counts every request, families may overlap. */

@@ -6,7 +6,7 @@ import {
   type ParseOptions,
 } from '../../src/events/parse.ts';
 import type { JsonObject, ParseResult, Source } from '../../src/events/types.ts';
-import { LONGEST_RETENTION_US } from '../../src/endpoints/tiers.ts';
+import { LONGEST_RETENTION_US } from '../../src/contract/tiers.ts';
 import { us } from '../fixtures/events.ts';
 
 const NOW = us('2026-11-21T10:20:00Z');

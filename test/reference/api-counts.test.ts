@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ApiCountsRow } from '../../src/endpoints/rows.ts';
+import type { ApiCountsRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { evaluateApiCounts } from '../../src/reference/evaluator.ts';
 import { edgeEvent, functionEvent, type RequestSpec, us } from '../fixtures/events.ts';

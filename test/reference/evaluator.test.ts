@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { MAX_ROWS } from '../../src/endpoints/registry.ts';
+import { MAX_ROWS } from '../../src/contract/registry.ts';
 import { evaluate, evaluateInvocationStats } from '../../src/reference/evaluator.ts';
 import { generateEvents, syntheticPopulation } from '../../src/synthetic/generator.ts';
 import { edgeEvent, us } from '../fixtures/events.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { InvocationStatsRow } from '../../src/endpoints/rows.ts';
+import type { InvocationStatsRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { evaluateInvocationStats } from '../../src/reference/evaluator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';

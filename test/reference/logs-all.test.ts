@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogRow } from '../../src/endpoints/rows.ts';
+import type { LogRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { evaluateLogsAll } from '../../src/reference/evaluator.ts';
 import { edgeEvent, functionEvent, us } from '../fixtures/events.ts';

@@ -9,7 +9,7 @@
 import { beforeAll, expect, test } from 'vitest';
 import { answerEndpoint } from '../../src/endpoints/answer.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
-import type { EndpointName } from '../../src/endpoints/registry.ts';
+import type { EndpointName } from '../../src/contract/registry.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import {

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { parseInvocationStatsParams } from '../../src/endpoints/params/invocation-stats.ts';
+import { parseInvocationStatsParams } from '../../src/contract/params/invocation-stats.ts';
 import { readInvocationStats } from '../../src/endpoints/read/invocation-stats.ts';
 import { parse } from '../../src/events/parse.ts';
 import { Fold } from '../../src/rollup/fold.ts';

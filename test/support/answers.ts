@@ -6,8 +6,8 @@
  * @module
  */
 import { expect } from 'vitest';
-import type { EndpointName } from '../../src/endpoints/registry.ts';
-import type { InvocationStatsRow, Row } from '../../src/endpoints/rows.ts';
+import type { EndpointName } from '../../src/contract/registry.ts';
+import type { InvocationStatsRow, Row } from '../../src/contract/rows.ts';
 import { EXACT_LIMIT } from '../../src/rollup/quantiles.ts';
 
 /** DESIGN 6: quantiles of larger buckets are within 1% of the exact nearest rank. */

@@ -11,7 +11,7 @@
  * A suite declares what it needs:
  *
  * ```ts
- * import { describeWithServices } from '../support/services.ts';
+ * import { describeWithServices } from './services.ts';
  *
  * describeWithServices(['kafka', 'redis'], 'consumer folds into redis', ({ kafka, redis }) => {
  *   test('…', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { familiesOf } from '../../src/endpoints/families.ts';
+import { familiesOf } from '../../src/contract/families.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import {

@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { createClient } from 'redis';
-import type { EndpointName } from '../../src/endpoints/registry.ts';
+import type { EndpointName } from '../../src/contract/registry.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';

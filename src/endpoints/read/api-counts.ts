@@ -17,9 +17,9 @@ import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
-import type { ApiCountsParams } from '../params/api-counts.ts';
-import { MAX_ROWS } from '../registry.ts';
-import type { ApiCountsRow } from '../rows.ts';
+import type { ApiCountsParams } from '../../contract/params/api-counts.ts';
+import { MAX_ROWS } from '../../contract/registry.ts';
+import type { ApiCountsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 import { cover } from './cover.ts';
 

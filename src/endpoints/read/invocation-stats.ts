@@ -9,9 +9,9 @@ import { functionScope, invocationKey, projectPrefix } from '../../rollup/keys.t
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
-import type { InvocationStatsParams } from '../params/invocation-stats.ts';
-import { MAX_ROWS } from '../registry.ts';
-import type { InvocationStatsRow } from '../rows.ts';
+import type { InvocationStatsParams } from '../../contract/params/invocation-stats.ts';
+import { MAX_ROWS } from '../../contract/registry.ts';
+import type { InvocationStatsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 
 /** Every bucket of the series, ascending, empty ones included. */

@@ -7,9 +7,9 @@ import { recentLogsKey } from '../../rollup/keys.ts';
 import { parseRecentLog } from '../../rollup/recent-logs.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
-import type { LogsAllParams } from '../params/logs-all.ts';
-import { LOGS_ALL_LIMIT } from '../registry.ts';
-import type { LogRow } from '../rows.ts';
+import type { LogsAllParams } from '../../contract/params/logs-all.ts';
+import { LOGS_ALL_LIMIT } from '../../contract/registry.ts';
+import type { LogRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 
 const RECENT_LOG = { deserialize: parseRecentLog };

@@ -6,7 +6,7 @@
  * @module
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { EndpointName } from '../../../src/endpoints/registry.ts';
+import type { EndpointName } from '../../../src/contract/registry.ts';
 import { generatedStream, queriesFor } from '../../rollup/fold-and-read.ts';
 import type { ChildService } from './child.ts';
 import { type Call, expectLiveAnswersMatchReference, ingestLines, read } from './http.ts';

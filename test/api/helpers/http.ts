@@ -6,11 +6,11 @@
  * @module
  */
 import { expect } from 'vitest';
-import type { EndpointName } from '../../../src/endpoints/registry.ts';
-import type { Row } from '../../../src/endpoints/rows.ts';
+import type { EndpointName } from '../../../src/contract/registry.ts';
+import type { Row } from '../../../src/contract/rows.ts';
 import type { LogEvent, Source } from '../../../src/events/types.ts';
 import { evaluate } from '../../../src/reference/evaluator.ts';
-import { ENDPOINTS } from '../../../src/endpoints/registry.ts';
+import { ENDPOINTS } from '../../../src/contract/registry.ts';
 import { expectSameAnswer } from '../../support/answers.ts';
 import type { CheckedResponse } from './openapi-validator.ts';
 

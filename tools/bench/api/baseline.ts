@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EndpointName } from '../../../src/endpoints/registry.ts';
+import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
 import { evaluate } from '../../../src/reference/evaluator.ts';
 import { nearestRank } from './load.ts';

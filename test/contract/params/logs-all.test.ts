@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLogsAllParams } from '../../../src/endpoints/params/logs-all.ts';
+import { parseLogsAllParams } from '../../../src/contract/params/logs-all.ts';
 import { us } from '../../fixtures/events.ts';
 
 const DAY = 86_400_000_000;

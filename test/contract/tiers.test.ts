@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LONGEST_RETENTION_US, TIER_RETENTION_US, tierOf } from '../../src/endpoints/tiers.ts';
+import { LONGEST_RETENTION_US, TIER_RETENTION_US, tierOf } from '../../src/contract/tiers.ts';
 
 const DAY = 86_400_000_000;
 

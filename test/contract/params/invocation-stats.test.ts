@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInvocationStatsParams } from '../../../src/endpoints/params/invocation-stats.ts';
+import { parseInvocationStatsParams } from '../../../src/contract/params/invocation-stats.ts';
 
 const ALLOWED = 'one of 5min, 15min, 1hr, 1day, 7day';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAMILIES, familiesOf } from '../../src/endpoints/families.ts';
+import { FAMILIES, familiesOf } from '../../src/contract/families.ts';
 
 describe('familiesOf', () => {
   it.each(

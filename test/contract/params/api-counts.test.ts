@@ -3,7 +3,7 @@ import {
   compileHostPattern,
   MAX_PATTERN_LENGTH,
   parseApiCountsParams,
-} from '../../../src/endpoints/params/api-counts.ts';
+} from '../../../src/contract/params/api-counts.ts';
 
 describe('parseApiCountsParams', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINT_NAMES, ENDPOINTS, MAX_ROWS } from '../../src/endpoints/registry.ts';
+import { ENDPOINT_NAMES, ENDPOINTS, MAX_ROWS } from '../../src/contract/registry.ts';
 
 describe('endpoint registry', () => {
   it('holds the three records of DESIGN section 4', () => {

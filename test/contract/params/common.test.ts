@@ -5,7 +5,7 @@ import {
   readParam,
   rejectQueryParameters,
   requiredParam,
-} from '../../../src/endpoints/params/common.ts';
+} from '../../../src/contract/params/common.ts';
 
 describe('readParam', () => {
   it.each([
