@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { answerEndpoint } from '../src/endpoints/answer.ts';
+import { answerEndpoint } from '../src/endpoints/registry.ts';
 import { parseApiCountsParams } from '../src/contract/params/api-counts.ts';
 import { type ParamError, QUERY_PARAMETERS } from '../src/contract/params/common.ts';
 import { readApiCounts } from '../src/endpoints/read/api-counts.ts';
@@ -56,12 +56,15 @@ async function rows(
   context: ReadContext,
   hosts: HostCache,
 ): Promise<{ ok: true; rows: readonly Row[] } | { ok: false; error: ParamError }> {
-  if (record.name !== 'usage.api-counts') return await answerEndpoint(record.name, params, context);
+  if (record.name !== 'usage.api-counts') {
+    return await answerEndpoint(record.name, params, context, { maxRows: record.maxRows });
+  }
   const parsed = parseApiCountsParams(params);
   if (!parsed.ok) return parsed;
   const project = withLiteralFastPath(parsed.params.project);
   const read = { ...parsed.params, project };
-  return { ok: true, rows: await readApiCounts(context, read, hosts.matching(project)) };
+  const rows = await readApiCounts(context, read, hosts.matching(project));
+  return { ok: true, rows: rows.slice(0, record.maxRows) };
 }
 
 /**
@@ -81,7 +84,7 @@ export function createAnswerer(
     deps.coalescer.run(requestKey(record, params), async () => {
       const answer = await rows(record, params, deps.context(), deps.hosts);
       if (!answer.ok) return answer;
-      const body = UTF8.encode(JSON.stringify({ result: answer.rows.slice(0, record.maxRows) }));
+      const body = UTF8.encode(JSON.stringify({ result: answer.rows }));
       return { ok: true, body, etag: etagOf(body) };
     });
 }

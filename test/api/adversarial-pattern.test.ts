@@ -6,7 +6,7 @@
 import { expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateApiCounts } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 
@@ -36,7 +36,12 @@ test('(a+)+$ against long hosts is answered, and equals the reference', async ()
   ) {
     const response = await read(app.call, `/api/endpoints/usage.api-counts?${query}`);
     expect(response.status).toBe(200);
-    const expected = evaluateApiCounts(events, new URLSearchParams(query), TEST_NOW_US);
+    const expected = evaluateEndpoint(
+      'usage.api-counts',
+      events,
+      new URLSearchParams(query),
+      TEST_NOW_US,
+    );
     expect(expected.ok).toBe(true);
     const rows = JSON.parse(response.body).result;
     expect(rows).toEqual(expected.ok ? expected.rows : null);

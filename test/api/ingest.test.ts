@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import type { IngestSink } from '../../api/ingest/sink.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateApiCounts, evaluateLogsAll } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { SKEW_US, TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 import { responseValidator } from './helpers/openapi-validator.ts';
@@ -64,12 +64,18 @@ describe('ingest bodies', () => {
     expect(JSON.parse(response.body)).toEqual({ accepted: 3, rejected: 0, errors: [] });
     const logsQuery = `project=${PROJECT}&project_tier=FREE`;
     const logs = await get(`/api/endpoints/logs.all?${logsQuery}`);
-    const expected = evaluateLogsAll(events(lines), new URLSearchParams(logsQuery), TEST_NOW_US);
+    const expected = evaluateEndpoint(
+      'logs.all',
+      events(lines),
+      new URLSearchParams(logsQuery),
+      TEST_NOW_US,
+    );
     expect(expected.ok && expected.rows.length).toBe(3);
     expect(logs).toEqual(expected.ok ? expected.rows : null);
     const countsQuery = `project=${PROJECT}&interval=minutely`;
     const counts = await get(`/api/endpoints/usage.api-counts?${countsQuery}`);
-    const expectedCounts = evaluateApiCounts(
+    const expectedCounts = evaluateEndpoint(
+      'usage.api-counts',
       events(lines),
       new URLSearchParams(countsQuery),
       TEST_NOW_US,

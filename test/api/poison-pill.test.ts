@@ -5,7 +5,7 @@
  */
 import { expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
-import { evaluateInvocationStats } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 
@@ -51,7 +51,8 @@ test('after a poison pill, functions.invocation-stats of the project answers eve
     const rows = JSON.parse(response.body).result;
     const parsed = parse(good, 'function-edge', { nowUs: TEST_NOW_US });
     if (!parsed.ok) throw new Error(parsed.rejection.reason);
-    const expected = evaluateInvocationStats(
+    const expected = evaluateEndpoint(
+      'functions.invocation-stats',
       [parsed.event],
       new URLSearchParams(query),
       TEST_NOW_US,

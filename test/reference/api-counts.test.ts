@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiCountsRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateApiCounts } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { edgeEvent, functionEvent, type RequestSpec, us } from '../fixtures/events.ts';
 
 const NOW = us('2026-11-21T10:15:30.5Z');
@@ -10,7 +10,7 @@ const PROJECT = 'abcdefghijklmnopqrst';
 const HOST = `${PROJECT}.supabase.co`;
 
 function rows(events: readonly LogEvent[], query: string): ApiCountsRow[] {
-  const result = evaluateApiCounts(events, new URLSearchParams(query), NOW);
+  const result = evaluateEndpoint('usage.api-counts', events, new URLSearchParams(query), NOW);
   if (!result.ok) throw new Error(result.error.message);
   return result.rows;
 }
@@ -167,7 +167,9 @@ describe('usage.api-counts: host matching', () => {
 
   it('refuses an invalid pattern and an unknown interval', () => {
     for (const query of ['project=(x&interval=hourly', `project=${PROJECT}&interval=weekly`]) {
-      expect(evaluateApiCounts([], new URLSearchParams(query), NOW).ok).toBe(false);
+      expect(evaluateEndpoint('usage.api-counts', [], new URLSearchParams(query), NOW).ok).toBe(
+        false,
+      );
     }
   });
 });

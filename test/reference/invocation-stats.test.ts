@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InvocationStatsRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateInvocationStats } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
 import { edgeEvent, functionEvent, us } from '../fixtures/events.ts';
 
@@ -10,7 +10,12 @@ const NOW = us('2026-11-21T10:15:30.5Z');
 const PROJECT = 'abcdefghijklmnopqrst';
 
 function rows(events: readonly LogEvent[], query: string, now = NOW): InvocationStatsRow[] {
-  const result = evaluateInvocationStats(events, new URLSearchParams(query), now);
+  const result = evaluateEndpoint(
+    'functions.invocation-stats',
+    events,
+    new URLSearchParams(query),
+    now,
+  );
   if (!result.ok) throw new Error(result.error.message);
   return result.rows;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateLogsAll } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { edgeEvent, functionEvent, us } from '../fixtures/events.ts';
 
 const NOW = us('2026-11-21T10:15:30.5Z');
@@ -9,11 +9,11 @@ const DAY = 86_400_000_000;
 const PROJECT = 'abcdefghijklmnopqrst';
 
 function rows(events: readonly LogEvent[], params: Record<string, string>): LogRow[] {
-  const result = evaluateLogsAll(
-    events,
-    { project: PROJECT, project_tier: 'FREE', ...params },
-    NOW,
-  );
+  const result = evaluateEndpoint('logs.all', events, {
+    project: PROJECT,
+    project_tier: 'FREE',
+    ...params,
+  }, NOW);
   if (!result.ok) throw new Error(result.error.message);
   return result.rows;
 }
@@ -158,11 +158,11 @@ describe('logs.all: time range', () => {
   });
 
   it('refuses an unparseable bound', () => {
-    const result = evaluateLogsAll(
-      events,
-      { project: PROJECT, project_tier: 'FREE', iso_timestamp_end: 'soon' },
-      NOW,
-    );
+    const result = evaluateEndpoint('logs.all', events, {
+      project: PROJECT,
+      project_tier: 'FREE',
+      iso_timestamp_end: 'soon',
+    }, NOW);
     expect(result.ok ? null : result.error.parameter).toBe('iso_timestamp_end');
   });
 });

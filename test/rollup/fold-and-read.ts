@@ -7,16 +7,11 @@
  * @module
  */
 import { beforeAll, expect, test } from 'vitest';
-import { answerEndpoint } from '../../src/endpoints/answer.ts';
+import { answerEndpoint, evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { EndpointName } from '../../src/contract/registry.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import {
-  evaluateApiCounts,
-  evaluateInvocationStats,
-  evaluateLogsAll,
-} from '../../src/reference/evaluator.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
@@ -45,10 +40,10 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
       invocationsByProject.set(invocation.projectRef, functions);
     }
   }
-  const byActivity = <K>(map: Map<K, unknown>, size: (v: never) => number) =>
-    [...map.entries()].sort((a, b) => size(b[1] as never) - size(a[1] as never)).map(([k]) => k);
-  const functionProjects = byActivity(invocationsByProject, (m: Map<string, number>) => m.size);
-  const edgeProjects = byActivity(edgeCounts, (n: number) => n);
+  const byActivity = <K, V>(map: Map<K, V>, size: (value: V) => number): K[] =>
+    [...map.entries()].sort((a, b) => size(b[1]) - size(a[1])).map(([key]) => key);
+  const functionProjects = byActivity(invocationsByProject, (functions) => functions.size);
+  const edgeProjects = byActivity(edgeCounts, (count) => count);
   const pick = <T>(list: T[]) => [...list.slice(0, 3), ...list.slice(-2)];
 
   const queries: [EndpointName, string][] = [];
@@ -95,18 +90,6 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
   return queries;
 }
 
-function reference(name: EndpointName, events: readonly LogEvent[], query: string, nowUs: number) {
-  const params = new URLSearchParams(query);
-  switch (name) {
-    case 'functions.invocation-stats':
-      return evaluateInvocationStats(events, params, nowUs);
-    case 'logs.all':
-      return evaluateLogsAll(events, params, nowUs);
-    case 'usage.api-counts':
-      return evaluateApiCounts(events, params, nowUs);
-  }
-}
-
 /** Asserts that every query answered from `store` equals the reference over `events`. */
 export async function expectStoreMatchesReference(
   store: RollupStore,
@@ -117,7 +100,7 @@ export async function expectStoreMatchesReference(
   const queries = queriesFor(events, nowUs);
   let nonEmpty = 0;
   for (const [name, query] of queries) {
-    const expected = reference(name, events, query, nowUs);
+    const expected = evaluateEndpoint(name, events, new URLSearchParams(query), nowUs);
     const actual = await answerEndpoint(name, new URLSearchParams(query), context);
     expect(actual.ok, `${name}?${query}`).toBe(expected.ok);
     if (actual.ok && expected.ok) {

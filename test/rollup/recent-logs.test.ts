@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { answerEndpoint } from '../../src/endpoints/answer.ts';
-import { evaluateLogsAll } from '../../src/reference/evaluator.ts';
+import { answerEndpoint, evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
@@ -41,7 +40,7 @@ describe('the recent-logs ring buffer', () => {
   test('orders ties exactly as the reference evaluator: id bytes descending, then arrival', async () => {
     const query = 'project=abcdefghijklmnopqrst&project_tier=FREE';
     const answer = await read(10_000, query);
-    const expected = evaluateLogsAll(events, new URLSearchParams(query), nowUs);
+    const expected = evaluateEndpoint('logs.all', events, new URLSearchParams(query), nowUs);
     expect(answer).toEqual(expected);
     if (!answer.ok) throw new Error('refused');
     expect(answer.rows.map((row) => row.event_message)).toEqual([

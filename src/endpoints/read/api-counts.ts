@@ -18,7 +18,6 @@ import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
 import type { ApiCountsParams } from '../../contract/params/api-counts.ts';
-import { MAX_ROWS } from '../../contract/registry.ts';
 import type { ApiCountsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 import { cover } from './cover.ts';
@@ -94,5 +93,5 @@ export async function readApiCounts(
       total_realtime_requests: counts.realtime,
     });
   });
-  return rows.slice(0, MAX_ROWS);
+  return rows;
 }

@@ -10,7 +10,6 @@ import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
 import type { InvocationStatsParams } from '../../contract/params/invocation-stats.ts';
-import { MAX_ROWS } from '../../contract/registry.ts';
 import type { InvocationStatsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 
@@ -20,7 +19,7 @@ export async function readInvocationStats(
   params: InvocationStatsParams,
 ): Promise<InvocationStatsRow[]> {
   const { grain } = INVOCATION_INTERVALS[params.interval];
-  const series = invocationSeries(context.nowUs, params.interval).slice(0, MAX_ROWS);
+  const series = invocationSeries(context.nowUs, params.interval);
   const prefix = projectPrefix(params.project);
   const scope = functionScope(params.functionId);
   const keys = series.map((bucket) => invocationKey(prefix, scope, grain, bucket));

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { Row } from '../../../src/contract/rows.ts';
 import type { LogEvent, Source } from '../../../src/events/types.ts';
-import { evaluate } from '../../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../../src/endpoints/registry.ts';
 import { ENDPOINTS } from '../../../src/contract/registry.ts';
 import { expectSameAnswer } from '../../support/answers.ts';
 import type { CheckedResponse } from './openapi-validator.ts';
@@ -124,7 +124,12 @@ export async function expectAnswersMatchReference(options: {
       const response = await read(options.call, path);
       const after = 'fixedUs' in options.clock ? before : options.clock.nowUs();
       options.check(response);
-      const expected = evaluate(endpoint, options.events, new URLSearchParams(query), before);
+      const expected = evaluateEndpoint(
+        endpoint,
+        options.events,
+        new URLSearchParams(query),
+        before,
+      );
       if (!expected.ok) {
         expect(response.status, label).toBe(400);
         expect(JSON.parse(response.body).error.code, label).toBe(expected.error.code);
@@ -135,7 +140,7 @@ export async function expectAnswersMatchReference(options: {
       if ('nowUs' in options.clock && !matches(endpoint, rows, expected.rows)) {
         const instants = [after, before - REUSE_US / 2, before - REUSE_US - 50_000];
         const other = instants.map((at) =>
-          evaluate(endpoint, options.events, new URLSearchParams(query), at)
+          evaluateEndpoint(endpoint, options.events, new URLSearchParams(query), at)
         ).find((answer) => answer.ok && matches(endpoint, rows, answer.rows));
         if (other !== undefined) continue;
       }

@@ -7,7 +7,7 @@
  */
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
-import { evaluate } from '../../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../../src/endpoints/registry.ts';
 import { nearestRank } from './load.ts';
 
 /** What the baseline measured. */
@@ -37,7 +37,7 @@ export function baseline(
   ) {
     const query = queries[latencies.length % queries.length] ?? '';
     const before = performance.now();
-    const answer = evaluate(endpoint, events, new URLSearchParams(query), limits.nowUs);
+    const answer = evaluateEndpoint(endpoint, events, new URLSearchParams(query), limits.nowUs);
     latencies.push(performance.now() - before);
     if (!answer.ok) throw new Error(`baseline query refused: ${answer.error.message}`);
   }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { MAX_ROWS } from '../../src/contract/registry.ts';
-import { evaluate, evaluateInvocationStats } from '../../src/reference/evaluator.ts';
+import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { generateEvents, syntheticPopulation } from '../../src/synthetic/generator.ts';
 import { edgeEvent, us } from '../fixtures/events.ts';
 
@@ -30,20 +30,20 @@ function refs(seed: number): string[] {
   return syntheticPopulation(seed, 5).projects.map((p) => p.ref);
 }
 
-describe('evaluate', () => {
+describe('evaluateEndpoint', () => {
   it('dispatches to each endpoint', () => {
     const events = [edgeEvent({ at: NOW - 1 })];
-    const stats = evaluate(
+    const stats = evaluateEndpoint(
       'functions.invocation-stats',
       events,
       { project: 'p', interval: '1hr' },
       NOW,
     );
-    const logs = evaluate('logs.all', events, {
+    const logs = evaluateEndpoint('logs.all', events, {
       project: 'abcdefghijklmnopqrst',
       project_tier: 'PRO',
     }, NOW);
-    const counts = evaluate('usage.api-counts', events, {
+    const counts = evaluateEndpoint('usage.api-counts', events, {
       project: 'abcdefghij',
       interval: 'hourly',
     }, NOW);
@@ -80,7 +80,7 @@ describe('evaluate', () => {
       ],
     ] as const,
   )('%s with %j: %s %s', (endpoint, params, code, parameter) => {
-    const result = evaluate(endpoint, [], params, NOW);
+    const result = evaluateEndpoint(endpoint, [], params, NOW);
     expect(result.ok ? null : [result.error.code, result.error.parameter]).toEqual([
       code,
       parameter,
@@ -88,7 +88,7 @@ describe('evaluate', () => {
   });
 
   it('caps rows at maxRows, 1000 by default', () => {
-    const capped = evaluate(
+    const capped = evaluateEndpoint(
       'functions.invocation-stats',
       [],
       { project: 'p', interval: '5min' },
@@ -102,7 +102,7 @@ describe('evaluate', () => {
       ),
     );
     const logs = Array.from({ length: 20 }, (_, i) => edgeEvent({ at: NOW - i }));
-    const cappedLogs = evaluate(
+    const cappedLogs = evaluateEndpoint(
       'logs.all',
       logs,
       { project: 'abcdefghijklmnopqrst', project_tier: 'FREE' },
@@ -113,7 +113,7 @@ describe('evaluate', () => {
     );
     expect(cappedLogs.ok && cappedLogs.rows.length).toBe(3);
     expect(MAX_ROWS).toBe(1000);
-    const full = evaluate(
+    const full = evaluateEndpoint(
       'functions.invocation-stats',
       [],
       { project: 'p', interval: '5min' },
@@ -123,7 +123,9 @@ describe('evaluate', () => {
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses maxRows %d', (maxRows) => {
-    expect(() => evaluate('logs.all', [], { project: 'p', project_tier: 'FREE' }, NOW, { maxRows }))
+    expect(() =>
+      evaluateEndpoint('logs.all', [], { project: 'p', project_tier: 'FREE' }, NOW, { maxRows })
+    )
       .toThrow(
         `maxRows must be a positive integer: got ${maxRows}`,
       );
@@ -149,8 +151,8 @@ describe('evaluate: insensitive to event order', () => {
           ['usage.api-counts', { project: 'supabase', interval: 'hourly' }],
         ] as const;
         for (const [endpoint, params] of queries) {
-          expect(evaluate(endpoint, shuffled, params, NOW)).toEqual(
-            evaluate(endpoint, events, params, NOW),
+          expect(evaluateEndpoint(endpoint, shuffled, params, NOW)).toEqual(
+            evaluateEndpoint(endpoint, events, params, NOW),
           );
         }
       }),
@@ -161,8 +163,16 @@ describe('evaluate: insensitive to event order', () => {
   it('answers something non-trivial for the generated events (the property above is not vacuous)', () => {
     const events = validEvents(7, 400);
     const [hot] = refs(7);
-    const stats = evaluateInvocationStats(events, { project: hot ?? '', interval: '1day' }, NOW);
-    const logs = evaluate('logs.all', events, { project: hot ?? '', project_tier: 'FREE' }, NOW);
+    const stats = evaluateEndpoint('functions.invocation-stats', events, {
+      project: hot ?? '',
+      interval: '1day',
+    }, NOW);
+    const logs = evaluateEndpoint(
+      'logs.all',
+      events,
+      { project: hot ?? '', project_tier: 'FREE' },
+      NOW,
+    );
     expect(stats.ok && stats.rows.some((row) => row.count > 0)).toBe(true);
     expect(logs.ok && logs.rows.length).toBe(100);
   });

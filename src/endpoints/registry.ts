@@ -1,0 +1,119 @@
+/**
+ * One descriptor per endpoint, in one registry that everything uses: how its parameters are
+ * read (the contract's parser), how it is answered from the rollups (the read side), and how the
+ * reference evaluator answers it exactly over raw events. Answering and evaluating are written
+ * once, for any endpoint, and the row cap of the endpoint record is applied in one place.
+ *
+ * @example
+ * ```ts
+ * const answer = await answerEndpoint('logs.all', new URLSearchParams('project=p&project_tier=PRO'), context);
+ * const expected = evaluateEndpoint('logs.all', events, new URLSearchParams('project=p&project_tier=PRO'), nowUs);
+ * ```
+ *
+ * @module
+ */
+import type { ApiCountsParams } from '../contract/params/api-counts.ts';
+import { parseApiCountsParams } from '../contract/params/api-counts.ts';
+import type { ParamError, ParamResult, ParamSource } from '../contract/params/common.ts';
+import type { InvocationStatsParams } from '../contract/params/invocation-stats.ts';
+import { parseInvocationStatsParams } from '../contract/params/invocation-stats.ts';
+import type { LogsAllParams } from '../contract/params/logs-all.ts';
+import { parseLogsAllParams } from '../contract/params/logs-all.ts';
+import { type EndpointName, MAX_ROWS } from '../contract/registry.ts';
+import type { EndpointRows } from '../contract/rows.ts';
+import type { LogEvent } from '../events/types.ts';
+import { apiCountsRows } from '../reference/api-counts.ts';
+import { invocationStatsRows } from '../reference/invocation-stats.ts';
+import { logsAllRows } from '../reference/logs-all.ts';
+import { readApiCounts } from './read/api-counts.ts';
+import type { ReadContext } from './read/context.ts';
+import { readInvocationStats } from './read/invocation-stats.ts';
+import { readLogsAll } from './read/logs-all.ts';
+
+/** The typed parameters of each endpoint. */
+export interface EndpointParams {
+  readonly 'functions.invocation-stats': InvocationStatsParams;
+  readonly 'logs.all': LogsAllParams;
+  readonly 'usage.api-counts': ApiCountsParams;
+}
+
+/** Everything the service knows of one endpoint's answers. */
+export interface EndpointDescriptor<P, R> {
+  /** Reads the parameters, or says what is wrong with them. */
+  readonly parse: (source: ParamSource) => ParamResult<P>;
+  /** The rows from the rollups in the store; rejects only when the store fails. */
+  readonly read: (context: ReadContext, params: P) => Promise<R[]>;
+  /** The exact rows over raw events, from the reference evaluator. */
+  readonly reference: (events: readonly LogEvent[], params: P, nowUs: number) => R[];
+}
+
+type Descriptors = {
+  readonly [N in EndpointName]: EndpointDescriptor<EndpointParams[N], EndpointRows[N]>;
+};
+
+/** The descriptor of every endpoint. */
+export const DESCRIPTORS: Descriptors = {
+  'functions.invocation-stats': {
+    parse: parseInvocationStatsParams,
+    read: readInvocationStats,
+    reference: invocationStatsRows,
+  },
+  'logs.all': { parse: parseLogsAllParams, read: readLogsAll, reference: logsAllRows },
+  'usage.api-counts': {
+    parse: parseApiCountsParams,
+    read: readApiCounts,
+    reference: apiCountsRows,
+  },
+};
+
+/** Rows of an endpoint, or why its parameters were refused. */
+export type Answer<N extends EndpointName> =
+  | { readonly ok: true; readonly rows: EndpointRows[N][] }
+  | { readonly ok: false; readonly error: ParamError };
+
+/** Options of {@link answerEndpoint} and {@link evaluateEndpoint}. */
+export interface AnswerOptions {
+  /** Row cap of the endpoint record. Default {@link MAX_ROWS}. */
+  readonly maxRows?: number;
+}
+
+function cap<R>(rows: R[], options: AnswerOptions): R[] {
+  const maxRows = options.maxRows ?? MAX_ROWS;
+  if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
+    throw new RangeError(`maxRows must be a positive integer: got ${maxRows}`);
+  }
+  return rows.length > maxRows ? rows.slice(0, maxRows) : rows;
+}
+
+/**
+ * The rows of endpoint `name` for `source` at `context.nowUs`, from the rollups. Rejects only
+ * when the store fails (the caller answers 503); bad parameters resolve to `{ ok: false, error }`.
+ */
+export async function answerEndpoint<N extends EndpointName>(
+  name: N,
+  source: ParamSource,
+  context: ReadContext,
+  options: AnswerOptions = {},
+): Promise<Answer<N>> {
+  const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
+  const parsed = descriptor.parse(source);
+  if (!parsed.ok) return parsed;
+  return { ok: true, rows: cap(await descriptor.read(context, parsed.params), options) };
+}
+
+/**
+ * The exact answer of endpoint `name` over `events` at `nowUs` (the reference evaluator of
+ * DESIGN section 7): the oracle of the tests and the naive baseline of the benchmarks.
+ */
+export function evaluateEndpoint<N extends EndpointName>(
+  name: N,
+  events: readonly LogEvent[],
+  source: ParamSource,
+  nowUs: number,
+  options: AnswerOptions = {},
+): Answer<N> {
+  const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
+  const parsed = descriptor.parse(source);
+  if (!parsed.ok) return parsed;
+  return { ok: true, rows: cap(descriptor.reference(events, parsed.params, nowUs), options) };
+}
