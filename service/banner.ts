@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { API_KEY_HEADER } from '../api/auth.ts';
+import { API_KEY_HEADER } from '../api/middleware/auth.ts';
 import { formatTimestamp } from '../src/time/timestamp.ts';
 
 /** What the banner shows. */

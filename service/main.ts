@@ -13,7 +13,7 @@
  * @module
  */
 import process from 'node:process';
-import type { Serve } from '../api/serve.ts';
+import type { Serve } from '../api/adapters/serve.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { type Role, ROLES, type Service, startService } from './start.ts';
@@ -42,8 +42,8 @@ function parseArgs(args: readonly string[]): { role: Role; demo: boolean } | str
 }
 
 async function runtimeAdapter(): Promise<Serve> {
-  if ('Deno' in globalThis) return (await import('../api/serve-deno.ts')).serveDeno;
-  return (await import('../api/serve-node.ts')).serveNode;
+  if ('Deno' in globalThis) return (await import('../api/adapters/deno.ts')).serveDeno;
+  return (await import('../api/adapters/node.ts')).serveNode;
 }
 
 function fail(exitCode: number, message: string): never {

@@ -18,7 +18,7 @@ import { directSink } from '../api/ingest/direct-sink.ts';
 import { connectKafkaSink } from '../api/ingest/kafka-sink.ts';
 import type { IngestSink } from '../api/ingest/sink.ts';
 import { createMetrics } from '../api/metrics.ts';
-import type { Serve } from '../api/serve.ts';
+import type { Serve } from '../api/adapters/serve.ts';
 import { startConsumers } from '../consumers/start.ts';
 import type { Config } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';

@@ -6,7 +6,7 @@
  */
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
-import { API_KEY_HEADER } from '../auth.ts';
+import { API_KEY_HEADER } from '../middleware/auth.ts';
 import { recordPaths } from '../records.ts';
 import { RESULT_SCHEMA, type Schema, SCHEMAS } from './schemas.ts';
 

@@ -9,11 +9,11 @@
 import type { Context, Hono } from 'hono';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { UUID } from '../../src/text/uuid.ts';
-import type { Computed } from '../answer.ts';
+import type { Computed } from '../answer/answer.ts';
 import { guardStore } from '../deadline.ts';
-import type { ApiEnv } from '../env.ts';
+import type { ApiEnv } from '../context.ts';
 import { HttpError, JSON_TYPE, methodNotAllowed } from '../errors.ts';
-import { ifNoneMatchHits } from '../etag.ts';
+import { ifNoneMatchHits } from '../middleware/etag.ts';
 import { jsonResponse } from '../json.ts';
 import { listedRecord } from '../records.ts';
 

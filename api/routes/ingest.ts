@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { type Source, SOURCES } from '../../src/events/types.ts';
 import type { Logger } from '../../src/logger.ts';
 import { withDeadline } from '../deadline.ts';
-import type { ApiEnv } from '../env.ts';
+import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { readBody, splitBody } from '../ingest/body.ts';
 import type { IngestSink } from '../ingest/sink.ts';

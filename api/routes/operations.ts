@@ -9,7 +9,7 @@
 import type { Hono } from 'hono';
 import type { RollupStore } from '../../src/store/port.ts';
 import { guardStore } from '../deadline.ts';
-import type { ApiEnv } from '../env.ts';
+import type { ApiEnv } from '../context.ts';
 import { methodNotAllowed } from '../errors.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { serveNode } from '../../api/serve-node.ts';
+import { serveNode } from '../../api/adapters/node.ts';
 import { type Service, startService } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';

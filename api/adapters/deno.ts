@@ -21,7 +21,7 @@ interface DenoNamespace {
 function deno(): DenoNamespace {
   const namespace = (globalThis as { Deno?: DenoNamespace }).Deno;
   if (namespace === undefined) {
-    throw new Error('serve-deno.ts runs on Deno only; on Node use serve-node.ts');
+    throw new Error('api/adapters/deno.ts runs on Deno only; on Node use api/adapters/node.ts');
   }
   return namespace;
 }

@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { answerEndpoint } from '../src/endpoints/registry.ts';
-import { parseApiCountsParams } from '../src/contract/params/api-counts.ts';
-import { type ParamError, QUERY_PARAMETERS } from '../src/contract/params/common.ts';
-import { readApiCounts } from '../src/endpoints/read/api-counts.ts';
-import type { ReadContext } from '../src/endpoints/read/context.ts';
-import type { EndpointRecord } from '../src/contract/registry.ts';
-import type { Row } from '../src/contract/rows.ts';
+import { answerEndpoint } from '../../src/endpoints/registry.ts';
+import { parseApiCountsParams } from '../../src/contract/params/api-counts.ts';
+import { type ParamError, QUERY_PARAMETERS } from '../../src/contract/params/common.ts';
+import { readApiCounts } from '../../src/endpoints/read/api-counts.ts';
+import type { ReadContext } from '../../src/endpoints/read/context.ts';
+import type { EndpointRecord } from '../../src/contract/registry.ts';
+import type { Row } from '../../src/contract/rows.ts';
 import type { Coalescer } from './coalesce.ts';
-import { etagOf } from './etag.ts';
+import { etagOf } from '../middleware/etag.ts';
 import type { HostCache } from './host-cache.ts';
 import { withLiteralFastPath } from './literal-pattern.ts';
 

@@ -6,8 +6,8 @@
  * @module
  */
 import type { MiddlewareHandler } from 'hono';
-import type { ApiEnv } from './env.ts';
-import { HttpError } from './errors.ts';
+import type { ApiEnv } from '../context.ts';
+import { HttpError } from '../errors.ts';
 
 /** Longest accepted URL (scheme, host, path and query), in characters. */
 export const MAX_URL_LENGTH = 8_192;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { etagOf, ifNoneMatchHits } from '../../api/etag.ts';
+import { etagOf, ifNoneMatchHits } from '../../../api/middleware/etag.ts';
 
 describe('etag', () => {
   test('weak, stable, different for different bodies', () => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { HostPattern } from '../src/contract/params/api-counts.ts';
+import type { HostPattern } from '../../src/contract/params/api-counts.ts';
 
 /** Characters with a meaning in RE2 syntax outside a character class. */
 const METACHARACTERS = /[\\.+*?()|[\]{}^$]/;

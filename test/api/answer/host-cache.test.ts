@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { HostCache } from '../../api/host-cache.ts';
-import { literalOf, withLiteralFastPath } from '../../api/literal-pattern.ts';
-import { compileHostPattern, type HostPattern } from '../../src/contract/params/api-counts.ts';
-import type { HostEntry, HostSource } from '../../src/endpoints/read/api-counts.ts';
-import type { ReadContext } from '../../src/endpoints/read/context.ts';
-import { MemoryStore } from '../../src/store/memory.ts';
+import { HostCache } from '../../../api/answer/host-cache.ts';
+import { literalOf, withLiteralFastPath } from '../../../api/answer/literal-pattern.ts';
+import { compileHostPattern, type HostPattern } from '../../../src/contract/params/api-counts.ts';
+import type { HostEntry, HostSource } from '../../../src/endpoints/read/api-counts.ts';
+import type { ReadContext } from '../../../src/endpoints/read/context.ts';
+import { MemoryStore } from '../../../src/store/memory.ts';
 
 function pattern(source: string): HostPattern {
   const compiled = compileHostPattern(source);

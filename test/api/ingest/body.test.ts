@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { readBody, splitBody } from '../../api/ingest/body.ts';
-import { HttpError } from '../../api/errors.ts';
+import { readBody, splitBody } from '../../../api/ingest/body.ts';
+import { HttpError } from '../../../api/errors.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -5,9 +5,9 @@
  * @module
  */
 import type { MiddlewareHandler } from 'hono';
-import type { Logger } from '../src/logger.ts';
-import type { ApiEnv } from './env.ts';
-import type { ApiMetrics } from './metrics.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { ApiEnv } from '../context.ts';
+import type { ApiMetrics } from '../metrics.ts';
 
 /**
  * The metrics middleware; outermost, so it sees every answer, errors included.

@@ -8,8 +8,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { ApiEnv } from './env.ts';
-import { HttpError } from './errors.ts';
+import type { ApiEnv } from '../context.ts';
+import { HttpError } from '../errors.ts';
 
 /** The header that carries the key. */
 export const API_KEY_HEADER = 'X-API-KEY';

@@ -11,9 +11,9 @@
  *
  * @module
  */
-import type { HostPattern } from '../src/contract/params/api-counts.ts';
-import type { HostEntry, HostSource } from '../src/endpoints/read/api-counts.ts';
-import type { ReadContext } from '../src/endpoints/read/context.ts';
+import type { HostPattern } from '../../src/contract/params/api-counts.ts';
+import type { HostEntry, HostSource } from '../../src/endpoints/read/api-counts.ts';
+import type { ReadContext } from '../../src/endpoints/read/context.ts';
 
 /** Options of {@link HostCache}. */
 export interface HostCacheOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { Coalescer } from '../../api/coalesce.ts';
+import { Coalescer } from '../../../api/answer/coalesce.ts';
 
 function deferred<T>() {
   let resolve: (value: T) => void = () => {};

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createKeyVerifier } from '../../api/auth.ts';
+import { createKeyVerifier } from '../../../api/middleware/auth.ts';
 
 describe('createKeyVerifier', () => {
   const verifier = createKeyVerifier(['first-key-0123456789', 'second-key-0123456789']);

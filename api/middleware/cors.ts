@@ -1,0 +1,37 @@
+/**
+ * CORS, with Hono's own middleware: any origin may call the API (`Access-Control-Allow-Origin:
+ * *`; the key travels in a header, never in a cookie, so no credentials mode is needed). A
+ * preflight (`OPTIONS`) is answered 204 before authentication, as browsers send it without the
+ * key, and is counted in the metrics as `preflight`.
+ *
+ * @module
+ */
+import type { MiddlewareHandler } from 'hono';
+import { cors as honoCors } from 'hono/cors';
+import type { ApiEnv } from '../context.ts';
+import { API_KEY_HEADER } from './auth.ts';
+
+/** How long a browser may cache a preflight answer, in seconds. */
+const PREFLIGHT_MAX_AGE = 86_400;
+
+/**
+ * The CORS middleware.
+ *
+ * @example
+ * ```ts
+ * app.use(cors());
+ * ```
+ */
+export function cors(): MiddlewareHandler<ApiEnv> {
+  const handle = honoCors({
+    origin: '*',
+    allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+    allowHeaders: [API_KEY_HEADER, 'Content-Type', 'If-None-Match'],
+    exposeHeaders: ['ETag', 'Retry-After', 'WWW-Authenticate'],
+    maxAge: PREFLIGHT_MAX_AGE,
+  });
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS') c.set('endpoint', 'preflight');
+    return await handle(c, next);
+  };
+}
