@@ -1,0 +1,124 @@
+/**
+ * The layering rule of docs/ARCHITECTURE.md, checked by `npm run check:layers` (part of
+ * `npm test`): every import points down the layers, never up or across.
+ *
+ *   service/            composition root: wires a process from its configuration
+ *   api/  consumers/    HTTP, and the Kafka runtime: neither knows the other
+ *   src/endpoints/      read side (store -> rows) and the endpoint registry
+ *   src/rollup/  src/reference/   the fold and the writer; the exact oracle (shares no code with the rollups)
+ *   src/store/  src/contract/  src/kafka/  src/synthetic/
+ *   src/events/         producer contract
+ *   src/time/  src/text/  src/config.ts  src/logger.ts
+ *
+ * tools/ may import any layer; test/ anything.
+ */
+const SRC_ABOVE = (...layers) => `^src/(${layers.join('|')})/`;
+
+/** A rule: files matching `from` may not import files matching `to`. */
+const forbid = (name, comment, from, to) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from },
+  to: { path: to },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'A cycle ties two modules together: neither can change or be tested alone.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    forbid(
+      'src-is-the-core',
+      'src/ is the core: it knows nothing of HTTP, the Kafka runtime, the process, tools or tests.',
+      '^src/',
+      '^(api|consumers|service|tools|test)/',
+    ),
+    forbid(
+      'api-is-http-only',
+      'api/ knows only HTTP: the process is composed in service/, consumers live beside it.',
+      '^api/',
+      '^(consumers|service|tools|test)/',
+    ),
+    forbid(
+      'consumers-are-kafka-only',
+      'consumers/ knows only the Kafka runtime: the process is composed in service/.',
+      '^consumers/',
+      '^(api|service|tools|test)/',
+    ),
+    forbid(
+      'service-is-not-a-tool',
+      'service/ composes the layers below it; tools and tests are above it.',
+      '^service/',
+      '^(tools|test)/',
+    ),
+    forbid(
+      'base-is-the-bottom',
+      'time, text, config and the logger are the bottom layer.',
+      '^src/(time|text)/|^src/(config|logger)[.]ts$',
+      SRC_ABOVE(
+        'events',
+        'contract',
+        'store',
+        'rollup',
+        'reference',
+        'endpoints',
+        'kafka',
+        'synthetic',
+      ),
+    ),
+    forbid(
+      'events-below-everything-else',
+      'The producer contract is below everything that reads events.',
+      '^src/events/',
+      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+    ),
+    forbid(
+      'contract-below-both-sides',
+      'The query contract (names, parameters, rows, tiers, families) is below the rollups, the read side and the oracle.',
+      '^src/contract/',
+      SRC_ABOVE('store', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+    ),
+    forbid(
+      'store-keeps-what-it-is-given',
+      "A store adapter only keeps what it is given: key names and states are the rollups' business.",
+      '^src/store/',
+      SRC_ABOVE('events', 'contract', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+    ),
+    forbid(
+      'rollup-below-the-read-side',
+      'The rollups are below the read side and share nothing with the oracle.',
+      '^src/rollup/',
+      SRC_ABOVE('reference', 'endpoints', 'kafka', 'synthetic'),
+    ),
+    forbid(
+      'oracle-is-independent',
+      'The reference evaluator checks the rollups and the read side: it must not use them.',
+      '^src/reference/',
+      SRC_ABOVE('store', 'rollup', 'endpoints', 'kafka', 'synthetic'),
+    ),
+    forbid(
+      'kafka-is-plumbing',
+      'The Kafka module (client, topics) knows nothing of rollups or endpoints.',
+      '^src/kafka/',
+      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'synthetic'),
+    ),
+    forbid(
+      'synthetic-is-a-producer',
+      'The synthetic generator produces events; it knows nothing of what consumes them.',
+      '^src/synthetic/',
+      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'kafka'),
+    ),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|[.]cache|[.]services|coverage|bench-results)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6'],
+  },
+};
