@@ -49,10 +49,15 @@ describeWithServices(['kafka', 'redis'], 'a poison pill published to Kafka', ({ 
   );
   const lines: SourcedLine[] = [];
 
-  const publish = async (batch: string[]) => {
+  /** Publishes `batch`, then runs a fresh consumer (stopping the last one) until it is folded. */
+  const foldWithNewConsumer = async (batch: string[]) => {
     const sourced = batch.map((line) => ({ source: 'function-edge' as const, line }));
     lines.push(...sourced);
     await world.publish(sourced);
+    await runner?.stop();
+    runner = world.runner();
+    await runner.start();
+    await world.drained(60_000);
   };
 
   beforeAll(async () => {
@@ -62,25 +67,17 @@ describeWithServices(['kafka', 'redis'], 'a poison pill published to Kafka', ({ 
     await client.set(minuteKey, CORRUPT, { PX: 3_600_000 });
     await client.close();
 
-    await publish([
+    await foldWithNewConsumer([
       invocation('before-1', startUs + 1_000, 12.5),
       invocation('poison', startUs + 2_000, 1e308, 2),
       invocation('before-2', startUs + 3_000, 30, 2),
     ]);
-    runner = world.runner();
-    await runner.start();
-    await world.drained(60_000);
-    await runner.stop();
-
     // The restart: a new consumer reads back every state the first one stored.
-    await publish([
+    await foldWithNewConsumer([
       invocation('after-1', startUs + 4_000, 7.25),
       invocation('poison-again', startUs + 5_000, 1e308, 2),
       invocation('after-2', startUs + 6_000, 100, 3),
     ]);
-    runner = world.runner();
-    await runner.start();
-    await world.drained(60_000);
   }, 180_000);
 
   afterAll(async () => {
