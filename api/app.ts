@@ -12,7 +12,7 @@ import { Hono } from 'hono';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { storeHosts } from '../src/endpoints/read/api-counts.ts';
+import { storeHosts } from '../src/endpoints/read/hosts.ts';
 import { type Computed, createAnswerer } from './answer/answer.ts';
 import { createKeyVerifier, requireApiKey } from './middleware/auth.ts';
 import { Coalescer } from './answer/coalesce.ts';
@@ -45,6 +45,8 @@ export interface AppSettings {
   readonly ingestTimeoutMs?: number;
   /** How old the cached host registry may be, in ms. Default 1000. */
   readonly hostRefreshMs?: number;
+  /** Matching time one `usage.api-counts` pattern may use, in ms (beyond: 400). Default 1000. */
+  readonly matchBudgetMs?: number;
 }
 
 /** Everything the API is built from. */
@@ -85,6 +87,7 @@ export function createApp(deps: AppDeps): Api {
     read: storeHosts,
     nowMs,
     refreshMs: settings.hostRefreshMs ?? 1_000,
+    ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),
   });
   const coalescer = new Coalescer<Computed>({
     nowMs,

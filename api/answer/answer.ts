@@ -1,21 +1,17 @@
 /**
- * Answers of the three endpoints as the HTTP API serves them: the rows read from the store
- * (through the host cache and the literal fast path for `usage.api-counts`), serialized once
- * with their entity tag, and shared by identical requests through the {@link Coalescer}.
+ * Answers of the three endpoints as the HTTP API serves them: the rows of the endpoint registry
+ * (with the host cache finding the hosts of `usage.api-counts`), serialized once with their
+ * entity tag, and shared by identical requests through the {@link Coalescer}.
  *
  * @module
  */
-import { answerEndpoint } from '../../src/endpoints/registry.ts';
-import { parseApiCountsParams } from '../../src/contract/params/api-counts.ts';
 import { type ParamError, QUERY_PARAMETERS } from '../../src/contract/params/common.ts';
-import { readApiCounts } from '../../src/endpoints/read/api-counts.ts';
-import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
-import type { Row } from '../../src/contract/rows.ts';
-import type { Coalescer } from './coalesce.ts';
+import type { ReadContext } from '../../src/endpoints/read/context.ts';
+import { answerEndpoint } from '../../src/endpoints/registry.ts';
 import { etagOf } from '../middleware/etag.ts';
+import type { Coalescer } from './coalesce.ts';
 import type { HostCache } from './host-cache.ts';
-import { withLiteralFastPath } from './literal-pattern.ts';
 
 /**
  * A serialized answer, or why the parameters were refused. The body is kept as UTF-8 bytes: an
@@ -50,23 +46,6 @@ export function requestKey(record: EndpointRecord, params: URLSearchParams): str
   return JSON.stringify([record.name, ...names.map((name) => params.get(name))]);
 }
 
-async function rows(
-  record: EndpointRecord,
-  params: URLSearchParams,
-  context: ReadContext,
-  hosts: HostCache,
-): Promise<{ ok: true; rows: readonly Row[] } | { ok: false; error: ParamError }> {
-  if (record.name !== 'usage.api-counts') {
-    return await answerEndpoint(record.name, params, context, { maxRows: record.maxRows });
-  }
-  const parsed = parseApiCountsParams(params);
-  if (!parsed.ok) return parsed;
-  const project = withLiteralFastPath(parsed.params.project);
-  const read = { ...parsed.params, project };
-  const rows = await readApiCounts(context, read, hosts.matching(project));
-  return { ok: true, rows: rows.slice(0, record.maxRows) };
-}
-
 /**
  * A function answering `record` for `params`; rejects only when the store fails.
  *
@@ -82,7 +61,15 @@ export function createAnswerer(
 ): (record: EndpointRecord, params: URLSearchParams) => Promise<Computed> {
   return (record, params) =>
     deps.coalescer.run(requestKey(record, params), async () => {
-      const answer = await rows(record, params, deps.context(), deps.hosts);
+      const base = deps.context();
+      const hosts = deps.hosts;
+      const context: ReadContext = {
+        ...base,
+        matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
+      };
+      const answer = await answerEndpoint(record.name, params, context, {
+        maxRows: record.maxRows,
+      });
       if (!answer.ok) return answer;
       const body = UTF8.encode(JSON.stringify({ result: answer.rows }));
       return { ok: true, body, etag: etagOf(body) };

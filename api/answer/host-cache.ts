@@ -12,7 +12,13 @@
  * @module
  */
 import type { HostPattern } from '../../src/contract/params/api-counts.ts';
-import type { HostEntry, HostSource } from '../../src/endpoints/read/api-counts.ts';
+import { ParamRefusal } from '../../src/contract/params/common.ts';
+import {
+  DEFAULT_MATCH_BUDGET_MS,
+  type HostEntry,
+  type HostSource,
+  matchHosts,
+} from '../../src/endpoints/read/hosts.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 
 /** Options of {@link HostCache}. */
@@ -25,13 +31,16 @@ export interface HostCacheOptions {
   readonly refreshMs?: number;
   /** Most patterns whose matches a snapshot remembers. Default 10,000. */
   readonly maxPatterns?: number;
+  /** Matching time one pattern may use per snapshot, in ms. Default 1000. */
+  readonly matchBudgetMs?: number;
 }
 
 interface Snapshot {
   readonly readAtMs: number;
   readonly sinceUs: number;
   readonly entries: Promise<readonly HostEntry[]>;
-  readonly matches: Map<string, readonly HostEntry[]>;
+  /** Each pattern's matches, or why it was refused (a refusal is not retried per request). */
+  readonly matches: Map<string, readonly HostEntry[] | ParamRefusal>;
 }
 
 /**
@@ -48,6 +57,7 @@ export class HostCache {
   readonly #nowMs: () => number;
   readonly #refreshMs: number;
   readonly #maxPatterns: number;
+  readonly #matchBudgetMs: number;
   /** One snapshot per window length (the intervals of `usage.api-counts`), by seconds. */
   #snapshots = new Map<number, Snapshot>();
 
@@ -56,19 +66,31 @@ export class HostCache {
     this.#nowMs = options.nowMs;
     this.#refreshMs = options.refreshMs ?? 1000;
     this.#maxPatterns = options.maxPatterns ?? 10_000;
+    this.#matchBudgetMs = options.matchBudgetMs ?? DEFAULT_MATCH_BUDGET_MS;
   }
 
   /**
    * A host source that yields only the entries whose host `pattern` matches (each pattern is
-   * tested against each host at most once per snapshot).
+   * tested against each host at most once per snapshot, within the matching budget; a pattern
+   * over it is refused, and refused at once for the rest of the snapshot).
    */
   matching(pattern: HostPattern): HostSource {
     return async (context, sinceUs) => {
       const snapshot = this.#snapshot(context, sinceUs);
       const known = snapshot.matches.get(pattern.source);
+      if (known instanceof ParamRefusal) throw known;
       if (known !== undefined) return known;
-      const matched = (await snapshot.entries).filter((entry) => pattern.test(entry.host));
+      let matched: readonly HostEntry[] | ParamRefusal;
+      try {
+        matched = await matchHosts(await snapshot.entries, pattern, {
+          budgetMs: this.#matchBudgetMs,
+        });
+      } catch (error) {
+        if (!(error instanceof ParamRefusal)) throw error;
+        matched = error;
+      }
       if (snapshot.matches.size < this.#maxPatterns) snapshot.matches.set(pattern.source, matched);
+      if (matched instanceof ParamRefusal) throw matched;
       return matched;
     };
   }

@@ -14,7 +14,12 @@
  */
 import type { ApiCountsParams } from '../contract/params/api-counts.ts';
 import { parseApiCountsParams } from '../contract/params/api-counts.ts';
-import type { ParamError, ParamResult, ParamSource } from '../contract/params/common.ts';
+import {
+  type ParamError,
+  ParamRefusal,
+  type ParamResult,
+  type ParamSource,
+} from '../contract/params/common.ts';
 import type { InvocationStatsParams } from '../contract/params/invocation-stats.ts';
 import { parseInvocationStatsParams } from '../contract/params/invocation-stats.ts';
 import type { LogsAllParams } from '../contract/params/logs-all.ts';
@@ -87,7 +92,8 @@ function cap<R>(rows: R[], options: AnswerOptions): R[] {
 
 /**
  * The rows of endpoint `name` for `source` at `context.nowUs`, from the rollups. Rejects only
- * when the store fails (the caller answers 503); bad parameters resolve to `{ ok: false, error }`.
+ * when the store fails (the caller answers 503); bad parameters, also those refused while
+ * reading ({@link ParamRefusal}), resolve to `{ ok: false, error }`.
  */
 export async function answerEndpoint<N extends EndpointName>(
   name: N,
@@ -98,7 +104,12 @@ export async function answerEndpoint<N extends EndpointName>(
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
   const parsed = descriptor.parse(source);
   if (!parsed.ok) return parsed;
-  return { ok: true, rows: cap(await descriptor.read(context, parsed.params), options) };
+  try {
+    return { ok: true, rows: cap(await descriptor.read(context, parsed.params), options) };
+  } catch (error) {
+    if (error instanceof ParamRefusal) return { ok: false, error: error.error };
+    throw error;
+  }
 }
 
 /**

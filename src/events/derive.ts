@@ -46,6 +46,34 @@ function edgeRequest(request: RawRequest): EdgeRequest {
 }
 
 /**
+ * The first request whose host, taken from its `url`, is longer than `maxLength` (a `host`
+ * field is bounded by the schema already), as the JSON pointer of that `url` and the host's
+ * length; null when there is none. `requests` are {@link edgeRequests} of `metadata`.
+ *
+ * @example
+ * ```ts
+ * const metadata = [{ request: [{ url: `https://${'a'.repeat(2000)}.example/` }] }];
+ * longUrlHost(metadata, edgeRequests(metadata), 1024);
+ * // { path: '/metadata/0/request/0/url', length: 2008 }
+ * ```
+ */
+export function longUrlHost(
+  metadata: readonly EdgeMetadata[],
+  requests: readonly EdgeRequest[],
+  maxLength: number,
+): { path: string; length: number } | null {
+  let index = requests.findIndex((request) => (request.host?.length ?? 0) > maxLength);
+  if (index === -1) return null;
+  const length = requests[index]?.host?.length ?? 0;
+  for (const [entry, { request }] of metadata.entries()) {
+    const count = request?.length ?? 0;
+    if (index < count) return { path: `/metadata/${entry}/request/${index}/url`, length };
+    index -= count;
+  }
+  return null;
+}
+
+/**
  * One `Invocation` per (metadata entry, response entry) pair, in document order. A metadata
  * entry without response entries yields none.
  *

@@ -9,7 +9,7 @@
 import { describeDuration } from '../time/duration.ts';
 import { parseTimestamp } from '../time/timestamp.ts';
 import { exceedsDepth } from './depth.ts';
-import { edgeRequests, invocations } from './derive.ts';
+import { edgeRequests, invocations, longUrlHost } from './derive.ts';
 import { EVENT_LIMITS, MAX_EVENT_AGE_US } from './limits.ts';
 import {
   describeSchemaError,
@@ -96,6 +96,14 @@ export function parse(
     if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
     const timestampUs = checkTimestamp(value.timestamp, options);
     if (typeof timestampUs !== 'number') return timestampUs;
+    const requests = edgeRequests(value.metadata);
+    const longHost = longUrlHost(value.metadata, requests, EVENT_LIMITS.hostLength);
+    if (longHost !== null) {
+      return reject(
+        `${longHost.path} must have a host of at most ${EVENT_LIMITS.hostLength} characters: got ${longHost.length}`,
+        longHost.path,
+      );
+    }
     return {
       ok: true,
       event: {
@@ -105,7 +113,7 @@ export function parse(
         project: value.project,
         eventMessage: value.event_message ?? null,
         metadata: value.metadata,
-        requests: edgeRequests(value.metadata),
+        requests,
         raw: text,
       },
     };

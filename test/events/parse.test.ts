@@ -361,6 +361,24 @@ describe('parse: rejections', () => {
       });
   });
 
+  it('bounds a host taken from request.url as the schema bounds request.host', () => {
+    const host = `${'h'.repeat(1_020)}.example`;
+    const metadata = [
+      { request: [{ host: 'fine.example' }] },
+      { request: [{ path: '/x' }, { url: `https://${host}/rest/v1/t` }] },
+    ];
+    expect(rejection(parse(withField(EDGE, { metadata }), 'edge', OPTIONS))).toEqual({
+      reason:
+        `/metadata/1/request/1/url must have a host of at most 1024 characters: got ${host.length}`,
+      path: '/metadata/1/request/1/url',
+    });
+    const atLimit = `https://${'h'.repeat(1_016)}.example/`;
+    expect(
+      parse(withField(EDGE, { metadata: [{ request: [{ url: atLimit }] }] }), 'edge', OPTIONS).ok,
+    )
+      .toBe(true);
+  });
+
   it('rejects metadata nested deeper than 32 levels', () => {
     let deep: JsonObject = { leaf: 1 };
     for (let i = 0; i < 40; i++) deep = { child: deep };

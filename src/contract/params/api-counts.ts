@@ -93,8 +93,29 @@ export function compileHostPattern(pattern: string): ParamResult<HostPattern> {
     }
     throw error;
   }
-  return {
-    ok: true,
-    params: { source: pattern, test: (host: string) => compiled.test(host) },
-  };
+  // Most callers pass a plain project ref: a literal is matched by substring search, which
+  // finds it exactly where RE2 would, without running the engine.
+  const literal = literalOf(pattern);
+  const test = literal === null
+    ? (host: string) => compiled.test(host)
+    : (host: string) => host.includes(literal);
+  return { ok: true, params: { source: pattern, test } };
+}
+
+/** Characters with a meaning in RE2 syntax outside a character class. */
+const METACHARACTERS = /[\\.+*?()|[\]{}^$]/;
+
+/**
+ * The literal text a pattern stands for, or null when it uses any RE2 syntax: a pattern without
+ * any RE2 metacharacter matches a host exactly when the host contains it.
+ *
+ * @example
+ * ```ts
+ * literalOf('abcdefghijklmnopqrst'); // 'abcdefghijklmnopqrst'
+ * literalOf('abc.supabase.co'); // null: '.' matches any character
+ * literalOf('(a+)+$'); // null
+ * ```
+ */
+export function literalOf(pattern: string): string | null {
+  return pattern === '' || METACHARACTERS.test(pattern) ? null : pattern;
 }

@@ -22,6 +22,25 @@ export interface ParamError {
   readonly message: string;
 }
 
+/**
+ * A parameter refused only while the answer was being read (e.g. a pattern too costly to match
+ * against what the store holds): answered as HTTP 400 like any other {@link ParamError}.
+ *
+ * @example
+ * ```ts
+ * throw new ParamRefusal({ code: 'invalid_parameter', parameter: 'project', message: '…' });
+ * ```
+ */
+export class ParamRefusal extends Error {
+  readonly error: ParamError;
+
+  constructor(error: ParamError) {
+    super(error.message);
+    this.name = 'ParamRefusal';
+    this.error = error;
+  }
+}
+
 /** Typed parameters, or the first thing wrong with them. */
 export type ParamResult<T> =
   | { readonly ok: true; readonly params: T }

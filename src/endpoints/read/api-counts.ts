@@ -5,13 +5,7 @@
  *
  * @module
  */
-import {
-  HOSTS_KEY,
-  hostScope,
-  parseHostMember,
-  projectPrefix,
-  usageKey,
-} from '../../rollup/keys.ts';
+import { hostScope, projectPrefix, usageKey } from '../../rollup/keys.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
@@ -19,39 +13,22 @@ import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
 import { formatTimestamp } from '../../time/timestamp.ts';
 import type { ApiCountsParams } from '../../contract/params/api-counts.ts';
 import type { ApiCountsRow } from '../../contract/rows.ts';
-import type { ReadContext } from './context.ts';
+import type { HostMatcher, ReadContext } from './context.ts';
 import { cover } from './cover.ts';
-
-/** A (project, host) pair of the registry: the project whose events carried the host. */
-export interface HostEntry {
-  readonly project: string;
-  readonly host: string;
-}
-
-/** Where the registry of hosts comes from (the store itself, or a cache in front of it). */
-export type HostSource = (context: ReadContext, sinceUs: number) => Promise<readonly HostEntry[]>;
-
-/** Reads the registry straight from the store. */
-export const storeHosts: HostSource = async (context, sinceUs) => {
-  const members = await context.store.membersSince(HOSTS_KEY, sinceUs);
-  const entries: HostEntry[] = [];
-  for (const member of members) {
-    const entry = parseHostMember(member);
-    if (entry !== null) entries.push(entry);
-  }
-  return entries;
-};
+import { DEFAULT_MATCH_BUDGET_MS, matchHosts, storeHosts } from './hosts.ts';
 
 /** Rows for every bucket holding at least one counted request, ascending. */
 export async function readApiCounts(
   context: ReadContext,
   params: ApiCountsParams,
-  hosts: HostSource = storeHosts,
 ): Promise<ApiCountsRow[]> {
   const { grain } = USAGE_INTERVALS[params.interval];
   const windowStart = usageWindowStart(context.nowUs, params.interval);
-  const candidates = await hosts(context, windowStart);
-  const matched = candidates.filter((entry) => params.project.test(entry.host));
+  const matchFromStore: HostMatcher = async (pattern, sinceUs) =>
+    await matchHosts(await storeHosts(context, sinceUs), pattern, {
+      budgetMs: DEFAULT_MATCH_BUDGET_MS,
+    });
+  const matched = await (context.matchHosts ?? matchFromStore)(params.project, windowStart);
   if (matched.length === 0) return [];
 
   // Row buckets from the one holding the window start up to the one holding now + skew.

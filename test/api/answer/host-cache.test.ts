@@ -1,8 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { HostCache } from '../../../api/answer/host-cache.ts';
-import { literalOf, withLiteralFastPath } from '../../../api/answer/literal-pattern.ts';
 import { compileHostPattern, type HostPattern } from '../../../src/contract/params/api-counts.ts';
-import type { HostEntry, HostSource } from '../../../src/endpoints/read/api-counts.ts';
+import type { HostEntry, HostSource } from '../../../src/endpoints/read/hosts.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
@@ -17,34 +16,6 @@ const context: ReadContext = {
   nowUs: 10_000_000_000,
   maxFutureSkewUs: 0,
 };
-
-describe('literal fast path', () => {
-  test.each([
-    ['abcdefghijklmnopqrst', 'abcdefghijklmnopqrst'],
-    ['abc-def_1', 'abc-def_1'],
-    ['abc.supabase.co', null],
-    ['^abc', null],
-    ['(a+)+$', null],
-    ['a|b', null],
-    ['[a-z]', null],
-    ['a{2}', null],
-    ['a\\d', null],
-    ['', null],
-  ])('literalOf(%j) is %j', (source, literal) => {
-    expect(literalOf(source)).toBe(literal);
-  });
-
-  test('a literal answers like the compiled pattern, by substring search', () => {
-    const compiled = pattern('abcdefghij');
-    const fast = withLiteralFastPath(compiled);
-    expect(fast).not.toBe(compiled);
-    for (const host of ['abcdefghij.supabase.co', 'x.abcdefghij', 'abcdefghi.supabase.co', '']) {
-      expect(fast.test(host), host).toBe(compiled.test(host));
-    }
-    const regex = pattern('^abc');
-    expect(withLiteralFastPath(regex)).toBe(regex);
-  });
-});
 
 describe('HostCache', () => {
   const entries: HostEntry[] = [

@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { RE2JS } from 're2js';
+import { describe, expect, it, test } from 'vitest';
 import {
   compileHostPattern,
+  literalOf,
   MAX_PATTERN_LENGTH,
   parseApiCountsParams,
 } from '../../../src/contract/params/api-counts.ts';
@@ -85,4 +87,41 @@ describe('compileHostPattern', () => {
     const result = compileHostPattern('(a+)+$');
     expect(result.ok && result.params.test(`${'a'.repeat(5_000)}!`)).toBe(false);
   });
+});
+
+describe('literal fast path', () => {
+  test.each([
+    ['abcdefghijklmnopqrst', 'abcdefghijklmnopqrst'],
+    ['abc-def_1', 'abc-def_1'],
+    ['abc.supabase.co', null],
+    ['^abc', null],
+    ['(a+)+$', null],
+    ['a|b', null],
+    ['[a-z]', null],
+    ['a{2}', null],
+    ['a\\d', null],
+    ['', null],
+  ])('literalOf(%j) is %j', (source, literal) => {
+    expect(literalOf(source)).toBe(literal);
+  });
+
+  test.each(['abcdefghij', '^abc', 'abc.supabase'])(
+    'a compiled %j answers as RE2 does, by substring search when literal',
+    (source) => {
+      const compiled = compileHostPattern(source);
+      if (!compiled.ok) throw new Error(compiled.error.message);
+      const re2 = RE2JS.compile(source);
+      for (
+        const host of [
+          'abcdefghij.supabase.co',
+          'x.abcdefghij',
+          'abcdefghi.supabase.co',
+          'abcXsupabase',
+          '',
+        ]
+      ) {
+        expect(compiled.params.test(host), host).toBe(re2.test(host));
+      }
+    },
+  );
 });

@@ -1,0 +1,89 @@
+/**
+ * The request hosts of `usage.api-counts`: the registry of (project, host) pairs in the store,
+ * and matching a caller's pattern against it within a time budget. A pattern is the caller's
+ * (RE2, so linear in the host's length, but a 256-character pattern of Unicode classes still
+ * costs tens of milliseconds per kilobyte-long host): matching yields to other work every few
+ * milliseconds, so no request freezes the server, and stops with a clear refusal once it has
+ * used its budget.
+ *
+ * @module
+ */
+import { type ParamError, ParamRefusal } from '../../contract/params/common.ts';
+import type { HostPattern } from '../../contract/params/api-counts.ts';
+import { HOSTS_KEY, parseHostMember } from '../../rollup/keys.ts';
+import type { HostEntry, ReadContext } from './context.ts';
+
+export type { HostEntry } from './context.ts';
+
+/** Where the registry of hosts comes from (the store itself, or a cache in front of it). */
+export type HostSource = (context: ReadContext, sinceUs: number) => Promise<readonly HostEntry[]>;
+
+/** Reads the registry straight from the store. */
+export const storeHosts: HostSource = async (context, sinceUs) => {
+  const members = await context.store.membersSince(HOSTS_KEY, sinceUs);
+  const entries: HostEntry[] = [];
+  for (const member of members) {
+    const entry = parseHostMember(member);
+    if (entry !== null) entries.push(entry);
+  }
+  return entries;
+};
+
+/** Default of {@link MatchBudget.budgetMs}: matching time one request may use, in ms. */
+export const DEFAULT_MATCH_BUDGET_MS = 1_000;
+
+/** How long matching runs before it lets other work go first, in ms. */
+const SLICE_MS = 10;
+
+/** Bounds of one pattern's matching. */
+export interface MatchBudget {
+  /** Matching time (not counting waits for other work) after which the pattern is refused. */
+  readonly budgetMs: number;
+  /** A monotonic clock in ms (default `performance.now`). */
+  readonly clockMs?: () => number;
+}
+
+function overBudget(hosts: number, budgetMs: number): ParamError {
+  return {
+    code: 'invalid_parameter',
+    parameter: 'project',
+    message: `invalid parameter "project": matching this pattern against the ${hosts} ` +
+      `registered hosts took longer than the budget of ${budgetMs} ms; use a simpler pattern ` +
+      '(a plain project ref, e.g. project=abcdefghijklmnopqrst, is matched by substring search)',
+  };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * The entries whose host `pattern` matches. Gives other work a turn every 10 ms of matching;
+ * throws a {@link ParamRefusal} (400 `invalid_parameter`) once matching has taken more than
+ * `budget.budgetMs`.
+ *
+ * @example
+ * ```ts
+ * const matched = await matchHosts(entries, pattern, { budgetMs: 1_000 });
+ * ```
+ */
+export async function matchHosts(
+  entries: readonly HostEntry[],
+  pattern: HostPattern,
+  budget: MatchBudget,
+): Promise<HostEntry[]> {
+  const clock = budget.clockMs ?? (() => performance.now());
+  const matched: HostEntry[] = [];
+  let spentMs = 0;
+  let sliceStart = clock();
+  for (const entry of entries) {
+    if (pattern.test(entry.host)) matched.push(entry);
+    const sliceMs = clock() - sliceStart;
+    if (sliceMs < SLICE_MS) continue;
+    spentMs += sliceMs;
+    if (spentMs > budget.budgetMs) {
+      throw new ParamRefusal(overBudget(entries.length, budget.budgetMs));
+    }
+    await nextTurn();
+    sliceStart = clock();
+  }
+  return matched;
+}
