@@ -145,7 +145,7 @@ describe('parse: valid events', () => {
   });
 
   it('takes the project of a function-edge event from metadata[].project_ref', () => {
-    const metadata = [
+    const metadata: JsonObject[] = [
       { project_ref: 'first', response: [{ status_code: 200 }] },
       { project_ref: 'first', response: [{ status_code: 500 }, { status_code: 201 }] },
     ];
@@ -162,7 +162,7 @@ describe('parse: valid events', () => {
   it('refuses a function-edge event whose entries name different projects', () => {
     // Its invocations would change two projects' rollups from one partition: exactly-once
     // folding relies on one writer per project (the partition of the project's key).
-    const metadata = [
+    const metadata: JsonObject[] = [
       { project_ref: 'first', response: [{ status_code: 200 }] },
       { project_ref: 'second', response: [{ status_code: 500 }] },
     ];
@@ -363,7 +363,7 @@ describe('parse: rejections', () => {
 
   it('bounds a host taken from request.url as the schema bounds request.host', () => {
     const host = `${'h'.repeat(1_020)}.example`;
-    const metadata = [
+    const metadata: JsonObject[] = [
       { request: [{ host: 'fine.example' }] },
       { request: [{ path: '/x' }, { url: `https://${host}/rest/v1/t` }] },
     ];
