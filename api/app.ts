@@ -9,6 +9,7 @@
  * @module
  */
 import { Hono } from 'hono';
+import { DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
@@ -36,6 +37,8 @@ export interface AppSettings {
   readonly apiKeys: readonly string[];
   readonly endpointIds: Readonly<Record<string, string>>;
   readonly ingestMaxBytes: number;
+  /** Most events one ingest body may hold. Default 10,000. */
+  readonly ingestMaxItems?: number;
   readonly maxFutureSkewUs: number;
   /** See `Config.resultCacheMs`. */
   readonly resultCacheMs: number;
@@ -132,6 +135,7 @@ export function createApp(deps: AppDeps): Api {
     nowUs: deps.nowUs,
     maxFutureSkewUs: settings.maxFutureSkewUs,
     maxBytes: settings.ingestMaxBytes,
+    maxItems: settings.ingestMaxItems ?? DEFAULT_INGEST_MAX_ITEMS,
     metrics: deps.metrics,
     logger,
     timeoutMs: settings.ingestTimeoutMs ?? 15_000,

@@ -17,6 +17,9 @@ import { parseDuration } from './time/duration.ts';
 /** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
 export const DEFAULT_TOPIC_PARTITIONS = 12;
 
+/** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
+export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
+
 /** A configuration variable has a value that is not allowed. */
 export class ConfigError extends Error {
   constructor(variable: string, value: string, allowed: string) {
@@ -55,6 +58,8 @@ export interface Config {
   /** Endpoint id overrides by endpoint name. */
   readonly endpointIds: Readonly<Record<string, string>>;
   readonly ingestMaxBytes: number;
+  /** Most events one ingest body may hold (413 beyond). */
+  readonly ingestMaxItems: number;
   /**
    * How long the API may reuse an answer for identical requests (same endpoint, same
    * parameters), in ms; 0 = only concurrent identical requests share one store read.
@@ -208,6 +213,7 @@ export function loadConfig(env: Env): Config {
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    ingestMaxItems: integer(env, 'INGEST_MAX_ITEMS', DEFAULT_INGEST_MAX_ITEMS, 1, 1_000_000),
     resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
     demo: flag(env, 'DEMO'),
     logLevel: level,

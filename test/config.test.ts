@@ -73,6 +73,10 @@ describe('loadConfig', () => {
     [{ KAFKA_SESSION_TIMEOUT_MS: '1000' }, 'an integer from 6000 to 300000'],
     [{ MAX_FUTURE_SKEW: 'soon' }, 'MAX_FUTURE_SKEW="soon" is not allowed: a duration such as 30s'],
     [{ RESULT_CACHE_MS: '5000' }, 'an integer from 0 to 2000'],
+    [
+      { INGEST_MAX_ITEMS: '0' },
+      'INGEST_MAX_ITEMS="0" is not allowed: an integer from 1 to 1000000',
+    ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is not allowed: fatal, error, warn, info'],
     [{ DEMO: 'maybe' }, 'DEMO="maybe" is not allowed: 1, true, yes, on or 0, false, no, off'],
     [{ KAFKA_TOPIC_PREFIX: 'a/b' }, 'KAFKA_TOPIC_PREFIX="a/b" is not allowed'],

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { EVENT_LIMITS } from '../../src/events/limits.ts';
 import { HttpError } from '../errors.ts';
 
 /** One event's text and where it was in the body. */
@@ -66,18 +67,42 @@ function malformed(detail: string): HttpError {
 }
 
 /**
+ * Deepest nesting of an array body before it is refused whole. A valid event needs at most
+ * `EVENT_LIMITS.maxDepth` + 2 levels (the array, the event, then `metadata`); twice the event
+ * limit leaves room for an event that is somewhat too deep to be reported alone, by position.
+ */
+export const MAX_BODY_DEPTH = 2 * EVENT_LIMITS.maxDepth;
+
+/** Bounds of one body beyond its byte size. */
+export interface BodyLimits {
+  /** Most events (lines or array elements) one body may hold; beyond: 413. */
+  readonly maxItems: number;
+  /** Deepest nesting of a JSON array body, the array itself being level 1; beyond: 400. */
+  readonly maxDepth: number;
+}
+
+function tooManyItems(maxItems: number): HttpError {
+  return new HttpError(
+    'payload_too_large',
+    `the body holds more than ${maxItems} events (the limit per request): send fewer per request`,
+  );
+}
+
+/**
  * The items of a body: a JSON array when the first non-blank character is `[`, else NDJSON
- * (blank lines skipped). Throws 400 `invalid_body` when the body is empty, not UTF-8, an
- * unparseable array, or neither form (its first non-blank character is not `[` or `{`).
- * A single line that is not a valid event is not an error of the body: the caller reports it.
+ * (blank lines skipped). Each item is the text as sent. Throws 400 `invalid_body` when the body
+ * is empty, not UTF-8, an array that does not close (or nests deeper than `limits.maxDepth`), or
+ * neither form (its first non-blank character is not `[` or `{`); 413 `payload_too_large` when it
+ * holds more than `limits.maxItems` items. Nothing is parsed here beyond finding the items: a
+ * single item that is not a valid event is not an error of the body, the caller reports it.
  *
  * @example
  * ```ts
- * splitBody(new TextEncoder().encode('{"id":"a"}\n\n{"id":"b"}'));
+ * splitBody(new TextEncoder().encode('{"id":"a"}\n\n{"id":"b"}'), { maxItems: 10, maxDepth: 40 });
  * // [{ line: 1, text: '{"id":"a"}' }, { line: 3, text: '{"id":"b"}' }]
  * ```
  */
-export function splitBody(bytes: Uint8Array): BodyItem[] {
+export function splitBody(bytes: Uint8Array, limits: BodyLimits): BodyItem[] {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -87,29 +112,94 @@ export function splitBody(bytes: Uint8Array): BodyItem[] {
   }
   const first = /\S/.exec(text);
   if (first === null) throw malformed('the body is empty');
-  if (first[0] === '[') return arrayItems(text);
+  if (first[0] === '[') return arrayItems(text, first.index, limits);
   if (first[0] !== '{') {
     throw malformed(`it starts with ${JSON.stringify(first[0])}, not with "{" or "["`);
   }
+  return lineItems(text, limits.maxItems);
+}
+
+/** Non-blank lines, without splitting the whole body into strings first. */
+function lineItems(text: string, maxItems: number): BodyItem[] {
   const items: BodyItem[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
-    if (line.trim() !== '') items.push({ line: index + 1, text: line });
-  });
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    if (!isBlank(text, start, stop)) {
+      if (items.length === maxItems) throw tooManyItems(maxItems);
+      items.push({ line, text: text.slice(start, stop) });
+    }
+    start = stop + 1;
+  }
   return items;
 }
 
-function arrayItems(text: string): BodyItem[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    if (error instanceof SyntaxError) throw malformed(`not a valid JSON array (${error.message})`);
-    throw error;
+function isBlank(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0d && code !== 0x0a) return false;
   }
-  if (!Array.isArray(parsed)) throw malformed('not a JSON array');
-  return parsed.map((element: unknown, index) => ({
-    line: index + 1,
-    text: JSON.stringify(element),
-  }));
+  return true;
+}
+
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/**
+ * The elements of a JSON array body, found by one pass that follows strings and nesting (a
+ * linear scan: no parse of the whole array, no copy of its elements). The element texts are
+ * parsed one by one afterwards, so a malformed element is reported alone.
+ */
+function arrayItems(text: string, open: number, limits: BodyLimits): BodyItem[] {
+  const items: BodyItem[] = [];
+  let depth = 0;
+  let inString = false;
+  let elementStart = open + 1;
+  let closed = -1;
+  const push = (end: number) => {
+    const element = text.slice(elementStart, end).trim();
+    if (element === '') {
+      if (items.length === 0 && end === closed) return;
+      throw malformed('not a valid JSON array (an element is missing between commas)');
+    }
+    if (items.length === limits.maxItems) throw tooManyItems(limits.maxItems);
+    items.push({ line: items.length + 1, text: element });
+  };
+  for (let i = open; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+      continue;
+    }
+    if (code === QUOTE) inString = true;
+    else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+      depth++;
+      if (depth > limits.maxDepth) {
+        throw malformed(`it nests deeper than ${limits.maxDepth} levels`);
+      }
+    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+      depth--;
+      if (depth === 0) {
+        if (code !== CLOSE_ARRAY) throw malformed('not a valid JSON array (it closes with "}")');
+        closed = i;
+        push(i);
+        break;
+      }
+    } else if (code === COMMA && depth === 1) {
+      push(i);
+      elementStart = i + 1;
+    }
+  }
+  if (closed === -1 || depth !== 0) throw malformed('not a valid JSON array (it does not close)');
+  if (!isBlank(text, closed + 1, text.length)) {
+    throw malformed('not a valid JSON array (something follows its closing "]")');
+  }
+  return items;
 }

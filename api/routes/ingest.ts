@@ -10,7 +10,7 @@ import type { Logger } from '../../src/logger.ts';
 import { withDeadline } from '../deadline.ts';
 import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
-import { readBody, splitBody } from '../ingest/body.ts';
+import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
 import type { IngestSink } from '../ingest/sink.ts';
 import { validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
@@ -22,6 +22,8 @@ export interface IngestRouteDeps {
   readonly nowUs: () => number;
   readonly maxFutureSkewUs: number;
   readonly maxBytes: number;
+  /** Most events one body may hold. */
+  readonly maxItems: number;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
   /** Longest wait for the sink, in ms. */
@@ -45,7 +47,10 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
         `unknown source ${JSON.stringify(source.slice(0, 100))}: one of ${SOURCES.join(', ')}`,
       );
     }
-    const items = splitBody(await readBody(c.req.raw, deps.maxBytes));
+    const items = splitBody(await readBody(c.req.raw, deps.maxBytes), {
+      maxItems: deps.maxItems,
+      maxDepth: MAX_BODY_DEPTH,
+    });
     const validated = validateItems(items, source, {
       nowUs: deps.nowUs(),
       maxFutureSkewUs: deps.maxFutureSkewUs,

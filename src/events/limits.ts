@@ -15,7 +15,7 @@ export const MAX_EVENT_AGE_US = 90 * DAY_US;
 
 /** Bounds enforced by `parse` and by the event schemas. */
 export const EVENT_LIMITS = {
-  /** Default maximum size of one message: UTF-8 bytes, or UTF-16 code units for a string. */
+  /** Default maximum size of one message, in UTF-8 bytes (however it arrives). */
   maxBytes: 131_072,
   /** Maximum nesting depth inside `metadata` (the array itself is depth 1). */
   maxDepth: 32,

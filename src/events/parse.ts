@@ -6,6 +6,7 @@
  * @module
  */
 
+import { utf8Length } from '../text/utf8-length.ts';
 import { describeDuration } from '../time/duration.ts';
 import { parseTimestamp } from '../time/timestamp.ts';
 import { exceedsDepth } from './depth.ts';
@@ -28,7 +29,7 @@ export interface ParseOptions {
   readonly maxFutureSkewUs?: number;
   /** How old an event may be: the longest retention. Default 90 days. */
   readonly maxAgeUs?: number;
-  /** Largest message: UTF-8 bytes, or UTF-16 code units for a string. Default 128 KiB. */
+  /** Largest message in UTF-8 bytes (also when given as a string). Default 128 KiB. */
   readonly maxBytes?: number;
 }
 
@@ -45,11 +46,11 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 /**
  * Validates one message of a source against the producer contract (DESIGN section 3).
  *
- * Rejected: a message over `maxBytes`; invalid UTF-8; not JSON; a schema violation (named by
- * its JSON pointer); `metadata` nested deeper than 32 levels; a timestamp that is neither an
- * RFC 3339 string with a zone nor a safe integer of microseconds; a timestamp more than
- * `maxFutureSkewUs` after `nowUs`; a timestamp more than `maxAgeUs` before `nowUs` (exactly
- * `maxAgeUs` old is accepted).
+ * Rejected: a message over `maxBytes` (UTF-8 bytes, also when given as a string); invalid UTF-8;
+ * not JSON; a schema violation (named by its JSON pointer); `metadata` nested deeper than 32
+ * levels; a timestamp that is neither an RFC 3339 string with a zone nor a safe integer of
+ * microseconds; a timestamp more than `maxFutureSkewUs` after `nowUs`; a timestamp more than
+ * `maxAgeUs` before `nowUs` (exactly `maxAgeUs` old is accepted).
  *
  * @example
  * ```ts
@@ -68,7 +69,12 @@ export function parse(
   options: ParseOptions,
 ): ParseResult {
   const maxBytes = options.maxBytes ?? EVENT_LIMITS.maxBytes;
-  const size = typeof bytes === 'string' ? bytes.length : bytes.byteLength;
+  // A string of n UTF-16 units takes n to 3n bytes: count them only when it can matter.
+  const size = typeof bytes !== 'string'
+    ? bytes.byteLength
+    : bytes.length * 3 <= maxBytes
+    ? bytes.length
+    : utf8Length(bytes);
   if (size > maxBytes) {
     return reject(`event is larger than the limit of ${maxBytes} bytes: got ${size}`);
   }

@@ -3,28 +3,54 @@ import { readBody, splitBody } from '../../../api/ingest/body.ts';
 import { HttpError } from '../../../api/errors.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+const LIMITS = { maxItems: 5, maxDepth: 4 };
+const split = (text: string) => splitBody(bytes(text), LIMITS);
 
 describe('splitBody', () => {
   test('NDJSON: physical line numbers, blank lines and CR skipped', () => {
-    expect(splitBody(bytes('{"a":1}\r\n\n  \n{"b":2}'))).toEqual([
+    expect(split('{"a":1}\r\n\n  \n{"b":2}')).toEqual([
       { line: 1, text: '{"a":1}\r' },
       { line: 4, text: '{"b":2}' },
     ]);
   });
 
-  test('a JSON array: elements numbered from 1, re-serialized', () => {
-    expect(splitBody(bytes(' [ {"a": 1}, 2 ] '))).toEqual([
-      { line: 1, text: '{"a":1}' },
+  test('a JSON array: elements numbered from 1, each as sent', () => {
+    expect(split(' [ {"a": 1}, 2 ] ')).toEqual([
+      { line: 1, text: '{"a": 1}' },
       { line: 2, text: '2' },
+    ]);
+    expect(split('[]')).toEqual([]);
+  });
+
+  test('strings may hold brackets, commas and escaped quotes', () => {
+    expect(split('[{"a":"],[{\\"x"}, "b\\\\", {"c":"\\"}"}]')).toEqual([
+      { line: 1, text: '{"a":"],[{\\"x"}' },
+      { line: 2, text: '"b\\\\"' },
+      { line: 3, text: '{"c":"\\"}"}' },
     ]);
   });
 
-  test.each(['', ' \n ', 'x', '[1,', '"s"'])('%j is invalid_body', (text) => {
-    expect(() => splitBody(bytes(text))).toThrow(HttpError);
+  test.each(['', ' \n ', 'x', '[1,', '"s"', '[1,]', '[1,,2]', '[1] 2', '[1}', '[[[[[1]]]]]'])(
+    '%j is invalid_body',
+    (text) => {
+      expect(() => split(text)).toThrow(expect.objectContaining({ code: 'invalid_body' }));
+    },
+  );
+
+  test('more items than the limit is payload_too_large, in either form', () => {
+    expect(split('[1,2,3,4,5]')).toHaveLength(5);
+    expect(() => split('[1,2,3,4,5,6]')).toThrow(
+      expect.objectContaining({ code: 'payload_too_large' }),
+    );
+    expect(() => split('{}\n{}\n\n{}\n{}\n{}\n{}')).toThrow(
+      expect.objectContaining({ code: 'payload_too_large' }),
+    );
   });
 
   test('a UTF-8 BOM is tolerated', () => {
-    expect(splitBody(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"a":1}')]))).toHaveLength(1);
+    expect(splitBody(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"a":1}')]), LIMITS)).toHaveLength(
+      1,
+    );
   });
 });
 
