@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest';
 import { readBody, splitBody } from '../../../api/ingest/body.ts';
-import { HttpError } from '../../../api/errors.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const LIMITS = { maxItems: 5, maxDepth: 4 };
