@@ -14,8 +14,11 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  incomplete_body: 400,
+  request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,
+  request_header_fields_too_large: 431,
   internal: 500,
   unavailable: 503,
 } as const;

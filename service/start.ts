@@ -164,7 +164,15 @@ async function startHttp(
     const running = demo;
     stops.push(() => running.stop());
   }
-  const served = await options.serve(api.fetch, { hostname: config.host, port: config.port });
+  const served = await options.serve(api.fetch, {
+    hostname: config.host,
+    port: config.port,
+    limits: {
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      maxConnections: config.httpMaxConnections,
+    },
+  });
   stops.push(() => served.close());
   const setup = [
     `store: ${config.store.kind}`,

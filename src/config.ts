@@ -53,6 +53,12 @@ export interface Config {
   readonly recentLogsCapacity: number;
   readonly host: string;
   readonly port: number;
+  /** Longest time from a request's first byte to its last, in ms (then 408). */
+  readonly httpRequestTimeoutMs: number;
+  /** Longest wait for a request's header fields, in ms (then 408). */
+  readonly httpHeadersTimeoutMs: number;
+  /** Most open HTTP connections; a connection beyond is closed at once. */
+  readonly httpMaxConnections: number;
   /** Accepted `X-API-KEY` values; null when none is configured. */
   readonly apiKeys: readonly string[] | null;
   /** Endpoint id overrides by endpoint name. */
@@ -210,6 +216,9 @@ export function loadConfig(env: Env): Config {
     recentLogsCapacity: integer(env, 'RECENT_LOGS_CAPACITY', 10_000, 100, 1_000_000),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65_535),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
+    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1_024, 1, 1_000_000),
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -2,6 +2,10 @@
  * The Deno adapter: the fetch handler on `Deno.serve`. Only the few members of the `Deno`
  * namespace used here are declared, so the type checker needs no Deno types.
  *
+ * `Deno.serve` takes no request timeout, header timeout or connection cap: `options.limits` are
+ * not applied here, and Deno's own handling stands (documented in docs/API.md; put a proxy with
+ * such limits in front of a Deno deployment exposed to untrusted clients).
+ *
  * @module
  */
 import { baseUrl, type Serve } from './serve.ts';

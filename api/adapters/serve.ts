@@ -4,11 +4,35 @@
  * @module
  */
 
-/** Where to listen. */
+/**
+ * Bounds on connections and slow clients, set deliberately rather than left to the runtime's
+ * defaults (Node holds a request for 5 minutes and accepts any number of connections).
+ */
+export interface ServerLimits {
+  /** Longest time from a request's first byte to its last, in ms; then 408. Default 30,000. */
+  readonly requestTimeoutMs?: number;
+  /** Longest wait for a request's header fields, in ms; then 408. Default 10,000. */
+  readonly headersTimeoutMs?: number;
+  /** Most open connections; a connection beyond is closed at once. Default 1,024. */
+  readonly maxConnections?: number;
+  /** How often the timeouts are checked, in ms. Default 1,000. */
+  readonly checkIntervalMs?: number;
+}
+
+/** The defaults of {@link ServerLimits}. */
+export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  maxConnections: 1_024,
+  checkIntervalMs: 1_000,
+};
+
+/** Where to listen, and with what bounds. */
 export interface ListenOptions {
   readonly hostname: string;
   /** 0 picks a free port. */
   readonly port: number;
+  readonly limits?: ServerLimits;
 }
 
 /** A listening server. */

@@ -17,6 +17,10 @@ export interface BodyItem {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function tooLarge(maxBytes: number, got: string): HttpError {
   return new HttpError(
     'payload_too_large',
@@ -41,7 +45,13 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   let size = 0;
   const reader = request.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      // The stream fails only when the client stops sending: a request error, not ours.
+      throw new HttpError(
+        'incomplete_body',
+        `the body ended before it was complete (${describe(error)}): send it again`,
+      );
+    });
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

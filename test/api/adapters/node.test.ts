@@ -1,0 +1,157 @@
+/**
+ * Issue 18, items 6 to 8, on a real Node socket: every refusal of the adapter carries the error
+ * envelope and the status RFC 9110 names; a client that cuts off its upload is no server error;
+ * a slow request is cut after the configured timeout; connections beyond the cap are refused.
+ * Nothing here asserts a duration.
+ */
+import net from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, describe, expect, test } from 'vitest';
+import { serveNode } from '../../../api/adapters/node.ts';
+import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
+import { TEST_KEY, testApp } from '../helpers/app.ts';
+
+let served: Served | null = null;
+
+afterEach(async () => {
+  await served?.close();
+  served = null;
+});
+
+async function start(limits: ServerLimits = {}) {
+  const lines: { level: number; msg: string }[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter((l) => l !== '')) {
+        lines.push(JSON.parse(line));
+      }
+      done();
+    },
+  });
+  const app = testApp({ logger: pino({ level: 'debug' }, sink) });
+  served = await serveNode(app.api.fetch, { hostname: '127.0.0.1', port: 0, limits });
+  return { app, lines, port: Number(new URL(served.url).port) };
+}
+
+/** Writes `text` on a fresh connection and reads until the server closes it (or `cutAfterMs`). */
+function exchange(
+  port: number,
+  text: string,
+  options: { end?: boolean; cutAfterMs?: number } = {},
+): Promise<string> {
+  return new Promise((resolve) => {
+    let received = '';
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(text);
+      if (options.end ?? true) socket.end();
+      if (options.cutAfterMs !== undefined) {
+        setTimeout(() => socket.destroy(), options.cutAfterMs);
+      }
+    });
+    socket.on('data', (data) => (received += String(data)));
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+  });
+}
+
+function parseResponse(raw: string): { status: number; body: unknown } {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
+  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  return { status, body: body === '' ? null : JSON.parse(body) };
+}
+
+describe('refusals on the Node adapter', () => {
+  test('header fields over the head limit are 431 with the envelope', async () => {
+    const { port } = await start();
+    const raw = await exchange(
+      port,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
+    );
+    expect(parseResponse(raw)).toEqual({
+      status: 431,
+      body: {
+        error: {
+          code: 'request_header_fields_too_large',
+          message: expect.stringContaining('larger than 65536 bytes'),
+        },
+      },
+    });
+  });
+
+  test('a URL over the URL limit is 414 with the envelope', async () => {
+    const { port } = await start();
+    const raw = await exchange(
+      port,
+      `GET /healthz?${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    expect(parseResponse(raw)).toMatchObject({
+      status: 414,
+      body: { error: { code: 'uri_too_long' } },
+    });
+  });
+
+  test('a request without Host is 400 with the envelope', async () => {
+    const { port } = await start();
+    const raw = await exchange(port, 'GET /healthz HTTP/1.1\r\n\r\n');
+    expect(parseResponse(raw)).toEqual({
+      status: 400,
+      body: { error: { code: 'bad_request', message: expect.stringContaining('Host') } },
+    });
+  });
+});
+
+describe('a client that cuts off its upload', () => {
+  test('is logged at debug, never at error, and not counted as a server error', async () => {
+    const { app, lines, port } = await start();
+    await exchange(
+      port,
+      `POST /api/ingest/edge HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TEST_KEY}\r\n` +
+        'Content-Length: 1000\r\n\r\n{"id":',
+      { end: false, cutAfterMs: 100 },
+    );
+    const deadline = Date.now() + 10_000;
+    while (!lines.some((line) => line.msg === 'request') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(lines.filter((line) => line.level >= 40)).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 20, msg: 'request' }));
+    const metrics = await (await app.api.fetch(new Request('http://x/metrics'))).text();
+    expect(metrics).not.toMatch(/http_requests_total\{endpoint="ingest",status="5\d\d"\}/);
+    expect(metrics).toMatch(/http_requests_total\{endpoint="ingest",status="4\d\d"\} 1/);
+  });
+});
+
+describe('timeouts and the connection cap', () => {
+  test('a body that never finishes is cut after the request timeout, with 408', async () => {
+    const { port } = await start({ requestTimeoutMs: 300, checkIntervalMs: 50 });
+    const raw = await exchange(
+      port,
+      `POST /api/ingest/edge HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TEST_KEY}\r\n` +
+        'Content-Length: 1000\r\n\r\n{"id":',
+      { end: false },
+    );
+    expect(parseResponse(raw)).toEqual({
+      status: 408,
+      body: { error: { code: 'request_timeout', message: expect.stringContaining('300 ms') } },
+    });
+  });
+
+  test('connections beyond the cap are closed at once; those within are served', async () => {
+    const { port } = await start({ maxConnections: 2 });
+    const held = await Promise.all([1, 2].map(() =>
+      new Promise<net.Socket>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+      })
+    ));
+    const refused = await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(refused).toBe('');
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const served = await exchange(
+      port,
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(parseResponse(served).status).toBe(200);
+  });
+});
