@@ -10,16 +10,24 @@ import process from 'node:process';
 /** A running API process. */
 export interface ApiProcess {
   readonly url: string;
+  /** The process id, e.g. to read its memory from /proc. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
-/** Starts the API with `env` added to this process's environment; waits for its banner. */
-export async function startApi(env: Readonly<Record<string, string>>): Promise<ApiProcess> {
+/**
+ * Starts the API with `env` added to this process's environment; waits for its banner.
+ * `entry` is the script to run (another checkout's entry point, to measure a version before).
+ */
+export async function startApi(
+  env: Readonly<Record<string, string>>,
+  entry: readonly string[] = ['service/main.ts', '--role', 'api'],
+): Promise<ApiProcess> {
   const clean = { ...process.env };
   for (const name of Object.keys(clean)) {
     if (/^(KAFKA_|UPSTASH_|DEMO$|STORE$)/.test(name)) delete clean[name];
   }
-  const child: ChildProcess = spawn(process.execPath, ['service/main.ts', '--role', 'api'], {
+  const child: ChildProcess = spawn(process.execPath, [...entry], {
     env: { ...clean, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -32,6 +40,7 @@ export async function startApi(env: Readonly<Record<string, string>>): Promise<A
     if (url !== undefined) {
       return {
         url,
+        pid: child.pid ?? 0,
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
