@@ -37,7 +37,15 @@ export interface World {
   storedTotal(): Promise<number>;
   /** Resolves once every partition's stored offset reaches the topic's end; rejects on timeout. */
   drained(timeoutMs: number): Promise<void>;
+  /** The dead letters published so far, read from the start until `expected` arrived or 30 s. */
+  deadLetters(expected: number): Promise<DeadLetterRead[]>;
   close(): Promise<void>;
+}
+
+/** A dead letter as read back: its bytes as text and its headers. */
+export interface DeadLetterRead {
+  readonly value: string;
+  readonly headers: Record<string, string>;
 }
 
 /** Sets up a world on the given services. */
@@ -114,6 +122,28 @@ export async function createWorld(brokers: readonly string[], redisUrl: string):
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    },
+    async deadLetters(expected) {
+      const consumer = kafka.consumer({ groupId: `${prefix}group-dead-letters-${randomUUID()}` });
+      await consumer.connect();
+      await consumer.subscribe({ topic: topics.deadLetter, fromBeginning: true });
+      const received: DeadLetterRead[] = [];
+      await consumer.run({
+        eachMessage: ({ message }) => {
+          const headers: Record<string, string> = {};
+          for (const [name, value] of Object.entries(message.headers ?? {})) {
+            headers[name] = String(value);
+          }
+          received.push({ value: message.value?.toString() ?? '', headers });
+          return Promise.resolve();
+        },
+      });
+      const deadline = Date.now() + 30_000;
+      while (received.length < expected && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await consumer.disconnect();
+      return received;
     },
     async close() {
       await producer.disconnect();

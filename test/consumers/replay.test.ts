@@ -39,25 +39,7 @@ describeWithServices(
           !parse(line, source, { nowUs: stream.nowUs, maxFutureSkewUs: 5 * 60_000_000 }).ok
         );
         expect(invalid.length).toBeGreaterThan(50);
-        const consumer = world.kafka.consumer({ groupId: `${world.groupId}-dead-letters` });
-        await consumer.connect();
-        await consumer.subscribe({ topic: world.topics.deadLetter, fromBeginning: true });
-        const received: { value: string; headers: Record<string, string> }[] = [];
-        await consumer.run({
-          eachMessage: ({ message }) => {
-            const headers: Record<string, string> = {};
-            for (const [name, value] of Object.entries(message.headers ?? {})) {
-              headers[name] = String(value);
-            }
-            received.push({ value: message.value?.toString() ?? '', headers });
-            return Promise.resolve();
-          },
-        });
-        const deadline = Date.now() + 30_000;
-        while (received.length < invalid.length && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        await consumer.disconnect();
+        const received = await world.deadLetters(invalid.length);
         expect(received.length).toBe(invalid.length);
         expect(new Set(received.map((letter) => letter.value))).toEqual(
           new Set(invalid.map(({ line }) => line)),
