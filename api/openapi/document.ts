@@ -192,8 +192,10 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       version: '0.1.0',
       description: 'Saved-query analytics endpoints answered from streaming rollups. Every path ' +
         `under /api needs the ${API_KEY_HEADER} header (checked before anything else). CORS: ` +
-        'any origin; OPTIONS preflight answered without a key. Timestamps are RFC 3339 UTC ' +
-        'with 6 fractional digits.',
+        'any origin; OPTIONS preflight answered without a key. Values are encoded as the ' +
+        'reference system returns its warehouse types: the timestamp of ' +
+        'functions.invocation-stats and logs.all is an integer of microseconds since the epoch, ' +
+        'that of usage.api-counts a YYYY-MM-DDTHH:MM:SS string in UTC.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     security: [{ ApiKey: [] }],

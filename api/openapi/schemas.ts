@@ -13,10 +13,18 @@ import { MAX_REPORTED_ERRORS } from '../ingest/validate.ts';
 export type Schema = { readonly [keyword: string]: unknown };
 
 const TIMESTAMP: Schema = {
+  type: 'integer',
+  description:
+    'A TIMESTAMP: microseconds since the Unix epoch (as the reference system returns it).',
+  examples: [1795256100000000],
+};
+
+const DATETIME: Schema = {
   type: 'string',
-  description: 'RFC 3339 UTC with 6 fractional digits.',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z$',
-  examples: ['2026-11-21T10:15:00.000000Z'],
+  description:
+    'A DATETIME: YYYY-MM-DDTHH:MM:SS in UTC, without a zone (as the reference system returns it).',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
+  examples: ['2026-11-21T10:15:00'],
 };
 
 const COUNT: Schema = { type: 'integer', minimum: 0 };
@@ -43,6 +51,7 @@ function result(row: string, maxItems: number): Schema {
 /** The schemas under `components.schemas`. */
 export const SCHEMAS: Readonly<Record<string, Schema>> = {
   Timestamp: TIMESTAMP,
+  Datetime: DATETIME,
   InvocationStatsRow: object({
     timestamp: ref('Timestamp'),
     count: COUNT,
@@ -60,7 +69,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     metadata: { type: 'array', items: { type: 'object' }, description: 'As ingested.' },
   }, 'One edge log entry of logs.all (newest first).'),
   ApiCountsRow: object({
-    timestamp: ref('Timestamp'),
+    timestamp: ref('Datetime'),
     total_rest_requests: COUNT,
     total_storage_requests: COUNT,
     total_auth_requests: COUNT,

@@ -1,6 +1,8 @@
 /**
  * The rows each endpoint returns (DESIGN section 5), shared by the reference evaluator, the
- * rollup read side and the HTTP API. Timestamps are `formatTimestamp` strings.
+ * rollup read side and the HTTP API, with the value encodings of DESIGN section 4 (those of the
+ * reference system's warehouse): a TIMESTAMP is an integer of microseconds since the Unix epoch,
+ * a DATETIME a `YYYY-MM-DDTHH:MM:SS` string in UTC without a zone.
  *
  * @module
  */
@@ -10,8 +12,8 @@ import type { EndpointName } from './registry.ts';
 
 /** One bucket of `functions.invocation-stats`. Execution times in ms, null without values. */
 export interface InvocationStatsRow {
-  /** Bucket start. */
-  readonly timestamp: string;
+  /** Bucket start, in microseconds since the epoch (a TIMESTAMP). */
+  readonly timestamp: number;
   readonly count: number;
   /** Invocations with `status_code >= 400`. */
   readonly error_count: number;
@@ -25,7 +27,8 @@ export interface InvocationStatsRow {
 /** One entry of `logs.all`. */
 export interface LogRow {
   readonly id: string;
-  readonly timestamp: string;
+  /** In microseconds since the epoch (a TIMESTAMP). */
+  readonly timestamp: number;
   /** Null when the event had none. */
   readonly event_message: string | null;
   /** As ingested. */
@@ -34,7 +37,7 @@ export interface LogRow {
 
 /** One bucket of `usage.api-counts`. */
 export interface ApiCountsRow {
-  /** Bucket start. */
+  /** Bucket start, `YYYY-MM-DDTHH:MM:SS` in UTC (a DATETIME). */
   readonly timestamp: string;
   readonly total_rest_requests: number;
   readonly total_storage_requests: number;

@@ -10,7 +10,7 @@ import type { ApiCountsRow } from '../contract/rows.ts';
 import type { LogEvent } from '../events/types.ts';
 import { truncate } from '../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../time/series.ts';
-import { formatTimestamp } from '../time/timestamp.ts';
+import { formatDatetime } from '../time/timestamp.ts';
 
 /**
  * One row per bucket holding at least one counted request, ascending. A request (metadata
@@ -52,7 +52,7 @@ export function apiCountsRows(
   return [...buckets.entries()]
     .sort(([a], [b]) => a - b)
     .map(([start, counts]) => ({
-      timestamp: formatTimestamp(start),
+      timestamp: formatDatetime(start),
       total_rest_requests: counts.rest,
       total_storage_requests: counts.storage,
       total_auth_requests: counts.auth,

@@ -9,7 +9,6 @@ import type { InvocationStatsRow } from '../contract/rows.ts';
 import type { LogEvent } from '../events/types.ts';
 import { truncate } from '../time/grain.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../time/series.ts';
-import { formatTimestamp } from '../time/timestamp.ts';
 import { nearestRank } from './quantile.ts';
 
 interface Bucket {
@@ -62,7 +61,7 @@ export function invocationStatsRows(
     let sum = 0;
     for (const time of times) sum += time;
     return {
-      timestamp: formatTimestamp(start),
+      timestamp: start,
       count: bucket.count,
       error_count: bucket.errors,
       min_execution_time: times[0] ?? null,

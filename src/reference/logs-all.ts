@@ -9,7 +9,6 @@ import { LOGS_ALL_LIMIT } from '../contract/registry.ts';
 import type { LogRow } from '../contract/rows.ts';
 import { newestFirst } from '../events/order.ts';
 import type { EdgeEvent, LogEvent } from '../events/types.ts';
-import { formatTimestamp } from '../time/timestamp.ts';
 
 /**
  * The newest `edge` entries of the project, at most 100: those strictly newer than
@@ -42,7 +41,7 @@ export function logsAllRows(
   selected.sort(newestFirst);
   return selected.slice(0, LOGS_ALL_LIMIT).map((event) => ({
     id: event.id,
-    timestamp: formatTimestamp(event.timestampUs),
+    timestamp: event.timestampUs,
     event_message: event.eventMessage,
     metadata: event.metadata,
   }));

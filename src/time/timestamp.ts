@@ -93,6 +93,19 @@ export function formatTimestamp(us: number): string {
   }:${pad(second, 2)}.${pad(micro, 6)}Z`;
 }
 
+/**
+ * A DATETIME value as the reference system's warehouse returns it: `YYYY-MM-DDTHH:MM:SS` in UTC,
+ * without a zone and without fractional seconds (truncated).
+ *
+ * @example
+ * ```ts
+ * formatDatetime(1_795_256_130_123_456); // '2026-11-21T10:15:30'
+ * ```
+ */
+export function formatDatetime(us: number): string {
+  return formatTimestamp(us).slice(0, 19);
+}
+
 function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
 }

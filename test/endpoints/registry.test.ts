@@ -98,7 +98,7 @@ describe('evaluateEndpoint', () => {
     expect(capped.ok && capped.rows.map((r) => r.timestamp)).toEqual(
       Array.from(
         { length: 10 },
-        (_, i) => `2026-11-21T10:10:${String(30 + i).padStart(2, '0')}.000000Z`,
+        (_, i) => us(`2026-11-21T10:10:${String(30 + i).padStart(2, '0')}Z`),
       ),
     );
     const logs = Array.from({ length: 20 }, (_, i) => edgeEvent({ at: NOW - i }));

@@ -42,8 +42,8 @@ describe('functions.invocation-stats: series', () => {
   ])('%s: %d rows from %s to %s, all empty without events', (interval, count, first, last) => {
     const result = rows([], `project=${PROJECT}&interval=${interval}`);
     expect(result).toHaveLength(count);
-    expect(result[0]?.timestamp).toBe(first);
-    expect(result.at(-1)?.timestamp).toBe(last);
+    expect(result[0]?.timestamp).toBe(us(first));
+    expect(result.at(-1)?.timestamp).toBe(us(last));
     for (const row of result) expect(row).toEqual({ timestamp: row.timestamp, ...EMPTY });
   });
 
@@ -54,7 +54,7 @@ describe('functions.invocation-stats: series', () => {
     ];
     const result = rows(events, `project=${PROJECT}&interval=15min`);
     expect(result.map((r) => r.count)).toEqual([0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    expect(result[2]?.timestamp).toBe('2026-11-21T10:02:00.000000Z');
+    expect(result[2]?.timestamp).toBe(us('2026-11-21T10:02:00.000000Z'));
   });
 });
 
@@ -97,7 +97,7 @@ describe('functions.invocation-stats: figures', () => {
     );
     const last = rows(events, `project=${PROJECT}&interval=15min`).at(-1);
     expect(last).toEqual({
-      timestamp: '2026-11-21T10:15:00.000000Z',
+      timestamp: us('2026-11-21T10:15:00.000000Z'),
       count: 100,
       error_count: 0,
       min_execution_time: 1,
@@ -128,7 +128,7 @@ describe('functions.invocation-stats: figures', () => {
     ];
     const result = rows(events, `project=${PROJECT}&interval=15min`);
     expect(result.at(-1)).toMatchObject({ count: 2, min_execution_time: 8, avg_execution_time: 8 });
-    expect(result.at(-2)).toEqual({ timestamp: '2026-11-21T10:14:00.000000Z', ...EMPTY, count: 1 });
+    expect(result.at(-2)).toEqual({ timestamp: us('2026-11-21T10:14:00Z'), ...EMPTY, count: 1 });
   });
 
   it('repeats the metadata entry execution time for each of its responses', () => {
@@ -206,9 +206,9 @@ describe('functions.invocation-stats: properties', () => {
         (seed, interval) => {
           const events = generatedEvents(seed);
           const result = rows(events, `project=${PROJECT}&interval=${interval}`);
-          const first = us(result[0]?.timestamp ?? '');
-          const last = us(result.at(-1)?.timestamp ?? '');
-          const width = result.length > 1 ? us(result[1]?.timestamp ?? '') - first : 0;
+          const first = result[0]?.timestamp ?? 0;
+          const last = result.at(-1)?.timestamp ?? 0;
+          const width = result.length > 1 ? (result[1]?.timestamp ?? 0) - first : 0;
           const inRange = events.filter((e) =>
             e.timestampUs >= first && e.timestampUs < last + width
           );
@@ -238,8 +238,10 @@ describe('functions.invocation-stats: properties', () => {
     );
   });
 
-  it('formats bucket starts with 6 fractional digits and Z', () => {
+  it('encodes bucket starts as integers of microseconds since the epoch (a TIMESTAMP)', () => {
     const result = rows([], `project=${PROJECT}&interval=7day`);
-    expect(result.every((row) => row.timestamp === formatTimestamp(us(row.timestamp)))).toBe(true);
+    expect(result.map((row) => formatTimestamp(row.timestamp))).toEqual(
+      Array.from({ length: 8 }, (_, i) => `2026-11-${14 + i}T00:00:00.000000Z`),
+    );
   });
 });

@@ -28,10 +28,10 @@ describe('logs.all: rows', () => {
       edgeEvent({ at: us('2026-11-21T09:00:00Z'), id: 'b' }),
     ];
     expect(rows(events, {})).toEqual([
-      { id: 'a', timestamp: '2026-11-21T10:00:00.123456Z', event_message: 'GET | 200', metadata },
+      { id: 'a', timestamp: us('2026-11-21T10:00:00.123456Z'), event_message: 'GET | 200', metadata },
       {
         id: 'b',
-        timestamp: '2026-11-21T09:00:00.000000Z',
+        timestamp: us('2026-11-21T09:00:00.000000Z'),
         event_message: null,
         metadata: events[1]?.metadata,
       },

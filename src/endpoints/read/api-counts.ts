@@ -10,7 +10,7 @@ import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
-import { formatTimestamp } from '../../time/timestamp.ts';
+import { formatDatetime } from '../../time/timestamp.ts';
 import type { ApiCountsParams } from '../../contract/params/api-counts.ts';
 import type { ApiCountsRow } from '../../contract/rows.ts';
 import type { HostMatcher, ReadContext } from './context.ts';
@@ -63,7 +63,7 @@ export async function readApiCounts(
     const bucket = rowBuckets[i];
     if (counts.total === 0 || bucket === undefined) return;
     rows.push({
-      timestamp: formatTimestamp(bucket),
+      timestamp: formatDatetime(bucket),
       total_rest_requests: counts.rest,
       total_storage_requests: counts.storage,
       total_auth_requests: counts.auth,

@@ -8,7 +8,6 @@ import { invocationStats } from '../../rollup/invocation-stats.ts';
 import { functionScope, invocationKey, projectPrefix } from '../../rollup/keys.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
-import { formatTimestamp } from '../../time/timestamp.ts';
 import type { InvocationStatsParams } from '../../contract/params/invocation-stats.ts';
 import type { InvocationStatsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
@@ -31,6 +30,6 @@ export async function readInvocationStats(
       ? null
       : readStateOrReport(invocationStats, key, text, context.onUnreadable);
     const state = stored ?? invocationStats.empty();
-    return { timestamp: formatTimestamp(bucket), ...invocationStats.finalize(state) };
+    return { timestamp: bucket, ...invocationStats.finalize(state) };
   });
 }

@@ -6,7 +6,6 @@
 import { recentLogsKey } from '../../rollup/keys.ts';
 import { parseRecentLog } from '../../rollup/recent-logs.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
-import { formatTimestamp } from '../../time/timestamp.ts';
 import type { LogsAllParams } from '../../contract/params/logs-all.ts';
 import { LOGS_ALL_LIMIT } from '../../contract/registry.ts';
 import type { LogRow } from '../../contract/rows.ts';
@@ -34,7 +33,7 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
     if (entry === null) continue;
     rows.push({
       id: entry.id,
-      timestamp: formatTimestamp(entry.timestampUs),
+      timestamp: entry.timestampUs,
       event_message: entry.eventMessage,
       metadata: entry.metadata,
     });
