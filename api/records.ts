@@ -24,13 +24,30 @@ export function effectiveRecords(
   }));
 }
 
-/** The paths that answer `record`, the name form first. */
-export function recordPaths(record: EndpointRecord): string[] {
+/** A path that answers a record, and whether it also takes POST (parameters in a JSON body). */
+export interface RecordRoute {
+  readonly path: string;
+  readonly post: boolean;
+}
+
+/**
+ * The routes that answer `record`: the reference system's current paths (GET and POST, by name
+ * or id), its older GET forms, and `/api/endpoints/{name}`.
+ */
+export function recordRoutes(record: EndpointRecord): RecordRoute[] {
   return [
-    `/api/endpoints/${record.name}`,
-    `/api/endpoints/query/${record.name}`,
-    `/api/endpoints/query/${record.id}`,
+    { path: `/api/endpoints/query/${record.name}`, post: true },
+    { path: `/api/endpoints/query/${record.id}`, post: true },
+    { path: `/api/endpoints/${record.name}`, post: false },
+    { path: `/endpoints/query/${record.name}`, post: false },
+    { path: `/endpoints/query/${record.id}`, post: false },
+    { path: `/api/endpoints/query/name/${record.name}`, post: false },
   ];
+}
+
+/** The paths that answer `record`. */
+export function recordPaths(record: EndpointRecord): string[] {
+  return recordRoutes(record).map((route) => route.path);
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type ParamError, QUERY_PARAMETERS } from '../../src/contract/params/common.ts';
+import { type ParamError, readParam } from '../../src/contract/params/common.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import { answerEndpoint } from '../../src/endpoints/registry.ts';
@@ -31,19 +31,19 @@ export interface AnswererDeps {
 const UTF8 = new TextEncoder();
 
 /**
- * The key of identical requests: the endpoint and the values of the parameters it reads (first
- * value of each, absent distinct from empty). Unknown parameters are ignored, as by the
- * endpoints, so they do not split the key.
+ * The key of identical requests: the endpoint and the values of the parameters it reads (last
+ * value of each, absent distinct from empty). Unknown and ignored parameters (`sql`, `lql`) do
+ * not split the key: the answer does not depend on them.
  *
  * @example
  * ```ts
  * requestKey(record, new URLSearchParams('interval=1hr&project=p&utm=x'));
- * // '["functions.invocation-stats","p",null,"1hr",null,null]'
+ * // '["functions.invocation-stats","p",null,"1hr"]'
  * ```
  */
 export function requestKey(record: EndpointRecord, params: URLSearchParams): string {
-  const names = [...record.parameters.map((parameter) => parameter.name), ...QUERY_PARAMETERS];
-  return JSON.stringify([record.name, ...names.map((name) => params.get(name))]);
+  const names = record.parameters.map((parameter) => parameter.name);
+  return JSON.stringify([record.name, ...names.map((name) => readParam(params, name))]);
 }
 
 /**

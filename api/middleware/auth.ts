@@ -1,8 +1,12 @@
 /**
- * API-key authentication: the `X-API-KEY` header (any letter case: HTTP header names are
- * case-insensitive) must hold one of the configured keys. Compared in constant time: both
- * sides are hashed to SHA-256 first, so the comparison never depends on where the strings
- * differ nor on their lengths. Keys never reach a log line or an error message.
+ * API-key authentication, with the reference system's three forms and its precedence: the
+ * token of `Authorization: Bearer <token>`, else the `X-API-KEY` header (any letter case: HTTP
+ * header names are case-insensitive), else the `api_key` query parameter. The first form
+ * present is the one checked: a wrong Bearer token is refused even beside a right `X-API-KEY`.
+ * Compared in constant time: both sides are hashed to SHA-256 first, so the comparison never
+ * depends on where the strings differ nor on their lengths. Keys never reach a log line, a
+ * metric or an error message, wherever they arrive from (request logs carry the path without
+ * its query string).
  *
  * @module
  */
@@ -11,8 +15,33 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiEnv } from '../context.ts';
 import { HttpError } from '../errors.ts';
 
-/** The header that carries the key. */
+/** The header that carries the key (the form the banner and the docs show). */
 export const API_KEY_HEADER = 'X-API-KEY';
+
+/** The query parameter that may carry the key. */
+export const API_KEY_PARAMETER = 'api_key';
+
+/** Where a presented key came from. */
+export type KeySource = 'Authorization: Bearer' | typeof API_KEY_HEADER | typeof API_KEY_PARAMETER;
+
+/**
+ * The key a request presents, by the precedence of the reference system; null when none is.
+ *
+ * @example
+ * ```ts
+ * presentedKey(new Request('http://x/?api_key=k', { headers: { Authorization: 'Bearer t' } }));
+ * // { key: 't', source: 'Authorization: Bearer' }
+ * ```
+ */
+export function presentedKey(request: Request): { key: string; source: KeySource } | null {
+  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('Authorization') ?? '');
+  if (bearer?.[1] !== undefined) return { key: bearer[1], source: 'Authorization: Bearer' };
+  const header = request.headers.get(API_KEY_HEADER);
+  if (header !== null) return { key: header, source: API_KEY_HEADER };
+  const query = new URL(request.url).searchParams.getAll(API_KEY_PARAMETER).at(-1);
+  if (query !== undefined) return { key: query, source: API_KEY_PARAMETER };
+  return null;
+}
 
 /** Decides whether a presented key is one of the configured ones. */
 export interface KeyVerifier {
@@ -65,15 +94,16 @@ export function requireApiKey(
 ): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     if (publicPaths.has(c.req.path)) return await next();
-    const presented = c.req.header(API_KEY_HEADER) ?? null;
-    if (!verifier.verify(presented)) {
+    const presented = presentedKey(c.req.raw);
+    if (!verifier.verify(presented?.key ?? null)) {
       c.set('endpoint', 'unauthorized');
       throw new HttpError(
         'unauthorized',
         presented === null
-          ? `missing ${API_KEY_HEADER} header: send one of the configured API keys`
-          : `the ${API_KEY_HEADER} header does not hold a configured API key`,
-        { 'WWW-Authenticate': `ApiKey header="${API_KEY_HEADER}"` },
+          ? `no API key: send one of the configured keys as Authorization: Bearer <key>, ` +
+            `in the ${API_KEY_HEADER} header, or as the ${API_KEY_PARAMETER} query parameter`
+          : `the ${presented.source} key is not one of the configured API keys`,
+        { 'WWW-Authenticate': `Bearer, ApiKey header="${API_KEY_HEADER}"` },
       );
     }
     await next();

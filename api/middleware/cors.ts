@@ -9,6 +9,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors as honoCors } from 'hono/cors';
 import type { ApiEnv } from '../context.ts';
+import { IGNORED_PARAMETERS_HEADER } from '../answer/query-params.ts';
 import { API_KEY_HEADER } from './auth.ts';
 
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -26,8 +27,15 @@ export function cors(): MiddlewareHandler<ApiEnv> {
   const handle = honoCors({
     origin: '*',
     allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-    allowHeaders: [API_KEY_HEADER, 'Content-Type', 'If-None-Match'],
-    exposeHeaders: ['ETag', 'Retry-After', 'WWW-Authenticate'],
+    allowHeaders: [
+      'Authorization',
+      API_KEY_HEADER,
+      'Content-Type',
+      'If-None-Match',
+      'LF-ENDPOINT-LABELS',
+      'LF-ENDPOINT-REDACT-PII',
+    ],
+    exposeHeaders: ['ETag', 'Retry-After', 'WWW-Authenticate', IGNORED_PARAMETERS_HEADER],
     maxAge: PREFLIGHT_MAX_AGE,
   });
   return async (c, next) => {

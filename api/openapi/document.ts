@@ -7,7 +7,8 @@
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
 import { API_KEY_HEADER } from '../middleware/auth.ts';
-import { recordPaths } from '../records.ts';
+import { IGNORED_PARAMETERS_HEADER } from '../answer/query-params.ts';
+import { recordRoutes } from '../records.ts';
 import { RESULT_SCHEMA, type Schema, SCHEMAS } from './schemas.ts';
 
 /** An OpenAPI object (the document or a part of it). */
@@ -34,7 +35,7 @@ const ALLOW = { Allow: { description: 'The allowed methods', schema: { type: 'st
 
 /** Answers every authenticated route may give besides its own. */
 const COMMON_ERRORS: Readonly<Record<string, OpenApiObject>> = {
-  '401': error(`${API_KEY_HEADER} missing or not one of the configured keys (checked first).`, {
+  '401': error('No API key, or not one of the configured keys (checked first).', {
     'WWW-Authenticate': { schema: { type: 'string' } },
   }),
   '405': error('Method not allowed here; `Allow` lists the allowed ones.', ALLOW),
@@ -42,12 +43,19 @@ const COMMON_ERRORS: Readonly<Record<string, OpenApiObject>> = {
   '500': error('Unexpected failure of the service (logged; the message is generic).'),
 };
 
-function endpointOperation(record: EndpointRecord, path: string): OpenApiObject {
+const STRING_PARAMETERS: Schema = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'Parameter names to string values; they win over the query string.',
+};
+
+function endpointOperation(record: EndpointRecord, path: string, method: string): OpenApiObject {
   return {
-    operationId: `${record.name}:${path}`,
+    operationId: `${record.name}:${method}:${path}`,
     summary: record.name,
     description: `${record.description} At most ${record.maxRows} rows. ` +
-      'Unknown parameters are ignored; `sql` or `lql` are refused (sandboxing is disabled).',
+      'Unknown parameters are ignored, a repeated one takes its last value; `sql` and `lql` ' +
+      `are ignored (sandboxing is disabled) and named in the ${IGNORED_PARAMETERS_HEADER} header.`,
     tags: ['endpoints'],
     parameters: record.parameters.map((parameter) => ({
       name: parameter.name,
@@ -64,6 +72,10 @@ function endpointOperation(record: EndpointRecord, path: string): OpenApiObject 
         ...json(RESULT_SCHEMA[record.name], 'The rows.'),
         headers: {
           ETag: { description: 'Weak tag of the body', schema: { type: 'string' } },
+          [IGNORED_PARAMETERS_HEADER]: {
+            description: 'The sql and lql parameters the call carried, which were ignored',
+            schema: { type: 'string' },
+          },
           'Cache-Control': {
             description: record.name === 'logs.all' ? 'no-store' : 'private, no-cache',
             schema: { type: 'string' },
@@ -72,8 +84,11 @@ function endpointOperation(record: EndpointRecord, path: string): OpenApiObject 
       },
       '304': { description: '`If-None-Match` holds the current ETag: the rows did not change.' },
       '400': error(
-        '`missing_parameter` or `invalid_parameter`: the message names the parameter and the allowed values.',
+        '`missing_parameter` or `invalid_parameter`: the message names the parameter and the ' +
+          'allowed values' +
+          (method === 'post' ? '; `invalid_body`: not a JSON object of strings.' : '.'),
       ),
+      ...(method === 'post' ? { '413': error('The body is larger than 64 KiB.') } : {}),
       ...COMMON_ERRORS,
       '503': error('The store is not answering; retry after `Retry-After` seconds.', RETRY_AFTER),
     },
@@ -120,7 +135,22 @@ function publicGet(
 export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObject {
   const paths: Record<string, OpenApiObject> = {};
   for (const record of records) {
-    for (const path of recordPaths(record)) paths[path] = { get: endpointOperation(record, path) };
+    for (const route of recordRoutes(record)) {
+      paths[route.path] = {
+        get: endpointOperation(record, route.path, 'get'),
+        ...(route.post
+          ? {
+            post: {
+              ...endpointOperation(record, route.path, 'post'),
+              requestBody: {
+                required: false,
+                content: { 'application/json': { schema: STRING_PARAMETERS } },
+              },
+            },
+          }
+          : {}),
+      };
+    }
   }
   paths['/api/endpoints'] = {
     get: {
@@ -132,6 +162,11 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
   };
   paths['/api/endpoints/{name}'] = notFoundPath('unknown endpoint name', 'name');
   paths['/api/endpoints/query/{id}'] = notFoundPath('unknown endpoint name or id', 'id');
+  paths['/endpoints/query/{id}'] = notFoundPath('unknown endpoint name or id (older path)', 'id');
+  paths['/api/endpoints/query/name/{name}'] = notFoundPath(
+    'unknown endpoint name (older path)',
+    'name',
+  );
   paths['/api/ingest/{source}'] = {
     post: {
       operationId: 'ingest',
@@ -172,6 +207,9 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       content: { 'application/json': { schema: { type: 'object' } } },
     },
   });
+  paths['/health'] = publicGet('health', "The process is up (the reference system's path).", {
+    '200': json('Health', 'Up.'),
+  });
   paths['/healthz'] = publicGet('healthz', 'The process is up.', {
     '200': json('Health', 'Up.'),
   });
@@ -191,19 +229,24 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       title: 'streaming-endpoints',
       version: '0.1.0',
       description: 'Saved-query analytics endpoints answered from streaming rollups. Every path ' +
-        `under /api needs the ${API_KEY_HEADER} header (checked before anything else). CORS: ` +
+        'but the operational ones needs an API key, checked before anything else: ' +
+        `Authorization: Bearer <key>, else the ${API_KEY_HEADER} header, else the api_key ` +
+        'query parameter. CORS: ' +
         'any origin; OPTIONS preflight answered without a key. Values are encoded as the ' +
         'reference system returns its warehouse types: the timestamp of ' +
         'functions.invocation-stats and logs.all is an integer of microseconds since the epoch, ' +
         'that of usage.api-counts a YYYY-MM-DDTHH:MM:SS string in UTC.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    security: [{ ApiKey: [] }],
+    // Any one of the three forms; the first present is the one checked.
+    security: [{ Bearer: [] }, { ApiKey: [] }, { ApiKeyQuery: [] }],
     paths,
     components: {
       schemas: SCHEMAS,
       securitySchemes: {
+        Bearer: { type: 'http', scheme: 'bearer' },
         ApiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER },
+        ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
       },
     },
   };

@@ -10,7 +10,14 @@ import type { Context, Hono } from 'hono';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { UUID } from '../../src/text/uuid.ts';
 import type { Computed } from '../answer/answer.ts';
+import {
+  effectiveParams,
+  IGNORED_PARAMETERS_HEADER,
+  MAX_PARAMETER_BODY_BYTES,
+} from '../answer/query-params.ts';
 import { guardStore } from '../deadline.ts';
+import { readBody } from '../ingest/body.ts';
+import { ignoredQueryParameters } from '../../src/contract/params/common.ts';
 import type { ApiEnv } from '../context.ts';
 import { HttpError, JSON_TYPE, methodNotAllowed } from '../errors.ts';
 import { ifNoneMatchHits } from '../middleware/etag.ts';
@@ -28,6 +35,7 @@ export interface EndpointRoutesDeps {
 }
 
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
+const QUERY_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 
 function cacheControl(record: EndpointRecord): string {
   return record.cacheSeconds === 0 ? 'no-store' : 'private, no-cache';
@@ -52,14 +60,19 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
 
   const serve = async (c: Context<ApiEnv>, record: EndpointRecord): Promise<Response> => {
     c.set('endpoint', record.name);
-    const params = new URL(c.req.url).searchParams;
+    const body = c.req.method === 'POST'
+      ? new TextDecoder().decode(await readBody(c.req.raw, MAX_PARAMETER_BODY_BYTES))
+      : null;
+    const params = effectiveParams(new URL(c.req.url).searchParams, body);
     const answer = deps.answer(record, params);
     const computed = await guardStore(answer, deps.storeTimeoutMs, deps.logStoreError);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
-    const headers = {
+    const ignored = ignoredQueryParameters(params);
+    const headers: Record<string, string> = {
       'Content-Type': JSON_TYPE,
       ETag: computed.etag,
       'Cache-Control': cacheControl(record),
+      ...(ignored.length === 0 ? {} : { [IGNORED_PARAMETERS_HEADER]: ignored.join(', ') }),
     };
     if (ifNoneMatchHits(c.req.header('If-None-Match') ?? null, computed.etag)) {
       return new Response(null, { status: 304, headers });
@@ -73,22 +86,35 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       'Cache-Control': 'private, no-cache',
     });
   });
-  app.get('/api/endpoints/query/:ref', (c) => {
-    const ref = c.req.param('ref');
+  const byReference = (c: Context<ApiEnv>) => {
+    const ref = c.req.param('ref') ?? '';
     const record = byName.get(ref) ?? byId.get(ref.toLowerCase());
     if (record === undefined) throw notFound(ref, true);
     return serve(c, record);
-  });
-  app.get('/api/endpoints/:name', (c) => {
-    const name = c.req.param('name');
+  };
+  const byNameOnly = (c: Context<ApiEnv>) => {
+    const name = c.req.param('name') ?? '';
     const record = byName.get(name);
     if (record === undefined) throw notFound(name, false);
     return serve(c, record);
-  });
-  for (const path of ['/api/endpoints', '/api/endpoints/query/:ref', '/api/endpoints/:name']) {
+  };
+  // The reference system's paths: the current one (GET and POST), and its older GET forms.
+  app.get('/api/endpoints/query/name/:name', byNameOnly);
+  app.get('/api/endpoints/query/:ref', byReference);
+  app.post('/api/endpoints/query/:ref', byReference);
+  app.get('/endpoints/query/:ref', byReference);
+  app.get('/api/endpoints/:name', byNameOnly);
+  const allowed: [string, readonly string[]][] = [
+    ['/api/endpoints', READ_METHODS],
+    ['/api/endpoints/query/name/:name', READ_METHODS],
+    ['/api/endpoints/query/:ref', QUERY_METHODS],
+    ['/endpoints/query/:ref', READ_METHODS],
+    ['/api/endpoints/:name', READ_METHODS],
+  ];
+  for (const [path, methods] of allowed) {
     app.all(path, (c) => {
       c.set('endpoint', 'method_not_allowed');
-      throw methodNotAllowed(c.req.method, READ_METHODS);
+      throw methodNotAllowed(c.req.method, methods);
     });
   }
 }

@@ -17,6 +17,7 @@ import type { OpenApiObject } from '../openapi/document.ts';
 
 /** The paths that need no key. */
 export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
+  '/health',
   '/healthz',
   '/readyz',
   '/metrics',
@@ -37,10 +38,13 @@ export interface OperationRoutesDeps {
 /** Registers the operational routes on `app`. */
 export function registerOperationRoutes(app: Hono<ApiEnv>, deps: OperationRoutesDeps): void {
   const document = JSON.stringify(deps.document);
-  app.get('/healthz', (c) => {
-    c.set('endpoint', 'healthz');
-    return jsonResponse({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' });
-  });
+  // `/health` is the reference system's path, `/healthz` the usual probe path: both public.
+  for (const path of ['/health', '/healthz']) {
+    app.get(path, (c) => {
+      c.set('endpoint', 'healthz');
+      return jsonResponse({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' });
+    });
+  }
   app.get('/readyz', async (c) => {
     c.set('endpoint', 'readyz');
     await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.logStoreError);

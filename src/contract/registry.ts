@@ -75,8 +75,9 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
       },
       {
         name: 'interval',
-        required: true,
-        description: 'Time range and bucket width; any other value behaves as 1day.',
+        required: false,
+        description:
+          'Time range and bucket width; any other value, absent or empty included, behaves as 1day.',
         values: ['5min', '15min', '1hr', '1day', '7day'],
       },
     ],
@@ -94,8 +95,9 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
       { name: 'project', required: true, description: 'Project ref.' },
       {
         name: 'project_tier',
-        required: true,
-        description: 'Retention: FREE 1 day, PRO 7 days, PAYG and ENTERPRISE 90 days; others FREE.',
+        required: false,
+        description:
+          'Retention: FREE 1 day, PRO 7 days, PAYG and ENTERPRISE 90 days; any other value, absent or empty included, FREE.',
         values: ['FREE', 'PRO', 'PAYG', 'ENTERPRISE'],
       },
       {

@@ -58,26 +58,9 @@ describe('evaluateEndpoint', () => {
   it.each(
     [
       ['functions.invocation-stats', { interval: '1hr' }, 'missing_parameter', 'project'],
-      ['logs.all', { project: 'p' }, 'missing_parameter', 'project_tier'],
+      ['logs.all', { project_tier: 'PRO' }, 'missing_parameter', 'project'],
       ['usage.api-counts', { project: 'p', interval: 'weekly' }, 'invalid_parameter', 'interval'],
-      [
-        'logs.all',
-        { project: 'p', project_tier: 'PRO', sql: 'select 1' },
-        'invalid_parameter',
-        'sql',
-      ],
-      [
-        'usage.api-counts',
-        { project: 'p', interval: 'daily', lql: 'x' },
-        'invalid_parameter',
-        'lql',
-      ],
-      [
-        'functions.invocation-stats',
-        { project: 'p', interval: '1hr', sql: '' },
-        'invalid_parameter',
-        'sql',
-      ],
+      ['usage.api-counts', { project: 'p', sql: 'x' }, 'missing_parameter', 'interval'],
     ] as const,
   )('%s with %j: %s %s', (endpoint, params, code, parameter) => {
     const result = evaluateEndpoint(endpoint, [], params, NOW);

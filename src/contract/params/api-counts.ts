@@ -6,13 +6,7 @@
 
 import { RE2JS, RE2JSException } from 're2js';
 import { isUsageInterval, USAGE_INTERVALS, type UsageInterval } from '../../time/series.ts';
-import {
-  invalidParameter,
-  type ParamResult,
-  type ParamSource,
-  rejectQueryParameters,
-  requiredParam,
-} from './common.ts';
+import { invalidParameter, type ParamResult, type ParamSource, requiredParam } from './common.ts';
 
 /** Longest accepted `project` pattern, in characters (Unicode code points). */
 export const MAX_PATTERN_LENGTH = 256;
@@ -47,8 +41,6 @@ const PATTERN_EXPECTED =
  * ```
  */
 export function parseApiCountsParams(source: ParamSource): ParamResult<ApiCountsParams> {
-  const query = rejectQueryParameters(source, 'usage.api-counts');
-  if (query !== null) return query;
   const patternText = requiredParam(source, 'project', PATTERN_EXPECTED);
   if (!patternText.ok) return patternText;
   const project = compileHostPattern(patternText.params);

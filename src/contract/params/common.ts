@@ -2,16 +2,15 @@
  * Reading query-string parameters and reporting what is wrong with them, shared by the three
  * endpoints' parameter parsers.
  *
- * Rules common to every endpoint:
+ * Rules common to every endpoint (DESIGN section 4, as the reference system reads parameters):
  * - All values are strings; unknown parameters are ignored.
- * - A repeated parameter: the first value wins (as `URLSearchParams.get`).
- * - A required parameter that is absent or empty is `missing_parameter`.
- * - `sql` or `lql` present, even empty, is `invalid_parameter`: sandboxing is disabled.
+ * - A repeated parameter takes its last value (as Plug keeps it).
+ * - A required parameter that is absent or empty is `missing_parameter`, unless its rule has a
+ *   fallback (taken as the reference system takes a NULL parameter).
+ * - `sql` and `lql` are ignored: sandboxing is disabled on every endpoint.
  *
  * @module
  */
-
-import type { EndpointName } from '../registry.ts';
 
 /** Why the parameters of a call were refused; answered as HTTP 400. */
 export interface ParamError {
@@ -54,13 +53,13 @@ export type ParamSource = URLSearchParams | Readonly<Record<string, string | und
  *
  * @example
  * ```ts
- * readParam(new URLSearchParams('a=1&a=2'), 'a'); // '1'
+ * readParam(new URLSearchParams('a=1&a=2'), 'a'); // '2'
  * readParam({ a: '' }, 'a'); // ''
  * readParam({}, 'a'); // null
  * ```
  */
 export function readParam(source: ParamSource, name: string): string | null {
-  if (source instanceof URLSearchParams) return source.get(name);
+  if (source instanceof URLSearchParams) return source.getAll(name).at(-1) ?? null;
   return Object.hasOwn(source, name) ? source[name] ?? null : null;
 }
 
@@ -131,36 +130,23 @@ export function requiredParam(
   return { ok: true, params: value };
 }
 
-/** Parameters that would carry caller-supplied queries. */
+/**
+ * Parameters that would carry a caller's own query. Sandboxing is disabled on every endpoint, so
+ * the reference system ignores them there, and so does this service (the HTTP API says so in a
+ * response header).
+ */
 export const QUERY_PARAMETERS = ['sql', 'lql'] as const;
 
 /**
- * `invalid_parameter` when the call carries `sql` or `lql` (even empty): query sandboxing is
- * disabled on every endpoint. Null when neither is present.
+ * Which of {@link QUERY_PARAMETERS} a call carries (even empty): they are ignored.
  *
  * @example
  * ```ts
- * rejectQueryParameters({ sql: 'select 1' }, 'logs.all')?.error.parameter; // 'sql'
+ * ignoredQueryParameters(new URLSearchParams('project=p&sql=select+1')); // ['sql']
  * ```
  */
-export function rejectQueryParameters(
-  source: ParamSource,
-  endpoint: EndpointName,
-): { readonly ok: false; readonly error: ParamError } | null {
-  for (const name of QUERY_PARAMETERS) {
-    if (readParam(source, name) !== null) {
-      return {
-        ok: false,
-        error: {
-          code: 'invalid_parameter',
-          parameter: name,
-          message:
-            `invalid parameter "${name}": query sandboxing is disabled on ${endpoint}, so sql and lql are not accepted; remove it`,
-        },
-      };
-    }
-  }
-  return null;
+export function ignoredQueryParameters(source: ParamSource): string[] {
+  return QUERY_PARAMETERS.filter((name) => readParam(source, name) !== null);
 }
 
 /** Project-ref hint shared by the messages of missing `project` parameters. */

@@ -6,7 +6,6 @@
 
 import {
   DEFAULT_INVOCATION_INTERVAL,
-  INVOCATION_INTERVALS,
   type InvocationInterval,
   isInvocationInterval,
 } from '../../time/series.ts';
@@ -15,7 +14,6 @@ import {
   type ParamSource,
   PROJECT_REF_HINT,
   readParam,
-  rejectQueryParameters,
   requiredParam,
 } from './common.ts';
 
@@ -28,12 +26,10 @@ export interface InvocationStatsParams {
   readonly interval: InvocationInterval;
 }
 
-const INTERVAL_NAMES = Object.keys(INVOCATION_INTERVALS).join(', ');
-
 /**
  * Reads the parameters of `functions.invocation-stats`: `project` (required), `function_id`
- * (optional; absent or empty = all), `interval` (required; an unknown value behaves as
- * `1day`, an absent or empty one is `missing_parameter`).
+ * (optional; absent or empty = all), `interval` (any value other than the five, absent or
+ * empty included, behaves as `1day`: the fallback of the reference system's NULL parameter).
  *
  * @example
  * ```ts
@@ -44,19 +40,16 @@ const INTERVAL_NAMES = Object.keys(INVOCATION_INTERVALS).join(', ');
 export function parseInvocationStatsParams(
   source: ParamSource,
 ): ParamResult<InvocationStatsParams> {
-  const query = rejectQueryParameters(source, 'functions.invocation-stats');
-  if (query !== null) return query;
   const project = requiredParam(source, 'project', PROJECT_REF_HINT);
   if (!project.ok) return project;
-  const intervalText = requiredParam(source, 'interval', `one of ${INTERVAL_NAMES}`);
-  if (!intervalText.ok) return intervalText;
+  const intervalText = readParam(source, 'interval') ?? '';
   const functionId = readParam(source, 'function_id');
   return {
     ok: true,
     params: {
       project: project.params,
       functionId: functionId === null || functionId === '' ? null : functionId,
-      interval: invocationIntervalOf(intervalText.params),
+      interval: invocationIntervalOf(intervalText),
     },
   };
 }

@@ -5,14 +5,13 @@
  */
 
 import { parseParameterTimestamp } from '../../time/timestamp.ts';
-import { PROJECT_TIERS, type ProjectTier, TIER_RETENTION_US, tierOf } from '../tiers.ts';
+import { type ProjectTier, TIER_RETENTION_US, tierOf } from '../tiers.ts';
 import {
   invalidParameter,
   type ParamResult,
   type ParamSource,
   PROJECT_REF_HINT,
   readParam,
-  rejectQueryParameters,
   requiredParam,
 } from './common.ts';
 
@@ -46,21 +45,14 @@ const TIMESTAMP_EXPECTED =
  * ```
  */
 export function parseLogsAllParams(source: ParamSource): ParamResult<LogsAllParams> {
-  const query = rejectQueryParameters(source, 'logs.all');
-  if (query !== null) return query;
   const project = requiredParam(source, 'project', PROJECT_REF_HINT);
   if (!project.ok) return project;
-  const tierText = requiredParam(
-    source,
-    'project_tier',
-    `one of ${PROJECT_TIERS.join(', ')} (any other value is taken as FREE)`,
-  );
-  if (!tierText.ok) return tierText;
+  const tierText = readParam(source, 'project_tier') ?? '';
   const start = optionalTimestamp(source, 'iso_timestamp_start');
   if (!start.ok) return start;
   const end = optionalTimestamp(source, 'iso_timestamp_end');
   if (!end.ok) return end;
-  const tier = tierOf(tierText.params);
+  const tier = tierOf(tierText);
   return {
     ok: true,
     params: {

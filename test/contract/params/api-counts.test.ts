@@ -18,8 +18,6 @@ describe('parseApiCountsParams', () => {
     ['project=p&interval=Daily', 'invalid_parameter', 'interval'],
     ['project=p&interval=1day', 'invalid_parameter', 'interval'],
     ['project=(p&interval=daily', 'invalid_parameter', 'project'],
-    ['project=p&interval=daily&sql=x', 'invalid_parameter', 'sql'],
-    ['project=p&interval=daily&lql=x', 'invalid_parameter', 'lql'],
   ])('%j -> %s %s', (query, code, parameter) => {
     const result = parseApiCountsParams(new URLSearchParams(query));
     expect(result.ok ? null : [result.error.code, result.error.parameter]).toEqual([

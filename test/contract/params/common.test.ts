@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ignoredQueryParameters,
   invalidParameter,
   missingParameter,
   readParam,
-  rejectQueryParameters,
   requiredParam,
 } from '../../../src/contract/params/common.ts';
 
 describe('readParam', () => {
   it.each([
-    [new URLSearchParams('a=1&a=2'), 'a', '1'],
+    [new URLSearchParams('a=1&a=2'), 'a', '2'],
     [new URLSearchParams('a='), 'a', ''],
     [new URLSearchParams('a'), 'a', ''],
     [new URLSearchParams('b=1'), 'a', null],
@@ -56,20 +56,15 @@ describe('error messages', () => {
   });
 });
 
-describe('rejectQueryParameters', () => {
+describe('ignoredQueryParameters', () => {
   it.each([
-    ['sql=select+1', 'sql'],
-    ['lql=error', 'lql'],
-    ['sql=', 'sql'],
-    ['lql', 'lql'],
-    ['project=p&sql=x&lql=y', 'sql'],
-  ])('%s -> invalid %s', (query, parameter) => {
-    const rejected = rejectQueryParameters(new URLSearchParams(query), 'logs.all');
-    expect(rejected?.error.code).toBe('invalid_parameter');
-    expect(rejected?.error.parameter).toBe(parameter);
-    expect(rejected?.error.message).toContain('sandboxing is disabled on logs.all');
-  });
-  it('passes a call without them', () => {
-    expect(rejectQueryParameters(new URLSearchParams('project=p&sqlx=1'), 'logs.all')).toBeNull();
+    ['sql=select+1', ['sql']],
+    ['lql=error', ['lql']],
+    ['sql=', ['sql']],
+    ['lql', ['lql']],
+    ['project=p&sql=x&lql=y', ['sql', 'lql']],
+    ['project=p&sqlx=1', []],
+  ])('%j ignores %j', (query, ignored) => {
+    expect(ignoredQueryParameters(new URLSearchParams(query))).toEqual(ignored);
   });
 });

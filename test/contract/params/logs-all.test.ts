@@ -9,8 +9,6 @@ describe('parseLogsAllParams', () => {
     ['', 'missing_parameter', 'project'],
     ['project_tier=PRO', 'missing_parameter', 'project'],
     ['project=&project_tier=PRO', 'missing_parameter', 'project'],
-    ['project=p', 'missing_parameter', 'project_tier'],
-    ['project=p&project_tier=', 'missing_parameter', 'project_tier'],
     [
       'project=p&project_tier=PRO&iso_timestamp_start=yesterday',
       'invalid_parameter',
@@ -21,8 +19,6 @@ describe('parseLogsAllParams', () => {
       'invalid_parameter',
       'iso_timestamp_end',
     ],
-    ['project=p&project_tier=PRO&sql=x', 'invalid_parameter', 'sql'],
-    ['project=p&project_tier=PRO&lql=', 'invalid_parameter', 'lql'],
   ])('%j -> %s %s', (query, code, parameter) => {
     const result = parseLogsAllParams(new URLSearchParams(query));
     expect(result.ok ? null : [result.error.code, result.error.parameter]).toEqual([
@@ -31,12 +27,13 @@ describe('parseLogsAllParams', () => {
     ]);
   });
 
-  it('names the tiers when project_tier is missing', () => {
-    const result = parseLogsAllParams({ project: 'p' });
-    expect(result.ok ? '' : result.error.message).toBe(
-      'missing required parameter "project_tier": one of FREE, PRO, PAYG, ENTERPRISE (any other value is taken as FREE)',
-    );
-  });
+  it.each(['project=p', 'project=p&project_tier=', 'project=p&project_tier=PRO&sql=x&lql='])(
+    '%j: an absent or empty project_tier falls back to FREE; sql and lql are ignored',
+    (query) => {
+      const result = parseLogsAllParams(new URLSearchParams(query));
+      expect(result.ok && result.params.tier).toBe(query.includes('PRO') ? 'PRO' : 'FREE');
+    },
+  );
 
   it('explains an unparseable timestamp', () => {
     const result = parseLogsAllParams({

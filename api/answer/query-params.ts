@@ -1,0 +1,55 @@
+/**
+ * The parameters of an endpoint call as the reference system reads them: the query string, and
+ * for POST also a JSON object body of string values, which wins over the query string. A
+ * repeated parameter takes its last value. The result holds one value per name, so everything
+ * downstream (the answer's reuse key, the parsers) reads the same value.
+ *
+ * @module
+ */
+import { HttpError } from '../errors.ts';
+
+/** Names the parameters a call carried that were ignored (`sql`, `lql`: sandboxing is off). */
+export const IGNORED_PARAMETERS_HEADER = 'X-Ignored-Parameters';
+
+/** Largest POST body of parameters, in bytes (parameters are short; a pattern is 256 characters). */
+export const MAX_PARAMETER_BODY_BYTES = 64 * 1024;
+
+function invalid(detail: string): HttpError {
+  return new HttpError(
+    'invalid_body',
+    `the body must be a JSON object of parameter names to string values: ${detail}`,
+  );
+}
+
+/**
+ * One value per parameter: the last one of the query string, then those of `body` (a JSON
+ * object of strings; null or empty means none) over them.
+ *
+ * @example
+ * ```ts
+ * effectiveParams(new URLSearchParams('project=a&project=b&interval=1hr'), '{"interval":"5min"}');
+ * // URLSearchParams { project: 'b', interval: '5min' }
+ * ```
+ */
+export function effectiveParams(query: URLSearchParams, body: string | null): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const name of new Set(query.keys())) params.set(name, query.getAll(name).at(-1) ?? '');
+  if (body === null || body.trim() === '') return params;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw invalid(`not JSON (${error.message})`);
+    throw error;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalid(`got ${Array.isArray(parsed) ? 'an array' : JSON.stringify(parsed)}`);
+  }
+  for (const [name, value] of Object.entries(parsed)) {
+    if (typeof value !== 'string') {
+      throw invalid(`"${name.slice(0, 100)}" is ${value === null ? 'null' : typeof value}`);
+    }
+    params.set(name, value);
+  }
+  return params;
+}
