@@ -20,6 +20,7 @@ import {
   matchHosts,
 } from '../../src/endpoints/read/hosts.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
+import { MatchGate } from './match-gate.ts';
 
 /** Options of {@link HostCache}. */
 export interface HostCacheOptions {
@@ -33,14 +34,27 @@ export interface HostCacheOptions {
   readonly maxPatterns?: number;
   /** Matching time one pattern may use per snapshot, in ms. Default 1000. */
   readonly matchBudgetMs?: number;
+  /** The clock of the matching budget, in ms (default `performance.now`). */
+  readonly matchClockMs?: () => number;
+  /**
+   * How long a pattern refused for its budget stays refused without being matched again, in ms
+   * (a window's registry changes little in a minute). Default 60,000.
+   */
+  readonly refusalMs?: number;
+  /** Lets one costly pattern at a time match. Default: one gate of this cache, waits up to the budget. */
+  readonly gate?: MatchGate;
 }
 
 interface Snapshot {
   readonly readAtMs: number;
   readonly sinceUs: number;
   readonly entries: Promise<readonly HostEntry[]>;
-  /** Each pattern's matches, or why it was refused (a refusal is not retried per request). */
-  readonly matches: Map<string, readonly HostEntry[] | ParamRefusal>;
+  readonly matches: Map<string, readonly HostEntry[]>;
+}
+
+interface Refused {
+  readonly atMs: number;
+  readonly refusal: ParamRefusal;
 }
 
 /**
@@ -58,8 +72,13 @@ export class HostCache {
   readonly #refreshMs: number;
   readonly #maxPatterns: number;
   readonly #matchBudgetMs: number;
+  readonly #matchClockMs: (() => number) | undefined;
+  readonly #refusalMs: number;
+  readonly #gate: MatchGate;
   /** One snapshot per window length (the intervals of `usage.api-counts`), by seconds. */
   #snapshots = new Map<number, Snapshot>();
+  /** Patterns refused for their budget, by window length and pattern; oldest first. */
+  readonly #refused = new Map<string, Refused>();
 
   constructor(options: HostCacheOptions) {
     this.#read = options.read;
@@ -67,30 +86,45 @@ export class HostCache {
     this.#refreshMs = options.refreshMs ?? 1000;
     this.#maxPatterns = options.maxPatterns ?? 10_000;
     this.#matchBudgetMs = options.matchBudgetMs ?? DEFAULT_MATCH_BUDGET_MS;
+    this.#matchClockMs = options.matchClockMs;
+    this.#refusalMs = options.refusalMs ?? 60_000;
+    // Waiting up to one budget for the turn, then matching for up to one, stays within the
+    // API's 5 s deadline of an answer.
+    this.#gate = options.gate ?? new MatchGate({ maxWaitMs: this.#matchBudgetMs });
   }
 
   /**
    * A host source that yields only the entries whose host `pattern` matches (each pattern is
-   * tested against each host at most once per snapshot, within the matching budget; a pattern
-   * over it is refused, and refused at once for the rest of the snapshot).
+   * tested against each host at most once per snapshot, within the matching budget). A pattern
+   * over the budget is refused ({@link ParamRefusal}), and refused at once for `refusalMs`; one
+   * that waits too long for the gate is refused with 503 (an `HttpError`), not remembered.
    */
   matching(pattern: HostPattern): HostSource {
     return async (context, sinceUs) => {
       const snapshot = this.#snapshot(context, sinceUs);
+      const refusedKey = `${spanOf(context, sinceUs)} ${pattern.source}`;
+      const refused = this.#refused.get(refusedKey);
+      if (refused !== undefined && this.#nowMs() - refused.atMs < this.#refusalMs) {
+        throw refused.refusal;
+      }
       const known = snapshot.matches.get(pattern.source);
-      if (known instanceof ParamRefusal) throw known;
       if (known !== undefined) return known;
-      let matched: readonly HostEntry[] | ParamRefusal;
+      const entries = await snapshot.entries;
+      const turns = this.#gate.open();
+      let matched: readonly HostEntry[];
       try {
-        matched = await matchHosts(await snapshot.entries, pattern, {
+        matched = await matchHosts(entries, pattern, {
           budgetMs: this.#matchBudgetMs,
+          nextTurn: turns.nextTurn,
+          ...(this.#matchClockMs === undefined ? {} : { clockMs: this.#matchClockMs }),
         });
       } catch (error) {
-        if (!(error instanceof ParamRefusal)) throw error;
-        matched = error;
+        if (error instanceof ParamRefusal) this.#refuse(refusedKey, error);
+        throw error;
+      } finally {
+        turns.release();
       }
       if (snapshot.matches.size < this.#maxPatterns) snapshot.matches.set(pattern.source, matched);
-      if (matched instanceof ParamRefusal) throw matched;
       return matched;
     };
   }
@@ -100,9 +134,18 @@ export class HostCache {
     this.#snapshots = new Map();
   }
 
+  #refuse(key: string, refusal: ParamRefusal): void {
+    this.#refused.delete(key);
+    if (this.#refused.size >= this.#maxPatterns) {
+      const oldest = this.#refused.keys().next();
+      if (oldest.done !== true) this.#refused.delete(oldest.value);
+    }
+    this.#refused.set(key, { atMs: this.#nowMs(), refusal });
+  }
+
   #snapshot(context: ReadContext, sinceUs: number): Snapshot {
     const nowMs = this.#nowMs();
-    const span = Math.round((context.nowUs - sinceUs) / 1_000_000);
+    const span = spanOf(context, sinceUs);
     const current = this.#snapshots.get(span);
     if (
       current !== undefined && current.sinceUs <= sinceUs &&
@@ -119,4 +162,9 @@ export class HostCache {
     });
     return snapshot;
   }
+}
+
+/** The window length of a request, in seconds: the key of its registry snapshot. */
+function spanOf(context: ReadContext, sinceUs: number): number {
+  return Math.round((context.nowUs - sinceUs) / 1_000_000);
 }

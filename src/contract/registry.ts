@@ -126,7 +126,7 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
         name: 'project',
         required: true,
         description:
-          'RE2 regular expression (at most 256 characters) found anywhere in the request host.',
+          'RE2 regular expression (at most 256 characters and 1,000 compiled instructions) found anywhere in the request host.',
       },
       {
         name: 'interval',

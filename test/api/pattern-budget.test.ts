@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { serveNode } from '../../api/adapters/node.ts';
 import type { Served } from '../../api/adapters/serve.ts';
+import { MAX_PROGRAM_SIZE } from '../../src/contract/params/api-counts.ts';
 import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import { EVENT_LIMITS } from '../../src/events/limits.ts';
 import { parse } from '../../src/events/parse.ts';
@@ -14,8 +15,13 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { TEST_KEY, TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 
-/** Unicode letter classes repeated to the 256-character limit: costly for any RE2 engine. */
+/** Unicode letter classes repeated to the 256-character limit: 28,002 RE2 instructions. */
 const ADVERSARIAL = '\\pL{1000}'.repeat(28);
+/**
+ * The costliest program accepted (1,000 instructions): tens of milliseconds per long host, so
+ * 100 of them take seconds, over the budget.
+ */
+const COSTLY = `\\pL{${MAX_PROGRAM_SIZE - 2}}`;
 
 function edgeLine(id: string, request: Record<string, string>, project = 'budgetproject'): string {
   return JSON.stringify({
@@ -79,14 +85,34 @@ describe('an adversarial pattern against many long hosts', () => {
       body: await r.text(),
     }));
 
+  test('a pattern of 28,002 instructions is refused before it is matched', async () => {
+    const query = `interval=hourly&project=${encodeURIComponent(ADVERSARIAL)}`;
+    const answer = await get(`/api/endpoints/usage.api-counts?${query}`);
+    expect(answer.status, answer.body).toBe(400);
+    expect(JSON.parse(answer.body).error).toEqual({
+      code: 'invalid_parameter',
+      message: expect.stringContaining(
+        `; this one compiles to 28002 RE2 instructions, over the limit of ${MAX_PROGRAM_SIZE}: ` +
+          'use fewer or smaller counted repetitions ({n}); got ',
+      ),
+    });
+    const reference = evaluateEndpoint(
+      'usage.api-counts',
+      events,
+      new URLSearchParams(query),
+      TEST_NOW_US,
+    );
+    expect(reference.ok ? null : reference.error.message).toBe(
+      JSON.parse(answer.body).error.message,
+    );
+  });
+
   test(
-    '/healthz is answered while the pattern is matched, and the pattern gets a clear 400',
+    '/healthz is answered while a costly pattern is matched, and the pattern gets a clear 400',
     async () => {
       const order: string[] = [];
       const heavy = get(
-        `/api/endpoints/usage.api-counts?interval=hourly&project=${
-          encodeURIComponent(ADVERSARIAL)
-        }`,
+        `/api/endpoints/usage.api-counts?interval=hourly&project=${encodeURIComponent(COSTLY)}`,
       ).then((answer) => {
         order.push('pattern');
         return answer;

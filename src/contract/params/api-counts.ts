@@ -11,6 +11,18 @@ import { invalidParameter, type ParamResult, type ParamSource, requiredParam } f
 /** Longest accepted `project` pattern, in characters (Unicode code points). */
 export const MAX_PATTERN_LENGTH = 256;
 
+/**
+ * Largest accepted program of a `project` pattern, in RE2 instructions (re2js `programSize()`).
+ * RE2 may try every instruction at every character (measured with re2js on Node 24: up to about
+ * 45 ns per instruction and character), so one test against a 1,024-character host (the longest
+ * the events carry) takes at most about 45 ms at this size. Matching yields to other requests
+ * between hosts, so that is about the longest one pattern holds the event loop. Counted
+ * repetitions are what make programs large (`\pL{1000}` is 1,002 instructions; 28 of them, 252
+ * characters, 28,002); a pattern naming project refs stays far below (a 256-character
+ * alternation of refs is about 260).
+ */
+export const MAX_PROGRAM_SIZE = 1_000;
+
 /** A compiled `project` pattern of `usage.api-counts`. */
 export interface HostPattern {
   /** The pattern as given. */
@@ -55,11 +67,13 @@ export function parseApiCountsParams(source: ParamSource): ParamResult<ApiCounts
 }
 
 /**
- * Compiles a `project` pattern, or explains why it is refused (`invalid_parameter`).
+ * Compiles a `project` pattern, or explains why it is refused (`invalid_parameter`): longer than
+ * {@link MAX_PATTERN_LENGTH}, not RE2, or a program over {@link MAX_PROGRAM_SIZE} instructions.
  *
  * @example
  * ```ts
  * compileHostPattern('(abc').ok; // false: missing closing )
+ * compileHostPattern('\\pL{1000}'.repeat(28)).ok; // false: 28,002 instructions
  * ```
  */
 export function compileHostPattern(pattern: string): ParamResult<HostPattern> {
@@ -84,6 +98,14 @@ export function compileHostPattern(pattern: string): ParamResult<HostPattern> {
       );
     }
     throw error;
+  }
+  const size = compiled.programSize();
+  if (size > MAX_PROGRAM_SIZE) {
+    return invalidParameter(
+      'project',
+      `${PATTERN_EXPECTED}; this one compiles to ${size} RE2 instructions, over the limit of ${MAX_PROGRAM_SIZE}: use fewer or smaller counted repetitions ({n})`,
+      pattern,
+    );
   }
   // Most callers pass a plain project ref: a literal is matched by substring search, which
   // finds it exactly where RE2 would, without running the engine.

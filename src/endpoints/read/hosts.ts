@@ -41,6 +41,12 @@ export interface MatchBudget {
   readonly budgetMs: number;
   /** A monotonic clock in ms (default `performance.now`). */
   readonly clockMs?: () => number;
+  /**
+   * How matching lets other work go first between slices (default: a `setTimeout(0)`, the same
+   * on Node and Deno). The API passes its gate's, which also lets only one costly pattern at a
+   * time go on.
+   */
+  readonly nextTurn?: () => Promise<void>;
 }
 
 function overBudget(hosts: number, budgetMs: number): ParamError {
@@ -53,7 +59,7 @@ function overBudget(hosts: number, budgetMs: number): ParamError {
   };
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const otherWork = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * The entries whose host `pattern` matches. Gives other work a turn every 10 ms of matching;
@@ -71,6 +77,7 @@ export async function matchHosts(
   budget: MatchBudget,
 ): Promise<HostEntry[]> {
   const clock = budget.clockMs ?? (() => performance.now());
+  const nextTurn = budget.nextTurn ?? otherWork;
   const matched: HostEntry[] = [];
   let spentMs = 0;
   let sliceStart = clock();

@@ -4,6 +4,7 @@ import {
   compileHostPattern,
   literalOf,
   MAX_PATTERN_LENGTH,
+  MAX_PROGRAM_SIZE,
   parseApiCountsParams,
 } from '../../../src/contract/params/api-counts.ts';
 
@@ -79,6 +80,30 @@ describe('compileHostPattern', () => {
     expect(long.ok ? '' : long.error.message).toContain('this one has 257 characters');
     // 256 astral characters are 512 UTF-16 code units, still 256 characters.
     expect(compileHostPattern('😀'.repeat(MAX_PATTERN_LENGTH)).ok).toBe(true);
+  });
+
+  it('refuses a pattern whose program is over the limit, naming its size and what to do', () => {
+    // Each instruction may be tried at every character of every host: 28,002 instructions cost
+    // about 0.1 to 0.25 s per 1,024-character host, so one host's test would hold the event loop.
+    const pattern = '\\pL{1000}'.repeat(28);
+    const result = compileHostPattern(pattern);
+    expect(result.ok ? null : result.error).toEqual({
+      code: 'invalid_parameter',
+      parameter: 'project',
+      message: 'invalid parameter "project": expected an RE2 regular expression of at most 256 ' +
+        'characters, found anywhere in the request host, e.g. project=abcdefghijklmnopqrst; this ' +
+        `one compiles to 28002 RE2 instructions, over the limit of ${MAX_PROGRAM_SIZE}: use ` +
+        `fewer or smaller counted repetitions ({n}); got ${
+          JSON.stringify(`${pattern.slice(0, 100)}...`)
+        }`,
+    });
+  });
+
+  it('accepts a program at the limit', () => {
+    const atLimit = `\\pL{${MAX_PROGRAM_SIZE - 2}}`;
+    expect(RE2JS.compile(atLimit).programSize()).toBe(MAX_PROGRAM_SIZE);
+    expect(compileHostPattern(atLimit).ok).toBe(true);
+    expect(compileHostPattern(`\\pL{${MAX_PROGRAM_SIZE - 1}}`).ok).toBe(false);
   });
 
   it('matches in linear time a pattern that backtracks catastrophically elsewhere', () => {
