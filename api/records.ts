@@ -67,6 +67,7 @@ export function listedRecord(record: EndpointRecord): Record<string, unknown> {
     cache_duration_seconds: record.cacheSeconds,
     proactive_requerying_seconds: record.warmingSeconds,
     sandboxable: record.sandboxing,
+    redact_pii: record.redactPii,
     parameters: record.parameters.map((parameter) => ({
       name: parameter.name,
       required: parameter.required,

@@ -9,6 +9,7 @@ import { type ParamError, readParam } from '../../src/contract/params/common.ts'
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import { answerEndpoint } from '../../src/endpoints/registry.ts';
+import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { etagOf } from '../middleware/etag.ts';
 import type { Coalescer } from './coalesce.ts';
 import type { HostCache } from './host-cache.ts';
@@ -20,6 +21,19 @@ import type { HostCache } from './host-cache.ts';
 export type Computed =
   | { readonly ok: true; readonly body: Uint8Array<ArrayBuffer>; readonly etag: string }
   | { readonly ok: false; readonly error: ParamError };
+
+/** How one answer is asked for. */
+export interface AnswerOptions {
+  /** Replace every IPv4 and IPv6 address in the rows' strings; default: the record's `redactPii`. */
+  readonly redactPii?: boolean;
+}
+
+/** Answers `record` for `params`; rejects only when the store fails. */
+export type Answerer = (
+  record: EndpointRecord,
+  params: URLSearchParams,
+  options?: AnswerOptions,
+) => Promise<Computed>;
 
 /** What {@link createAnswerer} reads with. */
 export interface AnswererDeps {
@@ -58,20 +72,26 @@ export function requestKey(record: EndpointRecord, params: URLSearchParams): str
  */
 export function createAnswerer(
   deps: AnswererDeps,
-): (record: EndpointRecord, params: URLSearchParams) => Promise<Computed> {
-  return (record, params) =>
-    deps.coalescer.run(requestKey(record, params), async () => {
-      const base = deps.context();
-      const hosts = deps.hosts;
-      const context: ReadContext = {
-        ...base,
-        matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
-      };
-      const answer = await answerEndpoint(record.name, params, context, {
-        maxRows: record.maxRows,
-      });
-      if (!answer.ok) return answer;
-      const body = UTF8.encode(JSON.stringify({ result: answer.rows }));
-      return { ok: true, body, etag: etagOf(body) };
-    });
+): Answerer {
+  return (record, params, options = {}) => {
+    const redactPii = options.redactPii ?? record.redactPii;
+    return deps.coalescer.run(
+      `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`,
+      async () => {
+        const base = deps.context();
+        const hosts = deps.hosts;
+        const context: ReadContext = {
+          ...base,
+          matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
+        };
+        const answer = await answerEndpoint(record.name, params, context, {
+          maxRows: record.maxRows,
+        });
+        if (!answer.ok) return answer;
+        const rows = redactPii ? redactAddresses(answer.rows) : answer.rows;
+        const body = UTF8.encode(JSON.stringify({ result: rows }));
+        return { ok: true, body, etag: etagOf(body) };
+      },
+    );
+  };
 }

@@ -57,16 +57,26 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
       'Unknown parameters are ignored, a repeated one takes its last value; `sql` and `lql` ' +
       `are ignored (sandboxing is disabled) and named in the ${IGNORED_PARAMETERS_HEADER} header.`,
     tags: ['endpoints'],
-    parameters: record.parameters.map((parameter) => ({
-      name: parameter.name,
-      in: 'query',
-      required: parameter.required,
-      description: parameter.description,
-      schema: {
-        type: 'string',
-        ...(parameter.values === undefined ? {} : { examples: [...parameter.values] }),
+    parameters: [
+      ...record.parameters.map((parameter) => ({
+        name: parameter.name,
+        in: 'query',
+        required: parameter.required,
+        description: parameter.description,
+        schema: {
+          type: 'string',
+          ...(parameter.values === undefined ? {} : { examples: [...parameter.values] }),
+        },
+      })),
+      {
+        name: 'LF-ENDPOINT-REDACT-PII',
+        in: 'header',
+        required: false,
+        description: 'true: replace every IPv4 and IPv6 address in the rows by REDACTED; false: ' +
+          `do not; anything else: the record's redact_pii (${String(record.redactPii)}).`,
+        schema: { type: 'string', examples: ['true', 'false'] },
       },
-    })),
+    ],
     responses: {
       '200': {
         ...json(RESULT_SCHEMA[record.name], 'The rows.'),

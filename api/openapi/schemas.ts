@@ -106,6 +106,10 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     cache_duration_seconds: { ...COUNT, description: 'Of the reference system; 0 = disabled.' },
     proactive_requerying_seconds: { ...COUNT, description: 'Of the reference system; 0 = none.' },
     sandboxable: { const: false },
+    redact_pii: {
+      type: 'boolean',
+      description: 'Addresses redacted unless the LF-ENDPOINT-REDACT-PII header says otherwise.',
+    },
     parameters: { type: 'array', items: ref('EndpointParameter') },
     paths: {
       type: 'array',

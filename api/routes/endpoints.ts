@@ -9,7 +9,7 @@
 import type { Context, Hono } from 'hono';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { UUID } from '../../src/text/uuid.ts';
-import type { Computed } from '../answer/answer.ts';
+import type { Answerer } from '../answer/answer.ts';
 import {
   effectiveParams,
   IGNORED_PARAMETERS_HEADER,
@@ -27,7 +27,7 @@ import { listedRecord } from '../records.ts';
 /** What the endpoint routes need. */
 export interface EndpointRoutesDeps {
   readonly records: readonly EndpointRecord[];
-  readonly answer: (record: EndpointRecord, params: URLSearchParams) => Promise<Computed>;
+  readonly answer: Answerer;
   /** Longest wait for the store, in ms. */
   readonly storeTimeoutMs: number;
   /** Where a failed read's cause goes. */
@@ -51,6 +51,15 @@ function notFound(given: string, byId: boolean): HttpError {
   );
 }
 
+/** The header that turns PII redaction on or off for one request, over the record's setting. */
+export const REDACT_PII_HEADER = 'LF-ENDPOINT-REDACT-PII';
+
+/** `true` or `false` (any letter case) from {@link REDACT_PII_HEADER}; anything else: the record's. */
+function redactPiiHeader(c: Context<ApiEnv>): boolean | undefined {
+  const value = c.req.header(REDACT_PII_HEADER)?.trim().toLowerCase();
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
 /** Registers the endpoint routes on `app`. */
 export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDeps): void {
   const byName = new Map<string, EndpointRecord>(
@@ -64,7 +73,7 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       ? new TextDecoder().decode(await readBody(c.req.raw, MAX_PARAMETER_BODY_BYTES))
       : null;
     const params = effectiveParams(new URL(c.req.url).searchParams, body);
-    const answer = deps.answer(record, params);
+    const answer = deps.answer(record, params, { redactPii: redactPiiHeader(c) });
     const computed = await guardStore(answer, deps.storeTimeoutMs, deps.logStoreError);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
     const ignored = ignoredQueryParameters(params);

@@ -38,6 +38,11 @@ export interface EndpointRecord {
   readonly warmingSeconds: number;
   /** Whether callers may send their own `sql`/`lql`: disabled on all three. */
   readonly sandboxing: false;
+  /**
+   * Whether answers have every IPv4 and IPv6 address in their strings replaced by `REDACTED`;
+   * the request header `LF-ENDPOINT-REDACT-PII: true|false` overrides it. False on all three.
+   */
+  readonly redactPii: boolean;
   readonly parameters: readonly ParameterSpec[];
 }
 
@@ -66,6 +71,7 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
     cacheSeconds: 900,
     warmingSeconds: 300,
     sandboxing: false,
+    redactPii: false,
     parameters: [
       { name: 'project', required: true, description: 'Project ref.' },
       {
@@ -91,6 +97,7 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
     cacheSeconds: 0,
     warmingSeconds: 0,
     sandboxing: false,
+    redactPii: false,
     parameters: [
       { name: 'project', required: true, description: 'Project ref.' },
       {
@@ -121,6 +128,7 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
     cacheSeconds: 900,
     warmingSeconds: 300,
     sandboxing: false,
+    redactPii: false,
     parameters: [
       {
         name: 'project',

@@ -86,9 +86,10 @@ describe('OpenAPI document', () => {
     }
     for (const record of records) {
       const operation = document.paths[`/api/endpoints/${record.name}`]?.get;
-      expect(operation?.parameters?.map((parameter) => parameter.name)).toEqual(
-        record.parameters.map((parameter) => parameter.name),
-      );
+      expect(operation?.parameters?.map((parameter) => parameter.name)).toEqual([
+        ...record.parameters.map((parameter) => parameter.name),
+        'LF-ENDPOINT-REDACT-PII',
+      ]);
       expect(Object.keys(operation?.responses ?? {})).toEqual(
         expect.arrayContaining(['200', '304', '400', '401', '405', '414', '500', '503']),
       );
