@@ -34,8 +34,12 @@ export type KeySource = 'Authorization: Bearer' | typeof API_KEY_HEADER | typeof
  * ```
  */
 export function presentedKey(request: Request): { key: string; source: KeySource } | null {
-  const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(request.headers.get('Authorization') ?? '');
-  if (bearer?.[1] !== undefined) return { key: bearer[1], source: 'Authorization: Bearer' };
+  const authorization = request.headers.get('Authorization');
+  if (authorization !== null) {
+    // Present, it is the form checked: anything but a Bearer token is no key (never a fallback).
+    const bearer = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    return { key: bearer?.[1] ?? '', source: 'Authorization: Bearer' };
+  }
   const header = request.headers.get(API_KEY_HEADER);
   if (header !== null) return { key: header, source: API_KEY_HEADER };
   const query = new URL(request.url).searchParams.getAll(API_KEY_PARAMETER).at(-1);

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { EndpointRecord } from '../../src/contract/registry.ts';
+import { MAX_PATTERN_LENGTH } from '../../src/contract/params/api-counts.ts';
+import type { EndpointRecord, ParameterSpec } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
 import { API_KEY_HEADER } from '../middleware/auth.ts';
 import { IGNORED_PARAMETERS_HEADER } from '../answer/query-params.ts';
@@ -43,6 +44,36 @@ const COMMON_ERRORS: Readonly<Record<string, OpenApiObject>> = {
   '500': error('Unexpected failure of the service (logged; the message is generic).'),
 };
 
+/**
+ * A parameter's schema, as strict as the service: required ones are non-empty, a closed list
+ * that is not a fallback (the `interval` of `usage.api-counts`) is an enum, and the pattern of
+ * `usage.api-counts` is at most 256 characters.
+ */
+function parameterSchema(record: EndpointRecord, parameter: ParameterSpec): Schema {
+  const closed = parameter.values !== undefined && parameter.required;
+  return {
+    type: 'string',
+    ...(parameter.required ? { minLength: 1 } : {}),
+    ...(closed ? { enum: [...(parameter.values ?? [])] } : {}),
+    ...(!closed && parameter.values !== undefined ? { examples: [...parameter.values] } : {}),
+    ...(record.name === 'usage.api-counts' && parameter.name === 'project'
+      ? { maxLength: MAX_PATTERN_LENGTH, format: 'regex' }
+      : {}),
+    ...(parameter.name.startsWith('iso_timestamp_') ? { pattern: PARAMETER_TIMESTAMP } : {}),
+  };
+}
+
+/**
+ * The timestamps `logs.all` accepts (empty: none), as a JSON Schema pattern: RFC 3339 with or
+ * without a zone, a date alone, minutes without seconds, offsets `±hh:mm`, `±hhmm`, `±hh` or a
+ * decoded `+` (a space). Days stop at 28 and years run 1700 to 2249 so that every string the
+ * pattern allows is a real instant the service accepts (its own check is exact: 2026-02-29 is
+ * refused, 2028-02-29 accepted).
+ */
+const PARAMETER_TIMESTAMP = '^(?:(?:1[7-9]\\d\\d|2[01]\\d\\d|22[0-4]\\d)-(?:0[1-9]|1[0-2])-' +
+  '(?:0[1-9]|1\\d|2[0-8])(?:[Tt ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?' +
+  '(?:[Zz]|[+-](?:[01]\\d|2[0-3])(?::?[0-5]\\d)?| (?:[01]\\d|2[0-3]):[0-5]\\d)?)?)?$';
+
 const STRING_PARAMETERS: Schema = {
   type: 'object',
   additionalProperties: { type: 'string' },
@@ -63,10 +94,7 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
         in: 'query',
         required: parameter.required,
         description: parameter.description,
-        schema: {
-          type: 'string',
-          ...(parameter.values === undefined ? {} : { examples: [...parameter.values] }),
-        },
+        schema: parameterSchema(record, parameter),
       })),
       {
         name: 'LF-ENDPOINT-REDACT-PII',
@@ -105,14 +133,42 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
   };
 }
 
-function notFoundPath(description: string, name: string): OpenApiObject {
+/**
+ * A path with the endpoint as a template parameter: any name or id, known or not. A known one is
+ * answered as its own path documents it (rows of any of the three shapes); an unknown one is 404.
+ */
+function templatePath(description: string, known: readonly string[]): OpenApiObject {
   return {
     get: {
-      operationId: `unknown:${description}`,
+      operationId: `template:${description}`,
       summary: description,
       tags: ['endpoints'],
-      parameters: [{ name, in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { '404': error('No such endpoint.'), ...COMMON_ERRORS },
+      // Known names and ids have paths of their own, documented there.
+      parameters: [{
+        name: 'endpoint',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', not: { enum: [...known] } },
+      }],
+      responses: {
+        '200': {
+          description: 'The rows of a known endpoint (see its own path).',
+          content: {
+            'application/json': {
+              schema: {
+                oneOf: Object.values(RESULT_SCHEMA).map((schema) => ({
+                  $ref: `#/components/schemas/${schema}`,
+                })),
+              },
+            },
+          },
+        },
+        '304': { description: '`If-None-Match` holds the current ETag.' },
+        '400': error('A known endpoint refused its parameters (see its own path).'),
+        '404': error('No such endpoint.'),
+        ...COMMON_ERRORS,
+        '503': error('The store is not answering; retry after `Retry-After` seconds.', RETRY_AFTER),
+      },
     },
   };
 }
@@ -170,12 +226,16 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       responses: { '200': json('EndpointList', 'The records.'), ...COMMON_ERRORS },
     },
   };
-  paths['/api/endpoints/{name}'] = notFoundPath('unknown endpoint name', 'name');
-  paths['/api/endpoints/query/{id}'] = notFoundPath('unknown endpoint name or id', 'id');
-  paths['/endpoints/query/{id}'] = notFoundPath('unknown endpoint name or id (older path)', 'id');
-  paths['/api/endpoints/query/name/{name}'] = notFoundPath(
+  const names = records.map((record) => record.name);
+  const refs = [...names, ...records.map((record) => record.id)];
+  // The template parameter is `endpoint`, not `name` or `id`: a name or id read from the listing
+  // goes to the endpoint's own path, not to these.
+  paths['/api/endpoints/{endpoint}'] = templatePath('unknown endpoint name', names);
+  paths['/api/endpoints/query/{endpoint}'] = templatePath('unknown endpoint name or id', refs);
+  paths['/endpoints/query/{endpoint}'] = templatePath('unknown name or id (older path)', refs);
+  paths['/api/endpoints/query/name/{endpoint}'] = templatePath(
     'unknown endpoint name (older path)',
-    'name',
+    names,
   );
   paths['/api/ingest/{source}'] = {
     post: {
@@ -195,7 +255,8 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
         required: true,
         content: {
           'application/x-ndjson': { schema: { type: 'string' } },
-          'application/json': { schema: { type: 'array', items: { type: 'object' } } },
+          // Any JSON values: each is validated as an event and reported by position if it is not.
+          'application/json': { schema: { type: 'array', items: {} } },
         },
       },
       responses: {

@@ -108,6 +108,13 @@ describe("the reference system's clients, against the embedded service", () => {
       expect(JSON.parse(response.body).error.message).toContain('Authorization: Bearer');
     });
 
+    test('an Authorization header that is not a Bearer token is no key, whatever follows', async () => {
+      const response = await call(path, {
+        headers: { Authorization: `Basic ${TEST_KEY}`, 'X-API-KEY': TEST_KEY },
+      });
+      expect(response.status).toBe(401);
+    });
+
     test('a wrong X-API-KEY is refused even beside a right api_key parameter', async () => {
       const response = await call(`${path}&api_key=${TEST_KEY}`, {
         headers: { 'X-API-KEY': 'not-the-key-0000000000' },
