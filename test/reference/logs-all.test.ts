@@ -28,7 +28,12 @@ describe('logs.all: rows', () => {
       edgeEvent({ at: us('2026-11-21T09:00:00Z'), id: 'b' }),
     ];
     expect(rows(events, {})).toEqual([
-      { id: 'a', timestamp: us('2026-11-21T10:00:00.123456Z'), event_message: 'GET | 200', metadata },
+      {
+        id: 'a',
+        timestamp: us('2026-11-21T10:00:00.123456Z'),
+        event_message: 'GET | 200',
+        metadata,
+      },
       {
         id: 'b',
         timestamp: us('2026-11-21T09:00:00.000000Z'),
