@@ -35,7 +35,8 @@ describe('ingest bounded by items', () => {
     expect(response.status).toBe(413);
     expect(JSON.parse(response.body).error).toEqual({
       code: 'payload_too_large',
-      message: 'the body holds more than 10000 events (the limit per request): send fewer per request',
+      message:
+        'the body holds more than 10000 events (the limit per request): send fewer per request',
     });
   });
 
@@ -62,7 +63,10 @@ describe('ingest bounded by items', () => {
     const sent = `{"id": "spaced",  "timestamp": ${TEST_NOW_US - 1},"project":"hostileproject",
       "metadata": [ ] }`;
     await read(app.call, '/api/ingest/edge', { method: 'POST', body: `[ ${sent} ]` });
-    const logs = await read(app.call, '/api/endpoints/logs.all?project=hostileproject&project_tier=FREE');
+    const logs = await read(
+      app.call,
+      '/api/endpoints/logs.all?project=hostileproject&project_tier=FREE',
+    );
     expect(JSON.parse(logs.body).result.map((row: { id: string }) => row.id)).toEqual(['spaced']);
   });
 });
@@ -80,7 +84,9 @@ describe('ingest bounded by nesting', () => {
   test('an event nested too deep inside a well-formed array is rejected alone', async () => {
     let deep = '1';
     for (let i = 0; i < EVENT_LIMITS.maxDepth; i++) deep = `{"a":${deep}}`;
-    const nested = `{"id":"deep","timestamp":${TEST_NOW_US - 1},"project":"p","metadata":[${deep}]}`;
+    const nested = `{"id":"deep","timestamp":${
+      TEST_NOW_US - 1
+    },"project":"p","metadata":[${deep}]}`;
     const response = await post(`[${nested},${edge('fine')}]`);
     expect(response.status).toBe(202);
     expect(JSON.parse(response.body)).toMatchObject({
