@@ -8,6 +8,7 @@
 import { ENDPOINT_NAMES, LOGS_ALL_LIMIT, MAX_ROWS } from '../../src/contract/registry.ts';
 import { ERROR_STATUS } from '../errors.ts';
 import { MAX_REPORTED_ERRORS } from '../ingest/validate.ts';
+import { UUID_PATTERN } from '../../src/text/uuid.ts';
 
 /** A JSON Schema object. */
 export type Schema = { readonly [keyword: string]: unknown };
@@ -99,7 +100,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     name: { type: 'string', enum: [...ENDPOINT_NAMES] },
     id: {
       type: 'string',
-      pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+      pattern: UUID_PATTERN,
     },
     description: { type: 'string' },
     max_rows: COUNT,
