@@ -74,6 +74,39 @@ export function longUrlHost(
 }
 
 /**
+ * The JSON pointer of the first field that names a store key (project, host, function) and is
+ * not well-formed Unicode, i.e. holds a lone surrogate (valid in JSON text as `\ud800`, but no
+ * store key can be built from it); null when there is none.
+ *
+ * @example
+ * ```ts
+ * illFormedKeyField({ project: 'p\ud800', metadata: [] }); // '/project'
+ * ```
+ */
+export function illFormedKeyField(event: {
+  readonly project?: unknown;
+  readonly metadata: readonly (EdgeMetadata | FunctionEdgeMetadata)[];
+}): string | null {
+  if (isIllFormed(event.project)) return '/project';
+  for (const [i, entry] of event.metadata.entries()) {
+    if ('project_ref' in entry && isIllFormed(entry.project_ref)) {
+      return `/metadata/${i}/project_ref`;
+    }
+    if ('function_id' in entry && isIllFormed(entry.function_id)) {
+      return `/metadata/${i}/function_id`;
+    }
+    for (const [j, request] of (entry.request ?? []).entries()) {
+      if (isIllFormed(request.host)) return `/metadata/${i}/request/${j}/host`;
+    }
+  }
+  return null;
+}
+
+function isIllFormed(value: unknown): boolean {
+  return typeof value === 'string' && !value.isWellFormed();
+}
+
+/**
  * One `Invocation` per (metadata entry, response entry) pair, in document order. A metadata
  * entry without response entries yields none.
  *

@@ -10,7 +10,7 @@ import { utf8Length } from '../text/utf8-length.ts';
 import { describeDuration } from '../time/duration.ts';
 import { parseTimestamp } from '../time/timestamp.ts';
 import { exceedsDepth } from './depth.ts';
-import { edgeRequests, invocations, longUrlHost } from './derive.ts';
+import { edgeRequests, illFormedKeyField, invocations, longUrlHost } from './derive.ts';
 import { EVENT_LIMITS, MAX_EVENT_AGE_US } from './limits.ts';
 import {
   describeSchemaError,
@@ -100,6 +100,8 @@ export function parse(
   if (source === 'edge') {
     if (!validateEdgeEvent(value)) return schemaRejection(validateEdgeEvent.errors);
     if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
+    const illFormed = illFormedKeyField(value);
+    if (illFormed !== null) return illFormedRejection(illFormed);
     const timestampUs = checkTimestamp(value.timestamp, options);
     if (typeof timestampUs !== 'number') return timestampUs;
     const requests = edgeRequests(value.metadata);
@@ -127,6 +129,8 @@ export function parse(
 
   if (!validateFunctionEdgeEvent(value)) return schemaRejection(validateFunctionEdgeEvent.errors);
   if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
+  const illFormed = illFormedKeyField(value);
+  if (illFormed !== null) return illFormedRejection(illFormed);
   const timestampUs = checkTimestamp(value.timestamp, options);
   if (typeof timestampUs !== 'number') return timestampUs;
   const first = value.metadata[0];
@@ -230,6 +234,10 @@ function schemaRejection(
     ? `${error.instancePath}/${String(error.params.missingProperty)}`
     : error.instancePath;
   return reject(describeSchemaError(error), path);
+}
+
+function illFormedRejection(pointer: string): Rejected {
+  return reject(`${pointer} must be well-formed Unicode: it holds a lone surrogate`, pointer);
 }
 
 function depthRejection(): Rejected {

@@ -106,7 +106,7 @@ export const QUARANTINE_TTL_US = 7 * DAY_US;
 
 /**
  * Where the writer moves a stored state it cannot read before writing a fresh one: beside it,
- * under the same hash tag, so the move is part of the same single-slot commit.
+ * under the same hash tag (the project's Redis Cluster slot), in the same atomic commit.
  *
  * @example
  * ```ts

@@ -35,8 +35,6 @@ import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-l
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
 import { usageCounts } from './usage-counts.ts';
 
-export type { UnreadableState } from './unreadable.ts';
-
 /** The store's offset for the stream was not the one this writer expected; nothing was written. */
 export class OffsetConflictError extends Error {
   constructor(stream: string, expected: number | null) {

@@ -11,8 +11,16 @@ import type { Aggregate } from './aggregate.ts';
 /** A stored value that could not be read, and why. */
 export interface UnreadableState {
   readonly key: string;
-  /** The reader's error message (it quotes at most the first 80 characters of the value). */
+  /** What is wrong, without the value: stored entries are raw events and may hold personal data. */
   readonly reason: string;
+  /** The value's length, in UTF-16 code units. */
+  readonly length: number;
+}
+
+/** The reader's message up to where it would quote the value (`…: got …`, `…, "…"`). */
+function withoutValue(message: string): string {
+  const cut = [message.indexOf(': '), message.indexOf(', "')].filter((at) => at >= 0);
+  return cut.length === 0 ? message : message.slice(0, Math.min(...cut));
 }
 
 /** What the log says when the writer moved an unreadable state aside. */
@@ -40,7 +48,8 @@ export function readStateOrReport<State>(
   try {
     return aggregate.deserialize(text);
   } catch (error) {
-    report?.({ key, reason: error instanceof Error ? error.message : String(error) });
+    const message = error instanceof Error ? error.message : String(error);
+    report?.({ key, reason: withoutValue(message), length: text.length });
     return null;
   }
 }

@@ -61,3 +61,51 @@ test('after a poison pill, functions.invocation-stats of the project answers eve
     expect(rows.reduce((sum: number, row: { count: number }) => sum + row.count, 0)).toBe(1);
   }
 });
+
+test.each(
+  [
+    ['edge', { project: 'lone\ud800surrogate', metadata: [] }, '/project'],
+    [
+      'edge',
+      { project: PROJECT, metadata: [{ request: [{ host: 'h\udc00.example', path: '/rest' }] }] },
+      '/metadata/0/request/0/host',
+    ],
+    [
+      'function-edge',
+      { metadata: [{ project_ref: 'p\ud800', response: [{ status_code: 200 }] }] },
+      '/metadata/0/project_ref',
+    ],
+    [
+      'function-edge',
+      { metadata: [{ project_ref: PROJECT, function_id: 'f\udfff', response: [{}] }] },
+      '/metadata/0/function_id',
+    ],
+  ] as const,
+)(
+  'a %s event with a lone surrogate in a key field is refused alone, by its pointer',
+  async (source, fields, pointer) => {
+    const app = testApp();
+    const bad = JSON.stringify({ id: 'bad', timestamp: TEST_NOW_US - 10_000_000, ...fields });
+    const good = source === 'edge'
+      ? JSON.stringify({
+        id: 'good',
+        timestamp: TEST_NOW_US - 10_000_000,
+        project: PROJECT,
+        metadata: [],
+      })
+      : functionEdge('good', 1, 1);
+    const ingested = await read(app.call, `/api/ingest/${source}`, {
+      method: 'POST',
+      body: [bad, good].join('\n'),
+    });
+    expect(ingested.status, ingested.body).toBe(202);
+    expect(JSON.parse(ingested.body)).toEqual({
+      accepted: 1,
+      rejected: 1,
+      errors: [{
+        line: 1,
+        reason: `${pointer} must be well-formed Unicode: it holds a lone surrogate`,
+      }],
+    });
+  },
+);
