@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ENDPOINTS } from '../../src/contract/registry.ts';
+import type { ApiCountsRow } from '../../src/contract/rows.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
@@ -276,6 +277,71 @@ describe("the reference system's clients, against the embedded service", () => {
         total_auth_requests: 0,
         total_realtime_requests: 0,
       }]);
+    });
+  });
+
+  describe("Supabase Studio's self-hosted proxy, as its public source builds the requests", () => {
+    // apps/studio/lib/api/self-hosted/logs.ts: always GET /api/endpoints/query/<name>, the key in
+    // x-api-key, every parameter in the query string (a browser POST body is turned into it).
+    const studio = {
+      headers: {
+        'x-api-key': TEST_KEY,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+    };
+    const get = async (name: string, params: Record<string, string>) => {
+      const response = await call(
+        `/api/endpoints/query/${name}?${new URLSearchParams({ project: PROJECT, ...params })}`,
+        studio,
+      );
+      expect(response.status, response.body).toBe(200);
+      return JSON.parse(response.body).result;
+    };
+
+    test('logs.all with sql and a time range; "load older" from the last row, µs to ms', async () => {
+      // useLogsPreview: sql, iso_timestamp_start, iso_timestamp_end.
+      const start = new Date((TEST_NOW_US - 60 * MINUTE_US) / 1000).toISOString();
+      const end = new Date(TEST_NOW_US / 1000).toISOString();
+      const page = await get('logs.all', {
+        sql: 'select id, timestamp, event_message, metadata from edge_logs limit 2',
+        iso_timestamp_start: start,
+        iso_timestamp_end: end,
+      });
+      expect(page.map((row: { id: string }) => row.id)).toEqual(['edge-0', 'edge-1', 'edge-2']);
+      for (const row of page) {
+        expect(Object.keys(row).sort()).toEqual(['event_message', 'id', 'metadata', 'timestamp']);
+        // Logs.utils isUnixMicro: String(timestamp).length === 16.
+        expect(String(row.timestamp)).toHaveLength(16);
+      }
+      // The next iso_timestamp_end: dayjs.utc(Number(lastRow.timestamp / 1000)).
+      const older = new Date(Number(page[1].timestamp / 1000)).toISOString();
+      const next = await get('logs.all', { iso_timestamp_start: start, iso_timestamp_end: older });
+      // Milliseconds cut the row's microseconds: the row already shown is not shown again.
+      expect(next.map((row: { id: string }) => row.id)).toEqual(['edge-2']);
+    });
+
+    test('usage.api-counts as Studio sums it (older Studio intervals)', async () => {
+      // project-log-stats-query: reads timestamp and the four totals, summed with sumBy.
+      const rows = await get('usage.api-counts', { interval: 'hourly' });
+      const total = (rows as ApiCountsRow[]).reduce(
+        (sum, row) =>
+          sum + row.total_rest_requests + row.total_auth_requests + row.total_storage_requests +
+          row.total_realtime_requests,
+        0,
+      );
+      expect(total).toBe(3);
+    });
+
+    test('functions.invocation-stats as older Studio asked it: an empty interval and function_id', async () => {
+      // functions-inv-stats-query: ?interval=&function_id= ; the page reads count, the mean of
+      // avg_execution_time, and timestamp as 16-digit microseconds.
+      const rows = await get('functions.invocation-stats', { interval: '', function_id: '' });
+      expect(rows).toHaveLength(25);
+      const filled = rows.filter((row: { count: number }) => row.count > 0);
+      expect(filled.reduce((sum: number, row: { count: number }) => sum + row.count, 0)).toBe(2);
+      expect(filled[0].avg_execution_time).toBe(10.5);
+      for (const row of rows) expect(String(row.timestamp)).toHaveLength(16);
     });
   });
 
