@@ -1,7 +1,7 @@
 /**
  * Bounds on the request line: a URL longer than {@link MAX_URL_LENGTH} is answered 414
  * `uri_too_long` before anything parses it. (Node's HTTP server bounds the request head
- * itself; see `serve-node.ts`.)
+ * itself; see `adapters/node.ts`.)
  *
  * @module
  */

@@ -7,6 +7,7 @@
 import { MAX_PATTERN_LENGTH } from '../../src/contract/params/api-counts.ts';
 import type { EndpointRecord, ParameterSpec } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
+import { MAX_BODY_DEPTH } from '../ingest/body.ts';
 import { API_KEY_HEADER } from '../middleware/auth.ts';
 import { IGNORED_PARAMETERS_HEADER } from '../answer/query-params.ts';
 import { recordRoutes } from '../records.ts';
@@ -34,14 +35,38 @@ const RETRY_AFTER = {
 };
 const ALLOW = { Allow: { description: 'The allowed methods', schema: { type: 'string' } } };
 
+/**
+ * Answers any path may get, public ones too, before a route sees the request: the URL bound runs
+ * first, and on Node the adapter answers what its HTTP parser refuses (`api/adapters/node.ts`).
+ */
+const TRANSPORT_ERRORS: Readonly<Record<string, OpenApiObject>> = {
+  '408': error(
+    '`request_timeout`: the header fields or the whole request did not arrive within their ' +
+      'timeout (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS; Node).',
+  ),
+  '414': error('The URL is longer than 8 KiB.'),
+  '431': error(
+    '`request_header_fields_too_large`: the request line and header fields are larger than ' +
+      '64 KiB together (Node).',
+  ),
+};
+
+/** The adapter's share of any operation's 400 (Node). */
+const ADAPTER_BAD_REQUEST = '`bad_request`: no `Host` header, or not valid HTTP/1.1 (Node).';
+
+/** A 400 answer: the operation's own reasons, if any, then the adapter's. */
+function badRequest(own = ''): OpenApiObject {
+  return error(own === '' ? ADAPTER_BAD_REQUEST : `${own} ${ADAPTER_BAD_REQUEST}`);
+}
+
 /** Answers every authenticated route may give besides its own. */
 const COMMON_ERRORS: Readonly<Record<string, OpenApiObject>> = {
   '401': error('No API key, or not one of the configured keys (checked first).', {
     'WWW-Authenticate': { schema: { type: 'string' } },
   }),
   '405': error('Method not allowed here; `Allow` lists the allowed ones.', ALLOW),
-  '414': error('The URL is longer than 8 KiB.'),
   '500': error('Unexpected failure of the service (logged; the message is generic).'),
+  ...TRANSPORT_ERRORS,
 };
 
 /**
@@ -121,7 +146,7 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
         },
       },
       '304': { description: '`If-None-Match` holds the current ETag: the rows did not change.' },
-      '400': error(
+      '400': badRequest(
         '`missing_parameter` or `invalid_parameter`: the message names the parameter and the ' +
           'allowed values' +
           (method === 'post' ? '; `invalid_body`: not a JSON object of strings.' : '.'),
@@ -164,7 +189,7 @@ function templatePath(description: string, known: readonly string[]): OpenApiObj
           },
         },
         '304': { description: '`If-None-Match` holds the current ETag.' },
-        '400': error('A known endpoint refused its parameters (see its own path).'),
+        '400': badRequest('A known endpoint refused its parameters (see its own path).'),
         '404': error('No such endpoint.'),
         ...COMMON_ERRORS,
         '503': error('The store is not answering; retry after `Retry-After` seconds.', RETRY_AFTER),
@@ -184,7 +209,13 @@ function publicGet(
       summary: description,
       tags: ['operations'],
       security: [],
-      responses: { ...responses, '405': COMMON_ERRORS['405'], '500': COMMON_ERRORS['500'] },
+      responses: {
+        ...responses,
+        '400': badRequest(),
+        '405': COMMON_ERRORS['405'],
+        '500': COMMON_ERRORS['500'],
+        ...TRANSPORT_ERRORS,
+      },
     },
   };
 }
@@ -223,7 +254,11 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       operationId: 'listEndpoints',
       summary: 'The endpoint records, with the ids this deployment answers to.',
       tags: ['endpoints'],
-      responses: { '200': json('EndpointList', 'The records.'), ...COMMON_ERRORS },
+      responses: {
+        '200': json('EndpointList', 'The records.'),
+        '400': badRequest(),
+        ...COMMON_ERRORS,
+      },
     },
   };
   const names = records.map((record) => record.name);
@@ -264,10 +299,17 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
           'IngestResult',
           'Accepted and rejected counts, the first rejections explained.',
         ),
-        '400': error('`invalid_body`: empty, not UTF-8, or neither NDJSON nor a JSON array.'),
+        '400': badRequest(
+          '`invalid_body`: empty, not UTF-8, neither NDJSON nor a JSON array, an array that ' +
+            `does not close or nests deeper than ${MAX_BODY_DEPTH} levels; \`incomplete_body\`: ` +
+            'the client stopped sending before the body was complete.',
+        ),
         ...COMMON_ERRORS,
         '404': error('Unknown source.'),
-        '413': error('The body is larger than the configured limit (INGEST_MAX_BYTES).'),
+        '413': error(
+          'The body is larger than INGEST_MAX_BYTES, or holds more events (lines or array ' +
+            'elements) than INGEST_MAX_ITEMS.',
+        ),
         '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
       },
     },

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serveNode } from '../../../api/adapters/node.ts';
 import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
+import { responseValidator } from '../helpers/openapi-validator.ts';
 import { TEST_KEY, testApp } from '../helpers/app.ts';
 
 let served: Served | null = null;
@@ -61,6 +62,14 @@ function parseResponse(raw: string): { status: number; body: unknown } {
   return { status, body: body === '' ? null : JSON.parse(body) };
 }
 
+/** Asserts that the OpenAPI document describes the raw answer to `method path`. */
+function expectDocumented(raw: string, method: string, path: string): void {
+  const check = responseValidator(testApp().api.document);
+  const { status } = parseResponse(raw);
+  const contentType = /^content-type: (.*)$/im.exec(raw)?.[1]?.trim() ?? null;
+  check({ method, path, status, contentType, body: raw.slice(raw.indexOf('\r\n\r\n') + 4) });
+}
+
 describe('refusals on the Node adapter', () => {
   test('header fields over the head limit are 431 with the envelope', async () => {
     const { port } = await start();
@@ -77,6 +86,7 @@ describe('refusals on the Node adapter', () => {
         },
       },
     });
+    expectDocumented(raw, 'GET', '/healthz');
   });
 
   test('a URL over the URL limit is 414 with the envelope', async () => {
@@ -89,6 +99,7 @@ describe('refusals on the Node adapter', () => {
       status: 414,
       body: { error: { code: 'uri_too_long' } },
     });
+    expectDocumented(raw, 'GET', '/healthz');
   });
 
   test('a request without Host is 400 with the envelope', async () => {
@@ -98,6 +109,7 @@ describe('refusals on the Node adapter', () => {
       status: 400,
       body: { error: { code: 'bad_request', message: expect.stringContaining('Host') } },
     });
+    expectDocumented(raw, 'GET', '/healthz');
   });
 });
 
@@ -134,6 +146,16 @@ describe('timeouts and the connection cap', () => {
     expect(parseResponse(raw)).toEqual({
       status: 408,
       body: { error: { code: 'request_timeout', message: expect.stringContaining('300 ms') } },
+    });
+    expectDocumented(raw, 'POST', '/api/ingest/edge');
+  });
+
+  test('a connection that sends nothing is answered 408 after the header timeout', async () => {
+    const { port } = await start({ headersTimeoutMs: 300, checkIntervalMs: 50 });
+    const raw = await exchange(port, '', { end: false });
+    expect(parseResponse(raw)).toMatchObject({
+      status: 408,
+      body: { error: { code: 'request_timeout' } },
     });
   });
 
