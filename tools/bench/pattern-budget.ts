@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import process from 'node:process';
+import { parseArgs } from 'node:util';
 import { type ApiProcess, startApi } from './api/child.ts';
 import { environment } from './measure.ts';
 
@@ -38,40 +39,32 @@ interface Flags {
   entry: string;
 }
 
-function flags(args: readonly string[]): Flags {
-  const result: Flags = {
-    hosts: 100,
-    urlHosts: 22,
-    concurrent: 4,
-    deno: false,
-    entry: 'service/main.ts',
-  };
-  const counts: Record<string, 'hosts' | 'urlHosts' | 'concurrent'> = {
-    '--hosts': 'hosts',
-    '--url-hosts': 'urlHosts',
-    '--concurrent': 'concurrent',
-  };
-  for (let i = 0; i < args.length; i += 2) {
-    if (args[i] === '--deno') {
-      result.deno = true;
-      i--;
-      continue;
-    }
-    if (args[i] === '--entry' && args[i + 1] !== undefined) {
-      result.entry = args[i + 1] ?? result.entry;
-      continue;
-    }
-    const name = counts[args[i] ?? ''];
-    const value = Number(args[i + 1]);
-    if (name === undefined || !Number.isInteger(value) || value < 1) {
-      throw new Error(
-        `bad argument ${args[i]} ${args[i + 1]}: use --hosts, --url-hosts or --concurrent with ` +
-          'a positive integer, --entry PATH, or --deno',
-      );
-    }
-    result[name] = value;
+function positive(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`--${name} must be a positive integer: got ${JSON.stringify(text)}`);
   }
-  return result;
+  return value;
+}
+
+function flags(args: readonly string[]): Flags {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      hosts: { type: 'string', default: '100' },
+      'url-hosts': { type: 'string', default: '22' },
+      concurrent: { type: 'string', default: '4' },
+      deno: { type: 'boolean', default: false },
+      entry: { type: 'string', default: 'service/main.ts' },
+    },
+  });
+  return {
+    hosts: positive('hosts', values.hosts),
+    urlHosts: positive('url-hosts', values['url-hosts']),
+    concurrent: positive('concurrent', values.concurrent),
+    deno: values.deno,
+    entry: values.entry,
+  };
 }
 
 interface Timed {
