@@ -12,6 +12,7 @@ import { type ParamError, ParamRefusal } from '../../contract/params/common.ts';
 import type { HostPattern } from '../../contract/params/api-counts.ts';
 import { HOSTS_KEY, parseHostMember } from '../../rollup/keys.ts';
 import type { HostEntry, ReadContext } from './context.ts';
+import { nextTurn } from '../../async/next-turn.ts';
 
 export type { HostEntry } from './context.ts';
 
@@ -59,8 +60,6 @@ function overBudget(hosts: number, budgetMs: number): ParamError {
   };
 }
 
-const otherWork = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 /**
  * The entries whose host `pattern` matches. Gives other work a turn every 10 ms of matching;
  * throws a {@link ParamRefusal} (400 `invalid_parameter`) once matching has taken more than
@@ -77,7 +76,7 @@ export async function matchHosts(
   budget: MatchBudget,
 ): Promise<HostEntry[]> {
   const clock = budget.clockMs ?? (() => performance.now());
-  const nextTurn = budget.nextTurn ?? otherWork;
+  const yieldTurn = budget.nextTurn ?? nextTurn;
   const matched: HostEntry[] = [];
   let spentMs = 0;
   let sliceStart = clock();
@@ -89,7 +88,7 @@ export async function matchHosts(
     if (spentMs > budget.budgetMs) {
       throw new ParamRefusal(overBudget(entries.length, budget.budgetMs));
     }
-    await nextTurn();
+    await yieldTurn();
     sliceStart = clock();
   }
   return matched;
