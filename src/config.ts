@@ -17,6 +17,13 @@ import { parseDuration } from './time/duration.ts';
 /** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
 export const DEFAULT_TOPIC_PARTITIONS = 12;
 
+/** HTTP server bounds unless configured (`HTTP_REQUEST_TIMEOUT_MS`, …), see api/adapters/serve.ts. */
+export const DEFAULT_HTTP_LIMITS = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  maxConnections: 1_024,
+} as const;
+
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
 
@@ -216,9 +223,27 @@ export function loadConfig(env: Env): Config {
     recentLogsCapacity: integer(env, 'RECENT_LOGS_CAPACITY', 10_000, 100, 1_000_000),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65_535),
-    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
-    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
-    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1_024, 1, 1_000_000),
+    httpRequestTimeoutMs: integer(
+      env,
+      'HTTP_REQUEST_TIMEOUT_MS',
+      DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+      1_000,
+      600_000,
+    ),
+    httpHeadersTimeoutMs: integer(
+      env,
+      'HTTP_HEADERS_TIMEOUT_MS',
+      DEFAULT_HTTP_LIMITS.headersTimeoutMs,
+      1_000,
+      600_000,
+    ),
+    httpMaxConnections: integer(
+      env,
+      'HTTP_MAX_CONNECTIONS',
+      DEFAULT_HTTP_LIMITS.maxConnections,
+      1,
+      1_000_000,
+    ),
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

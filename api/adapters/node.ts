@@ -20,10 +20,8 @@ import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, type ErrorCode, JSON_TYPE } from '../errors.ts';
-import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
-
-/** Largest request head Node reads, in bytes. */
-export const MAX_HEAD_BYTES = 64 * 1024;
+import { baseUrl, DEFAULT_SERVER_LIMITS, MAX_HEAD_BYTES, type Serve } from './serve.ts';
+import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
 
 const REASON: Readonly<Record<number, string>> = {
   400: 'Bad Request',
@@ -45,7 +43,7 @@ function refusal(
       return envelope(
         'request_header_fields_too_large',
         `the request line and header fields are larger than ${MAX_HEAD_BYTES} bytes together: ` +
-          'shorten the headers (and keep the URL under 8192 characters)',
+          `shorten the headers (and keep the URL under ${MAX_URL_LENGTH} characters)`,
       );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return envelope(

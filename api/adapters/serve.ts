@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { DEFAULT_HTTP_LIMITS } from '../../src/config.ts';
 
 /**
  * Bounds on connections and slow clients, set deliberately rather than left to the runtime's
@@ -19,11 +20,12 @@ export interface ServerLimits {
   readonly checkIntervalMs?: number;
 }
 
+/** Largest request head (request line and header fields) the Node adapter reads, in bytes. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
 /** The defaults of {@link ServerLimits}. */
 export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  maxConnections: 1_024,
+  ...DEFAULT_HTTP_LIMITS,
   checkIntervalMs: 1_000,
 };
 

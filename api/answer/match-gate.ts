@@ -10,6 +10,7 @@
  * @module
  */
 import { unavailable } from '../errors.ts';
+import { nextTurn } from '../../src/async/next-turn.ts';
 
 /** Options of {@link MatchGate}. */
 export interface MatchGateOptions {
@@ -24,8 +25,6 @@ export interface MatchTurns {
   /** Gives the gate to the next pattern waiting (if this one held it). Idempotent. */
   release(): void;
 }
-
-const otherWork = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * Lets one costly pattern at a time match beyond its first slice.
@@ -59,10 +58,10 @@ export class MatchGate {
     const id = Symbol('matching');
     return {
       nextTurn: async () => {
-        if (this.#holder === id) return await otherWork();
+        if (this.#holder === id) return await nextTurn();
         if (this.#holder === null) {
           this.#holder = id;
-          return await otherWork();
+          return await nextTurn();
         }
         await this.#wait(id);
       },

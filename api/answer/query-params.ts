@@ -7,9 +7,13 @@
  * @module
  */
 import { HttpError } from '../errors.ts';
+import { readParam } from '../../src/contract/params/common.ts';
 
 /** Names the parameters a call carried that were ignored (`sql`, `lql`: sandboxing is off). */
 export const IGNORED_PARAMETERS_HEADER = 'X-Ignored-Parameters';
+
+/** The header that turns PII redaction on or off for one request, over the record's setting. */
+export const REDACT_PII_HEADER = 'LF-ENDPOINT-REDACT-PII';
 
 /** Largest POST body of parameters, in bytes (parameters are short; a pattern is 256 characters). */
 export const MAX_PARAMETER_BODY_BYTES = 64 * 1024;
@@ -33,7 +37,7 @@ function invalid(detail: string): HttpError {
  */
 export function effectiveParams(query: URLSearchParams, body: string | null): URLSearchParams {
   const params = new URLSearchParams();
-  for (const name of new Set(query.keys())) params.set(name, query.getAll(name).at(-1) ?? '');
+  for (const name of new Set(query.keys())) params.set(name, readParam(query, name) ?? '');
   if (body === null || body.trim() === '') return params;
   let parsed: unknown;
   try {

@@ -14,6 +14,7 @@ import type { MiddlewareHandler } from 'hono';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiEnv } from '../context.ts';
 import { HttpError } from '../errors.ts';
+import { readParam } from '../../src/contract/params/common.ts';
 
 /** The header that carries the key (the form the banner and the docs show). */
 export const API_KEY_HEADER = 'X-API-KEY';
@@ -42,8 +43,8 @@ export function presentedKey(request: Request): { key: string; source: KeySource
   }
   const header = request.headers.get(API_KEY_HEADER);
   if (header !== null) return { key: header, source: API_KEY_HEADER };
-  const query = new URL(request.url).searchParams.getAll(API_KEY_PARAMETER).at(-1);
-  if (query !== undefined) return { key: query, source: API_KEY_PARAMETER };
+  const query = readParam(new URL(request.url).searchParams, API_KEY_PARAMETER);
+  if (query !== null) return { key: query, source: API_KEY_PARAMETER };
   return null;
 }
 

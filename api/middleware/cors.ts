@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors as honoCors } from 'hono/cors';
 import type { ApiEnv } from '../context.ts';
-import { IGNORED_PARAMETERS_HEADER } from '../answer/query-params.ts';
+import { IGNORED_PARAMETERS_HEADER, REDACT_PII_HEADER } from '../answer/query-params.ts';
 import { API_KEY_HEADER } from './auth.ts';
 
 /** How long a browser may cache a preflight answer, in seconds. */
@@ -33,7 +33,7 @@ export function cors(): MiddlewareHandler<ApiEnv> {
       'Content-Type',
       'If-None-Match',
       'LF-ENDPOINT-LABELS',
-      'LF-ENDPOINT-REDACT-PII',
+      REDACT_PII_HEADER,
     ],
     exposeHeaders: ['ETag', 'Retry-After', 'WWW-Authenticate', IGNORED_PARAMETERS_HEADER],
     maxAge: PREFLIGHT_MAX_AGE,

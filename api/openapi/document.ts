@@ -8,8 +8,14 @@ import { MAX_PATTERN_LENGTH } from '../../src/contract/params/api-counts.ts';
 import type { EndpointRecord, ParameterSpec } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
 import { MAX_BODY_DEPTH } from '../ingest/body.ts';
-import { API_KEY_HEADER } from '../middleware/auth.ts';
-import { IGNORED_PARAMETERS_HEADER } from '../answer/query-params.ts';
+import { API_KEY_HEADER, API_KEY_PARAMETER } from '../middleware/auth.ts';
+import {
+  IGNORED_PARAMETERS_HEADER,
+  MAX_PARAMETER_BODY_BYTES,
+  REDACT_PII_HEADER,
+} from '../answer/query-params.ts';
+import { MAX_HEAD_BYTES } from '../adapters/serve.ts';
+import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
 import { recordRoutes } from '../records.ts';
 import { RESULT_SCHEMA, type Schema, SCHEMAS } from './schemas.ts';
 
@@ -44,10 +50,10 @@ const TRANSPORT_ERRORS: Readonly<Record<string, OpenApiObject>> = {
     '`request_timeout`: the header fields or the whole request did not arrive within their ' +
       'timeout (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS; Node).',
   ),
-  '414': error('The URL is longer than 8 KiB.'),
+  '414': error(`The URL is longer than ${MAX_URL_LENGTH} characters.`),
   '431': error(
     '`request_header_fields_too_large`: the request line and header fields are larger than ' +
-      '64 KiB together (Node).',
+      `${MAX_HEAD_BYTES} bytes together (Node).`,
   ),
 };
 
@@ -122,7 +128,7 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
         schema: parameterSchema(record, parameter),
       })),
       {
-        name: 'LF-ENDPOINT-REDACT-PII',
+        name: REDACT_PII_HEADER,
         in: 'header',
         required: false,
         description: 'true: replace every IPv4 and IPv6 address in the rows by REDACTED; false: ' +
@@ -151,7 +157,9 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
           'allowed values' +
           (method === 'post' ? '; `invalid_body`: not a JSON object of strings.' : '.'),
       ),
-      ...(method === 'post' ? { '413': error('The body is larger than 64 KiB.') } : {}),
+      ...(method === 'post'
+        ? { '413': error(`The body is larger than ${MAX_PARAMETER_BODY_BYTES} bytes.`) }
+        : {}),
       ...COMMON_ERRORS,
       '503': error('The store is not answering; retry after `Retry-After` seconds.', RETRY_AFTER),
     },
@@ -359,7 +367,7 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       securitySchemes: {
         Bearer: { type: 'http', scheme: 'bearer' },
         ApiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER },
-        ApiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
+        ApiKeyQuery: { type: 'apiKey', in: 'query', name: API_KEY_PARAMETER },
       },
     },
   };

@@ -14,6 +14,7 @@ import {
   effectiveParams,
   IGNORED_PARAMETERS_HEADER,
   MAX_PARAMETER_BODY_BYTES,
+  REDACT_PII_HEADER,
 } from '../answer/query-params.ts';
 import { guardStore } from '../deadline.ts';
 import { readBody } from '../ingest/body.ts';
@@ -50,9 +51,6 @@ function notFound(given: string, byId: boolean): HttpError {
     }${hint}: GET /api/endpoints lists them`,
   );
 }
-
-/** The header that turns PII redaction on or off for one request, over the record's setting. */
-export const REDACT_PII_HEADER = 'LF-ENDPOINT-REDACT-PII';
 
 /** `true` or `false` (any letter case) from {@link REDACT_PII_HEADER}; anything else: the record's. */
 function redactPiiHeader(c: Context<ApiEnv>): boolean | undefined {

@@ -135,7 +135,7 @@ export function requiredParam(
  * the reference system ignores them there, and so does this service (the HTTP API says so in a
  * response header).
  */
-export const QUERY_PARAMETERS = ['sql', 'lql'] as const;
+const QUERY_PARAMETERS = ['sql', 'lql'] as const;
 
 /**
  * Which of {@link QUERY_PARAMETERS} a call carries (even empty): they are ignored.
