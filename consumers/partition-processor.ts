@@ -17,9 +17,9 @@
  * @module
  */
 import { parse } from '../src/events/parse.ts';
-import type { Source } from '../src/events/types.ts';
+import type { ParseResult, Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
-import { PartitionWriter } from '../src/rollup/partition-writer.ts';
+import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import { logPosition } from '../src/rollup/recent-logs.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
@@ -83,6 +83,19 @@ interface Pending {
   nextOffset: number | null;
 }
 
+/** A message of a batch, parsed. */
+interface ParsedMessage {
+  readonly message: InputMessage;
+  readonly offset: number;
+  readonly result: ParseResult;
+}
+
+function projectsOf(parsed: readonly ParsedMessage[]): Set<string> {
+  const projects = new Set<string>();
+  for (const { result } of parsed) if (result.ok) projects.add(result.event.project);
+  return projects;
+}
+
 function emptyPending(): Pending {
   return { fold: new Fold(), letters: [], rejected: 0, oldestProducedMs: null, nextOffset: null };
 }
@@ -114,6 +127,7 @@ export class PartitionProcessor {
       store: options.store,
       stream: this.#stream,
       nowUs: options.nowUs,
+      earliestOffset: options.earliestOffset,
       recentLogsCapacity: options.recentLogsCapacity,
       ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
     });
@@ -153,6 +167,17 @@ export class PartitionProcessor {
   reopen(): void {
     // A flag rather than clearing `#expected`, which a batch under way would set again.
     this.#stale = true;
+  }
+
+  /**
+   * Compares what this processor wrote with what the store holds (see
+   * {@link PartitionWriter.verify}); on a difference, the next {@link resume} or batch re-reads
+   * from where the store needs it.
+   */
+  async verify(): Promise<Verdict> {
+    const verdict = await this.#writer.verify();
+    if (!verdict.consistent) this.reopen();
+    return verdict;
   }
 
   /**
@@ -214,11 +239,16 @@ export class PartitionProcessor {
       this.#seekedTo = expected;
       return { kind: 'seek', offset: expected };
     }
+    const parsed: ParsedMessage[] = [];
     for (const message of messages) {
       const offset = Number(message.offset);
-      if (offset < (this.#expected ?? expected)) continue;
-      this.#foldMessage(message, offset);
-      this.#expected = offset + 1;
+      if (offset >= expected) parsed.push({ message, offset, result: this.#parse(message) });
+    }
+    await this.#writer.loadWatermarks(projectsOf(parsed));
+    for (const item of parsed) {
+      if (item.offset < (this.#expected ?? expected)) continue;
+      await this.#fold(item);
+      this.#expected = item.offset + 1;
       if (this.#pendingEvents() >= this.#options.flushEvents) await this.#makeRoom();
       // A failed flush voids this batch too: the next one re-reads the stored offset.
       if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
@@ -236,8 +266,7 @@ export class PartitionProcessor {
     this.#expected = null;
     // A reopen() from here on asks for yet another read.
     this.#stale = false;
-    const stored = await this.#writer.open();
-    const offset = stored ?? (await this.#options.earliestOffset());
+    const offset = await this.#writer.open();
     this.#expected = offset;
     return offset;
   }
@@ -254,7 +283,21 @@ export class PartitionProcessor {
     }
   }
 
-  #foldMessage(message: InputMessage, offset: number): void {
+  #parse(message: InputMessage): ParseResult {
+    if (message.value === null) {
+      return { ok: false, rejection: { reason: 'message has no value (a tombstone)', path: '' } };
+    }
+    return parse(message.value, this.#options.source, {
+      nowUs: this.#options.nowUs(),
+      maxFutureSkewUs: this.#options.maxFutureSkewUs,
+    });
+  }
+
+  /**
+   * Folds one parsed message, unless its project already holds it (a replay after a crash or a
+   * rewind: the project's watermark is past it); a rejected one becomes a dead letter.
+   */
+  async #fold({ message, offset, result }: ParsedMessage): Promise<void> {
     const pending = this.#pending;
     const produced = Number(message.timestamp);
     if (
@@ -264,26 +307,24 @@ export class PartitionProcessor {
       pending.oldestProducedMs = produced;
     }
     pending.nextOffset = offset + 1;
-    const nowUs = this.#options.nowUs();
-    const result = message.value === null
-      ? {
-        ok: false as const,
-        rejection: { reason: 'message has no value (a tombstone)', path: '' },
-      }
-      : parse(message.value, this.#options.source, {
-        nowUs,
-        maxFutureSkewUs: this.#options.maxFutureSkewUs,
-      });
-    if (result.ok) {
-      pending.fold.add(result.event, logPosition(this.#stream, offset), nowUs);
+    if (!result.ok) {
+      pending.rejected += 1;
+      pending.letters.push(deadLetter(message, result.rejection, {
+        topic: this.#options.topic,
+        partition: this.#options.partition,
+        offset: message.offset,
+      }));
       return;
     }
-    pending.rejected += 1;
-    pending.letters.push(deadLetter(message, result.rejection, {
-      topic: this.#options.topic,
-      partition: this.#options.partition,
-      offset: message.offset,
-    }));
+    const { event } = result;
+    let watermark = this.#writer.watermark(event.project);
+    if (watermark === undefined) {
+      // Forgotten by the writer's cache since the batch began: read it again.
+      await this.#writer.loadWatermarks([event.project]);
+      watermark = this.#writer.watermark(event.project);
+    }
+    if (watermark !== undefined && watermark !== null && offset < watermark) return;
+    pending.fold.add(event, logPosition(this.#stream, offset), this.#options.nowUs());
   }
 
   /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */

@@ -16,7 +16,6 @@
 import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
 import { type Source, SOURCES } from '../src/events/types.ts';
 import type { TopicNames } from '../src/kafka/topics.ts';
-import { OFFSETS_KEY } from '../src/rollup/keys.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { DeadLetter } from './dead-letter.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
@@ -148,9 +147,10 @@ export class ConsumerRunner {
   }
 
   /**
-   * Seeks every idle partition whose stored offset is no longer the one its processor wrote:
-   * without this, a partition that receives no new event after a FLUSHALL would never notice
-   * that its rollups are gone.
+   * Seeks every idle partition whose stored state is no longer what its processor wrote (its
+   * resume offset, or the watermark of a project it wrote): without this, a partition that
+   * receives no new event after a FLUSHALL, or after a Redis Cluster shard lost data, would
+   * never notice that rollups are gone.
    */
   async #checkStoredOffsets(): Promise<void> {
     for (const processor of this.#processors.values()) {
@@ -161,19 +161,13 @@ export class ConsumerRunner {
       const written = processor.offset;
       if (processor.busy || written === null) continue;
       try {
-        const stored = await this.#options.store.readOffset(OFFSETS_KEY, processor.stream);
-        // A batch that started, or a reopen, while the store answered settles it by itself.
-        if (stored === written || processor.busy || processor.offset !== written) continue;
-        processor.reopen();
-        const offset = stored ?? (await this.#earliestOffset(processor.topic, processor.partition));
+        const verdict = await processor.verify();
+        if (verdict.consistent) continue;
         this.#options.onError?.(
-          new Error(
-            `stored offset of ${processor.stream} is ${stored ?? 'gone'}, not ${written}: ` +
-              `re-reading from ${offset}`,
-          ),
+          new Error(`store no longer holds what ${processor.stream} wrote: ${verdict.reason}`),
           processor.stream,
         );
-        this.#seek(processor, offset);
+        await this.#resume(processor);
       } catch (error) {
         this.#options.onError?.(error, processor.stream);
       }

@@ -39,6 +39,8 @@ export class ConfigError extends Error {
 export type StoreConfig =
   | { readonly kind: 'memory' }
   | { readonly kind: 'redis'; readonly url: string }
+  /** A Redis Cluster, reached through any of its nodes (`host:port`). */
+  | { readonly kind: 'redis-cluster'; readonly nodes: readonly string[] }
   | { readonly kind: 'upstash'; readonly url: string; readonly token: string };
 
 /** Everything configurable, validated. */
@@ -119,12 +121,29 @@ function duration(env: Env, name: string, fallback: string): number {
   }
 }
 
+const STORE_KINDS = 'one of memory, redis, redis-cluster, upstash';
+
 function storeConfig(env: Env): StoreConfig {
   const kind = text(env, 'STORE');
   const redisUrl = text(env, 'REDIS_URL');
+  const clusterNodes = text(env, 'REDIS_CLUSTER_NODES');
   const restUrl = text(env, 'UPSTASH_REDIS_REST_URL');
   const restToken = text(env, 'UPSTASH_REDIS_REST_TOKEN');
-  const chosen = kind ?? (redisUrl !== null ? 'redis' : restUrl !== null ? 'upstash' : 'memory');
+  if (kind === null && redisUrl !== null && clusterNodes !== null) {
+    throw new ConfigError(
+      'STORE',
+      '',
+      'redis or redis-cluster: both REDIS_URL and REDIS_CLUSTER_NODES are set, say which to use',
+    );
+  }
+  const chosen = kind ??
+    (redisUrl !== null
+      ? 'redis'
+      : clusterNodes !== null
+      ? 'redis-cluster'
+      : restUrl !== null
+      ? 'upstash'
+      : 'memory');
   if (chosen === 'memory') return { kind: 'memory' };
   if (chosen === 'redis') {
     if (redisUrl === null) {
@@ -135,6 +154,7 @@ function storeConfig(env: Env): StoreConfig {
     }
     return { kind: 'redis', url: redisUrl };
   }
+  if (chosen === 'redis-cluster') return { kind: 'redis-cluster', nodes: nodeList(clusterNodes) };
   if (chosen === 'upstash') {
     if (restUrl === null || !/^https?:\/\/[^\s]+$/.test(restUrl)) {
       throw new ConfigError('UPSTASH_REDIS_REST_URL', restUrl ?? '', 'an http:// or https:// URL');
@@ -144,7 +164,23 @@ function storeConfig(env: Env): StoreConfig {
     }
     return { kind: 'upstash', url: restUrl, token: restToken };
   }
-  throw new ConfigError('STORE', chosen, 'one of memory, redis, upstash');
+  throw new ConfigError('STORE', chosen, STORE_KINDS);
+}
+
+/** `REDIS_CLUSTER_NODES`: comma-separated `host:port` of one or more cluster nodes. */
+function nodeList(value: string | null): string[] {
+  const allowed = 'comma-separated host:port of Redis Cluster nodes, e.g. ' +
+    '127.0.0.1:7001,127.0.0.1:7002 (required with STORE=redis-cluster)';
+  const nodes = (value ?? '').split(',').map((node) => node.trim()).filter((node) => node !== '');
+  const valid = nodes.every((node) => {
+    const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(node);
+    const port = Number(match?.[2]);
+    return match !== null && port >= 1 && port <= 65_535;
+  });
+  if (nodes.length === 0 || nodes.length > 64 || !valid) {
+    throw new ConfigError('REDIS_CLUSTER_NODES', value ?? '', allowed);
+  }
+  return nodes;
 }
 
 function apiKeys(env: Env): string[] | null {

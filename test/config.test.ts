@@ -55,10 +55,31 @@ describe('loadConfig', () => {
     expect(loadConfig({ STORE: 'memory', REDIS_URL: 'redis://h:1' }).store).toEqual({
       kind: 'memory',
     });
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7001, redis-b:7002,[::1]:7003' }).store)
+      .toEqual({ kind: 'redis-cluster', nodes: ['127.0.0.1:7001', 'redis-b:7002', '[::1]:7003'] });
+    expect(
+      loadConfig({
+        STORE: 'redis-cluster',
+        REDIS_URL: 'redis://h:1',
+        REDIS_CLUSTER_NODES: 'h:7001',
+      }).store,
+    ).toEqual({ kind: 'redis-cluster', nodes: ['h:7001'] });
   });
 
   test.each([
-    [{ STORE: 'disk' }, 'STORE="disk" is not allowed: one of memory, redis, upstash'],
+    [
+      { STORE: 'disk' },
+      'STORE="disk" is not allowed: one of memory, redis, redis-cluster, upstash',
+    ],
+    [
+      { REDIS_URL: 'redis://h:1', REDIS_CLUSTER_NODES: 'h:7001' },
+      'STORE="" is not allowed: redis or redis-cluster: both REDIS_URL and REDIS_CLUSTER_NODES',
+    ],
+    [
+      { REDIS_CLUSTER_NODES: 'h:7001,h:99999' },
+      'REDIS_CLUSTER_NODES="h:7001,h:99999" is not allowed: comma-separated host:port',
+    ],
+    [{ STORE: 'redis-cluster' }, 'REDIS_CLUSTER_NODES="" is not allowed'],
     [
       { STORE: 'redis' },
       'REDIS_URL="" is not allowed: a redis:// or rediss:// URL when STORE=redis',

@@ -3,6 +3,13 @@
  * default (and of a deployment with a store but no broker). Calls are serialized, so the
  * events of one call are visible to the next read as soon as the call resolves.
  *
+ * Each process writes its own stream (`ingest/<random id>`), so any number of API processes
+ * fold into one store at the same time, each into its own parts of the buckets (see
+ * {@link ./partition-writer.ts}). Offsets count the events this process folded; a stream is
+ * never replayed, so it keeps no resume offset. A call that fails may have been applied for
+ * some of its projects and not others (each project is one atomic commit): the caller is told
+ * the call failed, as with any write whose answer is lost.
+ *
  * @example
  * ```ts
  * const ingest = new DirectIngest({ store, nowUs: () => Date.now() * 1000 });
@@ -15,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { LogEvent } from '../events/types.ts';
 import type { RollupStore } from '../store/port.ts';
 import { Fold } from './fold.ts';
-import { OffsetConflictError, PartitionWriter } from './partition-writer.ts';
+import { PartitionWriter } from './partition-writer.ts';
 import { logPosition } from './recent-logs.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 
@@ -61,9 +68,11 @@ export class DirectIngest {
   async #foldNow(events: readonly LogEvent[]): Promise<void> {
     if (events.length === 0) return;
     if (!this.#opened) {
-      this.#next = (await this.#writer.open()) ?? 0;
+      // Offsets go on from where this process is: its projects' watermarks are read again.
+      await this.#writer.open();
       this.#opened = true;
     }
+    await this.#writer.loadWatermarks(new Set(events.map((event) => event.project)));
     const fold = new Fold();
     const nowUs = this.#nowUs();
     for (const event of events) {
@@ -73,11 +82,8 @@ export class DirectIngest {
     try {
       await this.#writer.flush(fold.take(), this.#next);
     } catch (error) {
-      // The writer must be reopened; positions are re-read from the store next time.
+      // The writer must be reopened; watermarks are re-read from the store next time.
       this.#opened = false;
-      if (error instanceof OffsetConflictError) {
-        throw new Error(`ingest stream ${this.#writer.stream} was changed by someone else`);
-      }
       throw error;
     }
   }

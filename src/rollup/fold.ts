@@ -11,7 +11,7 @@
  * ```ts
  * const fold = new Fold();
  * fold.add(event, 'logs.edge/3@1042', Date.now() * 1000);
- * const delta = fold.take();
+ * const delta = fold.take(); // by project: bucket states, ring-buffer entries, hosts
  * ```
  *
  * @module
@@ -22,12 +22,10 @@ import { GRAINS, truncate } from '../time/grain.ts';
 import {
   bucketExpiryMs,
   functionScope,
-  hostMember,
   hostScope,
   INVOCATION_HORIZON_US,
   invocationKey,
   projectPrefix,
-  recentLogsKey,
   USAGE_HORIZON_US,
   usageKey,
 } from './keys.ts';
@@ -42,15 +40,21 @@ export type PendingState =
   | { readonly kind: 'invocation'; state: InvocationStats; readonly expireAtMs: number }
   | { readonly kind: 'usage'; state: UsageCounts; readonly expireAtMs: number };
 
-/** Everything folded since the last {@link Fold.take}. */
-export interface RollupDelta {
+/** Everything folded for one project since the last {@link Fold.take}. */
+export interface ProjectDelta {
+  /** Pending bucket states by key. */
   readonly states: Map<string, PendingState>;
-  /** Ring-buffer additions per recent-logs key. */
-  readonly logs: Map<string, ScoredMember[]>;
-  /** Host-registry members with the newest event time seen (µs). */
+  /** Additions to the project's ring buffer of recent logs. */
+  readonly logs: ScoredMember[];
+  /** Request hosts with the newest event time seen (µs), for the host registry. */
   readonly hosts: Map<string, number>;
+}
+
+/** Everything folded since the last {@link Fold.take}, by project. */
+export interface RollupDelta {
+  readonly projects: Map<string, ProjectDelta>;
   /** Number of events folded. */
-  events: number;
+  readonly events: number;
 }
 
 /** Pending states of one scope, per grain (in {@link GRAINS} order), by bucket start (µs). */
@@ -106,37 +110,30 @@ export class Fold {
 
   /** Hands over the accumulated delta and starts a new one. */
   take(): RollupDelta {
-    const delta: RollupDelta = {
-      states: new Map(),
-      logs: new Map(),
-      hosts: new Map(),
-      events: this.#events,
-    };
+    const delta: RollupDelta = { projects: new Map(), events: this.#events };
     for (const [name, project] of this.#projects) {
       const prefix = projectPrefix(name);
+      const states = new Map<string, PendingState>();
       putStates(
-        delta.states,
+        states,
         project.all,
         (grain, bucket) => invocationKey(prefix, functionScope(null), grain, bucket),
       );
       for (const [functionId, buckets] of project.functions) {
         const scope = functionScope(functionId);
-        putStates(
-          delta.states,
-          buckets,
-          (grain, bucket) => invocationKey(prefix, scope, grain, bucket),
-        );
+        putStates(states, buckets, (grain, bucket) => invocationKey(prefix, scope, grain, bucket));
       }
+      const hosts = new Map<string, number>();
       for (const [host, fold] of project.hosts) {
         const scope = hostScope(host);
         putStates(
-          delta.states,
+          states,
           fold.buckets,
           (grain, bucket) => usageKey(prefix, scope, grain, bucket),
         );
-        delta.hosts.set(hostMember(name, host), fold.newestUs);
+        hosts.set(host, fold.newestUs);
       }
-      if (project.logs.length > 0) delta.logs.set(recentLogsKey(name), project.logs);
+      delta.projects.set(name, { states, logs: project.logs, hosts });
     }
     this.#projects = new Map();
     this.#events = 0;

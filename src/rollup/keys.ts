@@ -11,9 +11,6 @@
  */
 import { type Grain, GRAIN_US } from '../time/grain.ts';
 
-/** Hash of every stream's next offset (`topic/partition` -> offset). */
-export const OFFSETS_KEY = 'rollup:offsets';
-
 /** Sorted set of every (project, request host) pair, scored by its newest event's time (µs). */
 export const HOSTS_KEY = 'rollup:hosts';
 
@@ -116,6 +113,31 @@ export const QUARANTINE_TTL_US = 7 * DAY_US;
 export function quarantineKey(key: string): string {
   return `${key}:unreadable`;
 }
+
+/**
+ * Key of a project's watermarks: a hash of every stream that wrote the project (`topic/partition`,
+ * or an API process's ingest stream) to the next offset the project holds from it. It lives
+ * in the project's hash slot, so each commit of the project checks and moves it atomically.
+ */
+export function watermarkKey(project: string): string {
+  return `${projectPrefix(project)}:wm`;
+}
+
+/**
+ * Key of a stream's resume offset: where its next owner starts reading (every project below
+ * it holds everything the stream had for it). In the stream's own hash slot: no writer of
+ * another stream ever touches it.
+ */
+export function resumeKey(stream: string): string {
+  return `rollup:resume:{${stream}}`;
+}
+
+/**
+ * Hash of every stream's next offset, as the layout before per-project watermarks (version
+ * 0.1) kept it: read once, where a stream has no resume offset yet, so an upgrade resumes
+ * where the old version stopped instead of folding the retained stream again.
+ */
+export const LEGACY_OFFSETS_KEY = 'rollup:offsets';
 
 /** Key of a project's ring buffer of recent edge log entries. */
 export function recentLogsKey(project: string): string {

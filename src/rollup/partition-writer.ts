@@ -1,46 +1,63 @@
 /**
- * Merges the deltas of one stream (a Kafka partition, or the embedded ingest route) into the
- * store, exactly once. The writer is the only one writing its stream's keys while it owns the
- * stream, so it keeps the stored states it has read or written (deserialized, bounded) and reads
- * only what it has not seen. Each flush is one atomic commit guarded by the stream's stored
- * offset: if that offset is not the one this writer last wrote (a crash replay, a consumer that
- * lost the partition, a Redis that lost or rolled back data), nothing is written and the flush
- * fails with {@link OffsetConflictError}; the caller then reopens the writer and resumes from
- * the offset the store holds.
+ * Merges the deltas of one stream (a Kafka partition, or one API process's ingest) into the
+ * store, exactly once, however many other streams write the same projects at the same time.
  *
- * A stored state that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
+ * Write model (see `src/store/port.ts`): each bucket holds one part per writing stream; this
+ * writer owns its stream's parts and no other writer touches them, so it may keep them
+ * deserialized and merge its deltas into them; readers merge the parts of every stream. A flush
+ * is one atomic commit per project, fenced by the project's watermark of the stream (the next
+ * offset the project holds from it): before folding an event the writer knows each project's
+ * watermark and skips what the project already holds; a commit applies only while the stored
+ * watermark is still the one this writer knows. Another owner of the stream (a consumer that
+ * lost the partition and still writes), a replay or a store that lost or rolled back data
+ * therefore change nothing: the flush fails with {@link OffsetConflictError}, and the caller
+ * reopens the writer, which resumes from the earliest offset any project still needs.
+ *
+ * Nothing global is written in an atomic step: the host registry is a maximum per (project,
+ * host), written before the commits (a replay that skips a project finds its hosts there), and
+ * a Kafka partition's resume offset is moved after them with a compare-and-set of its own key.
+ *
+ * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
  * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops
  * the stream.
  *
  * @example
  * ```ts
- * const writer = new PartitionWriter({ store, stream: 'logs.edge/3', nowUs });
- * const resumeAt = await writer.open(); // null: from the earliest offset
- * await writer.flush(fold.take(), lastOffset + 1);
+ * const writer = new PartitionWriter({ store, stream: 'logs.edge/3', nowUs, earliestOffset });
+ * const from = await writer.open(); // where consuming resumes
+ * await writer.loadWatermarks(['abcdefghijklmnopqrst']);
+ * if (offset >= (writer.watermark('abcdefghijklmnopqrst') ?? 0)) fold.add(event, position, nowUs);
+ * await writer.flush(fold.take(), offset + 1);
  * ```
  *
  * @module
  */
+import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { RollupStore, SortedSetWrite, StateWrite } from '../store/port.ts';
-import type { PendingState, RollupDelta } from './fold.ts';
+import type { PendingState, ProjectDelta, RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
 import {
+  EXPIRY_SLACK_US,
   HOST_HORIZON_US,
+  hostMember,
   HOSTS_KEY,
-  OFFSETS_KEY,
+  LEGACY_OFFSETS_KEY,
   QUARANTINE_TTL_US,
   quarantineKey,
+  recentLogsKey,
+  resumeKey,
+  watermarkKey,
 } from './keys.ts';
 import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
 import { usageCounts } from './usage-counts.ts';
 
-/** The store's offset for the stream was not the one this writer expected; nothing was written. */
+/** Something else wrote this stream, or the store lost or rolled back data; nothing more was written. */
 export class OffsetConflictError extends Error {
-  constructor(stream: string, expected: number | null) {
+  constructor(stream: string, detail: string) {
     super(
-      `stream ${stream}: the stored offset is no longer ${expected ?? 'unset'} (another consumer ` +
-        'took over, or the store lost or rolled back data); reopen and resume from the stored offset',
+      `stream ${stream}: ${detail} (another consumer took over the stream, or the store lost or ` +
+        'rolled back data); reopen and resume where the store says',
     );
     this.name = 'OffsetConflictError';
   }
@@ -53,18 +70,48 @@ export interface PartitionWriterOptions {
   readonly stream: string;
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;
+  /**
+   * The stream's earliest offset that can still be read (a Kafka partition's low watermark),
+   * where a stream without a stored resume offset starts. Absent for a stream that is never
+   * replayed (HTTP ingest): it keeps no resume offset, and its offsets start at 0.
+   */
+  readonly earliestOffset?: () => Promise<number>;
   /** Entries kept per project ring buffer. Default {@link DEFAULT_RECENT_LOGS_CAPACITY}. */
   readonly recentLogsCapacity?: number;
-  /** Stored states kept deserialized between flushes. Default 50,000. */
+  /** Parts and watermarks kept in memory between flushes. Default 50,000 each. */
   readonly cacheLimit?: number;
-  /** Told about each stored state that could not be read (and was moved aside). */
+  /** Told about each stored part that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
 }
 
-/** Marks a key the store was asked for and does not hold. */
+/** What {@link PartitionWriter.verify} found. */
+export type Verdict =
+  | { readonly consistent: true }
+  | {
+    readonly consistent: false;
+    /** Why the stream must be re-read, for the logs. */
+    readonly reason: string;
+  };
+
+/** Marks a key the store was asked for and does not hold a part of this stream. */
 const NEW_KEY = Symbol('new key');
 
-/** The stored state of a key, of the delta's kind; null when the text cannot be read. */
+/** How long a project's watermarks live after its last commit: its oldest data's life. */
+const WATERMARK_LIFE_US = MAX_EVENT_AGE_US + EXPIRY_SLACK_US;
+
+/**
+ * What this writer knows of a project: its watermark of the stream, as last read or written,
+ * and the stream's parts of its buckets (deserialized), which are valid exactly as long as the
+ * watermark is (they are read after it, and any other write of them moves it).
+ */
+interface KnownProject {
+  offset: number | null;
+  readonly parts: Map<string, PendingState | typeof NEW_KEY>;
+  /** The flush that last needed it: one a fold under way still needs is not forgotten. */
+  usedIn: number;
+}
+
+/** The stored part of a key, of the delta's kind; null when the text cannot be read. */
 function decode(
   key: string,
   pending: PendingState,
@@ -100,22 +147,39 @@ function mergeInto(stored: PendingState, pending: PendingState): string {
   );
 }
 
+/** The earlier of two resume points, null (the earliest offset) being earliest of all. */
+function earlier(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : Math.min(a, b);
+}
+
 /** Writes one stream's deltas into the store, exactly once. */
 export class PartitionWriter {
   readonly #store: RollupStore;
   readonly #stream: string;
   readonly #nowUs: () => number;
+  readonly #earliestOffset: (() => Promise<number>) | undefined;
   readonly #capacity: number;
   readonly #cacheLimit: number;
   readonly #onUnreadable: UnreadableReporter | undefined;
-  readonly #cache = new Map<string, PendingState | typeof NEW_KEY>();
-  #offset: number | null = null;
+  /** What this writer knows by project, least recently committed first. */
+  readonly #projects = new Map<string, KnownProject>();
+  /** Parts held in {@link #projects}, all projects together. */
+  #partCount = 0;
+  /** Where {@link verify} goes on through the known projects. */
+  #verifyCursor: MapIterator<[string, KnownProject]> = this.#projects.entries();
+  /** Counts flushes, to tell watermarks a pending fold still needs from forgettable ones. */
+  #flushes = 0;
+  /** The stored resume offset, as last read or written (null: none). */
+  #resume: number | null = null;
+  /** Set by a conflict or {@link rewindTo}: the next open resumes no later (null: earliest). */
+  #rewind: number | null | undefined = undefined;
   #opened = false;
 
   constructor(options: PartitionWriterOptions) {
     this.#store = options.store;
     this.#stream = options.stream;
     this.#nowUs = options.nowUs;
+    this.#earliestOffset = options.earliestOffset;
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
     this.#cacheLimit = options.cacheLimit ?? 50_000;
     this.#onUnreadable = options.onUnreadable;
@@ -126,110 +190,333 @@ export class PartitionWriter {
     return this.#stream;
   }
 
-  /** The next offset the store holds for this stream, as last read or written. */
+  /** The stored resume offset, as last read or written (null: none, or not a resumable stream). */
   get offset(): number | null {
-    return this.#offset;
+    return this.#resume;
   }
 
   /**
-   * Forgets every cached state and reads the stream's stored next offset: where consuming must
-   * resume (null: nothing stored, resume from the earliest offset).
+   * Forgets every cached part and watermark and answers where consuming resumes: the stored
+   * resume offset, or the earliest offset when none is stored, or earlier where a conflict or
+   * {@link rewindTo} showed that a project needs it (the stored resume offset is then lowered
+   * to it first, so a crash before the next flush does not forget it). A stream that is never
+   * replayed answers 0.
    */
-  async open(): Promise<number | null> {
-    this.#cache.clear();
+  async open(): Promise<number> {
+    this.#forget();
     this.#opened = false;
-    this.#offset = await this.#store.readOffset(OFFSETS_KEY, this.#stream);
+    const earliest = this.#earliestOffset;
+    if (earliest === undefined) {
+      this.#rewind = undefined;
+      this.#opened = true;
+      return 0;
+    }
+    const key = resumeKey(this.#stream);
+    const current = await this.#store.readOffset(key);
+    const stored = current ?? (await this.#legacyOffset());
+    const wanted = this.#rewind === undefined ? stored : earlier(stored, this.#rewind);
+    const from = wanted ?? (await earliest());
+    if (current !== null && from < current) {
+      if (!(await this.#store.advanceOffset(key, current, from))) {
+        throw new OffsetConflictError(this.#stream, 'the resume offset moved while reopening');
+      }
+      this.#resume = from;
+    } else {
+      this.#resume = current;
+    }
+    this.#rewind = undefined;
     this.#opened = true;
-    return this.#offset;
+    return from;
+  }
+
+  /** The stream's offset in the layout before resume keys (see `LEGACY_OFFSETS_KEY`). */
+  async #legacyOffset(): Promise<number | null> {
+    const [offset] = await this.#store.readWatermarks([LEGACY_OFFSETS_KEY], this.#stream);
+    return offset ?? null;
+  }
+
+  /** Makes the next {@link open} resume no later than `offset` (null: the earliest offset). */
+  rewindTo(offset: number | null): void {
+    this.#rewind = this.#rewind === undefined ? offset : earlier(this.#rewind, offset);
   }
 
   /**
-   * Merges `delta` into the stored states and commits it with `nextOffset` (the offset after the
-   * last event folded into it). On any failure the cache is dropped: reopen before going on.
+   * Reads the stored watermarks of the `projects` not known yet. Call it before folding their
+   * events: an event at an offset below its project's {@link watermark} is already held.
+   */
+  async loadWatermarks(projects: Iterable<string>): Promise<void> {
+    const unknown: string[] = [];
+    for (const project of projects) {
+      const known = this.#projects.get(project);
+      if (known === undefined) unknown.push(project);
+      else known.usedIn = this.#flushes;
+    }
+    if (unknown.length === 0) return;
+    const stored = await this.#store.readWatermarks(unknown.map(watermarkKey), this.#stream);
+    unknown.forEach((project, i) => {
+      if (this.#projects.has(project)) return;
+      this.#projects.set(project, {
+        offset: stored[i] ?? null,
+        parts: new Map(),
+        usedIn: this.#flushes,
+      });
+    });
+  }
+
+  /**
+   * The next offset `project` holds from this stream (null: nothing); undefined when not loaded.
+   */
+  watermark(project: string): number | null | undefined {
+    return this.#projects.get(project)?.offset;
+  }
+
+  /**
+   * Merges `delta` into this stream's parts and commits it, project by project, with
+   * `nextOffset` (the offset after the last event folded into it). On any failure the caches
+   * are dropped: reopen before going on.
    */
   async flush(delta: RollupDelta, nextOffset: number): Promise<void> {
     if (!this.#opened) throw new Error(`stream ${this.#stream}: open() the writer before flushing`);
+    this.#flushes += 1;
     try {
-      const states = await this.#mergeStates(delta);
       const nowUs = this.#nowUs();
-      const sortedSets: SortedSetWrite[] = [];
-      for (const [key, members] of delta.logs) {
-        sortedSets.push({
-          key,
-          members,
-          mode: 'add',
-          keepHighest: this.#capacity,
-          dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
-        });
+      await this.#registerHosts(delta, nowUs);
+      const parts = await this.#mergeParts(delta);
+      const refused: { project: string; stored: number | null }[] = [];
+      await Promise.all(
+        [...delta.projects].map(async ([project, projectDelta]) => {
+          const result = await this.#commitProject(
+            project,
+            projectDelta,
+            parts.get(project) ?? [],
+            nextOffset,
+            nowUs,
+          );
+          if (!result.applied) refused.push({ project, stored: result.stored });
+        }),
+      );
+      if (refused.length > 0) {
+        for (const { stored } of refused) this.rewindTo(stored);
+        const first = refused[0];
+        throw new OffsetConflictError(
+          this.#stream,
+          `project ${first?.project} holds offset ${first?.stored ?? 'none'} from it, ` +
+            `not ${this.#projects.get(first?.project ?? '')?.offset ?? 'none'}`,
+        );
       }
-      if (delta.hosts.size > 0) {
-        sortedSets.push({
-          key: HOSTS_KEY,
-          members: [...delta.hosts].map(([member, score]) => ({ member, score })),
-          mode: 'max',
-          keepHighest: null,
-          dropBelow: nowUs - HOST_HORIZON_US,
-        });
-      }
-      const applied = await this.#store.commit({
-        offset: {
-          key: OFFSETS_KEY,
-          stream: this.#stream,
-          expected: this.#offset,
-          next: nextOffset,
-        },
-        states,
-        sortedSets,
-      });
-      if (!applied) throw new OffsetConflictError(this.#stream, this.#offset);
-      this.#offset = nextOffset;
-      this.#evict();
+      await this.#advanceResume(nextOffset);
+      this.#evict(delta.projects.keys());
     } catch (error) {
-      this.#cache.clear();
+      this.#forget();
       this.#opened = false;
       throw error;
     }
   }
 
-  async #mergeStates(delta: RollupDelta): Promise<StateWrite[]> {
-    const missing: string[] = [];
-    for (const key of delta.states.keys()) if (!this.#cache.has(key)) missing.push(key);
-    const writes: StateWrite[] = [];
-    if (missing.length > 0) {
-      const values = await this.#store.getValues(missing);
-      const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
-      missing.forEach((key, i) => {
-        const pending = delta.states.get(key);
-        const text = values[i] ?? null;
-        if (pending === undefined) return;
-        const stored = text === null ? NEW_KEY : decode(key, pending, text, this.#onUnreadable);
-        if (stored === null && text !== null) {
-          // Kept for inspection; the key itself starts again from this delta.
-          writes.push({ key: quarantineKey(key), value: text, expireAtMs: asideUntilMs });
-        }
-        this.#cache.set(key, stored ?? NEW_KEY);
+  /**
+   * Compares what this writer wrote with what the store holds: the resume offset, and the
+   * watermarks of up to `sample` projects it knows (a different slice each call, so that a
+   * project on a Redis Cluster shard that lost data is found even when no new event of it comes).
+   * On a difference, the next {@link open} resumes where the store needs it.
+   */
+  async verify(sample = 256): Promise<Verdict> {
+    if (this.#earliestOffset !== undefined) {
+      const written = this.#resume;
+      const stored = await this.#store.readOffset(resumeKey(this.#stream));
+      // A flush that landed meanwhile moved it: nothing to compare.
+      if (this.#resume !== written) return { consistent: true };
+      if (stored !== written) {
+        this.rewindTo(stored);
+        return {
+          consistent: false,
+          reason: `resume offset is ${stored ?? 'gone'}, not ${written ?? 'unset'}`,
+        };
+      }
+    }
+    const projects: string[] = [];
+    const expected: (number | null)[] = [];
+    for (let i = 0; i < Math.min(sample, this.#projects.size); i++) {
+      let next = this.#verifyCursor.next();
+      if (next.done === true) {
+        this.#verifyCursor = this.#projects.entries();
+        next = this.#verifyCursor.next();
+        if (next.done === true) break;
+      }
+      projects.push(next.value[0]);
+      expected.push(next.value[1].offset);
+    }
+    if (projects.length === 0) return { consistent: true };
+    const stored = await this.#store.readWatermarks(projects.map(watermarkKey), this.#stream);
+    const lost = projects.flatMap((project, i) => {
+      const now = stored[i] ?? null;
+      const known = this.#projects.get(project);
+      // Still the value read when the sample was taken: a flush since may have moved it.
+      if (now === expected[i] || known === undefined || known.offset !== expected[i]) return [];
+      return [{ project, now }];
+    });
+    if (lost.length === 0) return { consistent: true };
+    for (const { now } of lost) this.rewindTo(now);
+    const first = lost[0];
+    return {
+      consistent: false,
+      reason: `project ${first?.project} holds offset ${first?.now ?? 'none'} from it, ` +
+        `not ${expected[projects.indexOf(first?.project ?? '')] ?? 'none'}`,
+    };
+  }
+
+  /** Registers every (project, host) of the delta, a maximum: idempotent, so outside the commits. */
+  async #registerHosts(delta: RollupDelta, nowUs: number): Promise<void> {
+    const members = [];
+    for (const [project, { hosts }] of delta.projects) {
+      for (const [host, score] of hosts) members.push({ member: hostMember(project, host), score });
+    }
+    if (members.length === 0) return;
+    await this.#store.updateSortedSet({
+      key: HOSTS_KEY,
+      members,
+      mode: 'max',
+      keepHighest: null,
+      dropBelow: nowUs - HOST_HORIZON_US,
+      expireAtMs: null,
+    });
+  }
+
+  async #commitProject(
+    project: string,
+    delta: ProjectDelta,
+    parts: StateWrite[],
+    nextOffset: number,
+    nowUs: number,
+  ) {
+    const known = this.#known(project);
+    const sortedSets: SortedSetWrite[] = [];
+    if (delta.logs.length > 0) {
+      sortedSets.push({
+        key: recentLogsKey(project),
+        members: delta.logs,
+        mode: 'add',
+        keepHighest: this.#capacity,
+        dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
+        expireAtMs: Math.floor((nowUs + RECENT_LOGS_MAX_AGE_US + EXPIRY_SLACK_US) / 1000),
       });
     }
-    for (const [key, pending] of delta.states) {
-      const stored = this.#cache.get(key);
-      // Re-insert so that Map order is least-recently-written first.
-      this.#cache.delete(key);
-      // A key the store does not hold yet needs no merge: the delta is the state.
-      const value = stored === undefined || stored === NEW_KEY
-        ? serialize(pending)
-        : mergeInto(stored, pending);
-      this.#cache.set(key, stored === undefined || stored === NEW_KEY ? pending : stored);
-      writes.push({ key, value, expireAtMs: pending.expireAtMs });
+    const result = await this.#store.commitProject({
+      stream: this.#stream,
+      watermark: {
+        key: watermarkKey(project),
+        expected: known.offset,
+        next: nextOffset,
+        expireAtMs: Math.floor((nowUs + WATERMARK_LIFE_US) / 1000),
+      },
+      parts,
+      sortedSets,
+    });
+    if (result.applied) {
+      known.offset = nextOffset;
+      known.usedIn = this.#flushes;
+      // Re-insert so that Map order is least-recently-committed first.
+      this.#projects.delete(project);
+      this.#projects.set(project, known);
+    }
+    return result;
+  }
+
+  async #advanceResume(nextOffset: number): Promise<void> {
+    if (this.#earliestOffset === undefined) return;
+    const key = resumeKey(this.#stream);
+    if (!(await this.#store.advanceOffset(key, this.#resume, nextOffset))) {
+      const stored = await this.#store.readOffset(key);
+      this.rewindTo(stored);
+      throw new OffsetConflictError(
+        this.#stream,
+        `the resume offset is ${stored ?? 'gone'}, not ${this.#resume ?? 'unset'}`,
+      );
+    }
+    this.#resume = nextOffset;
+  }
+
+  /** This stream's new part of every key of the delta, by project. */
+  async #mergeParts(delta: RollupDelta): Promise<Map<string, StateWrite[]>> {
+    const missing: [key: string, pending: PendingState, known: KnownProject][] = [];
+    for (const [project, { states }] of delta.projects) {
+      const known = this.#known(project);
+      for (const [key, pending] of states) {
+        if (!known.parts.has(key)) missing.push([key, pending, known]);
+      }
+    }
+    const aside = new Map<string, StateWrite>();
+    if (missing.length > 0) {
+      const values = await this.#store.readParts(missing.map(([key]) => key), this.#stream);
+      const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
+      missing.forEach(([key, pending, known], i) => {
+        const text = values[i] ?? null;
+        const stored = text === null ? NEW_KEY : decode(key, pending, text, this.#onUnreadable);
+        if (stored === null && text !== null) {
+          // Kept for inspection; the part itself starts again from this delta.
+          aside.set(key, { key: quarantineKey(key), value: text, expireAtMs: asideUntilMs });
+        }
+        known.parts.set(key, stored ?? NEW_KEY);
+        this.#partCount += 1;
+      });
+    }
+    const writes = new Map<string, StateWrite[]>();
+    for (const [project, { states }] of delta.projects) {
+      const { parts } = this.#known(project);
+      const list: StateWrite[] = [];
+      for (const [key, pending] of states) {
+        const quarantined = aside.get(key);
+        if (quarantined !== undefined) list.push(quarantined);
+        const stored = parts.get(key);
+        // Re-insert so that Map order is least-recently-written first.
+        parts.delete(key);
+        const fresh = stored === undefined || stored === NEW_KEY;
+        // A key without a part of this stream needs no merge: the delta is the part.
+        const value = fresh ? serialize(pending) : mergeInto(stored, pending);
+        parts.set(key, fresh ? pending : stored);
+        list.push({ key, value, expireAtMs: pending.expireAtMs });
+      }
+      writes.set(project, list);
     }
     return writes;
   }
 
-  #evict(): void {
+  #known(project: string): KnownProject {
+    const known = this.#projects.get(project);
+    if (known === undefined) {
+      throw new Error(
+        `stream ${this.#stream}: events of project ${project} were folded before its ` +
+          'watermark was loaded (call loadWatermarks first)',
+      );
+    }
+    return known;
+  }
+
+  #forget(): void {
+    this.#projects.clear();
+    this.#partCount = 0;
+  }
+
+  /**
+   * Keeps the caches bounded: drops the parts of the `committed` projects whose bucket expired
+   * (least recently written first), then whole projects, least recently committed first, while
+   * over the limit, except those a fold under way has loaded since this flush began.
+   */
+  #evict(committed: Iterable<string>): void {
     const nowMs = this.#nowUs() / 1000;
-    for (const [key, stored] of this.#cache) {
-      const live = stored !== NEW_KEY && stored.expireAtMs > nowMs;
-      if (this.#cache.size <= this.#cacheLimit && live) break;
-      this.#cache.delete(key);
+    for (const project of committed) {
+      const known = this.#projects.get(project);
+      if (known === undefined) continue;
+      for (const [key, part] of known.parts) {
+        if (part !== NEW_KEY && part.expireAtMs > nowMs) break;
+        known.parts.delete(key);
+        this.#partCount -= 1;
+      }
+    }
+    for (const [project, known] of this.#projects) {
+      if (this.#partCount <= this.#cacheLimit && this.#projects.size <= this.#cacheLimit) break;
+      if (known.usedIn >= this.#flushes) continue;
+      this.#projects.delete(project);
+      this.#partCount -= known.parts.size;
     }
   }
 }

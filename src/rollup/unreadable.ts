@@ -53,3 +53,27 @@ export function readStateOrReport<State>(
     return null;
   }
 }
+
+/**
+ * The merge of every writer's part of one bucket (see `src/store/port.ts`), skipping (after
+ * telling `report`) the parts that cannot be read; null when no part can.
+ *
+ * @example
+ * ```ts
+ * mergeParts(usageCounts, key, ['[2,1,0,0,0]', '[1,0,1,0,0]'], report); // total 3
+ * ```
+ */
+export function mergeParts<State>(
+  aggregate: Pick<Aggregate<State, unknown, unknown>, 'deserialize' | 'merge'>,
+  key: string,
+  parts: readonly string[],
+  report: UnreadableReporter | undefined,
+): State | null {
+  let merged: State | null = null;
+  for (const text of parts) {
+    const state = readStateOrReport(aggregate, key, text, report);
+    if (state === null) continue;
+    merged = merged === null ? state : aggregate.merge(merged, state);
+  }
+  return merged;
+}

@@ -11,7 +11,14 @@
  * @module
  */
 import { compareUtf8 } from '../text/utf8-order.ts';
-import type { Commit, RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
+import type {
+  CommitResult,
+  ProjectCommit,
+  RollupStore,
+  ScoredMember,
+  ScoreRange,
+  SortedSetWrite,
+} from './port.ts';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -27,6 +34,7 @@ function compareMembers(a: ScoredMember, b: ScoredMember): number {
 class SortedSet {
   readonly items: ScoredMember[] = [];
   readonly scores = new Map<string, number>();
+  expireAtMs = Number.POSITIVE_INFINITY;
 
   private indexOf(item: ScoredMember): number {
     let low = 0;
@@ -61,55 +69,75 @@ class SortedSet {
   }
 }
 
+/** A hash: field values, and when the whole hash expires. */
+interface Hash {
+  readonly fields: Map<string, string>;
+  expireAtMs: number;
+}
+
 /** An in-process {@link RollupStore}. */
 export class MemoryStore implements RollupStore {
   readonly #nowMs: () => number;
-  readonly #values = new Map<string, { value: string; expireAtMs: number }>();
+  readonly #hashes = new Map<string, Hash>();
   readonly #sets = new Map<string, SortedSet>();
-  readonly #hashes = new Map<string, Map<string, number>>();
-  #sweepCursor: MapIterator<[string, { value: string; expireAtMs: number }]> = this.#values
-    .entries();
+  readonly #offsets = new Map<string, number>();
+  #sweepCursor: MapIterator<[string, Hash]> = this.#hashes.entries();
 
   constructor(options: MemoryStoreOptions) {
     this.#nowMs = options.nowMs;
   }
 
-  commit(commit: Commit): Promise<boolean> {
-    const { offset } = commit;
-    const offsets = this.#hashes.get(offset.key) ?? new Map<string, number>();
-    if ((offsets.get(offset.stream) ?? null) !== offset.expected) return Promise.resolve(false);
-    for (const state of commit.states) {
-      this.#values.set(state.key, { value: state.value, expireAtMs: state.expireAtMs });
+  commitProject(commit: ProjectCommit): Promise<CommitResult> {
+    const { stream, watermark } = commit;
+    const stored = this.#field(watermark.key, stream);
+    const storedOffset = stored === null ? null : Number(stored);
+    if (storedOffset !== watermark.expected) {
+      return Promise.resolve({ applied: false, stored: storedOffset });
     }
-    for (const write of commit.sortedSets) {
-      let set = this.#sets.get(write.key);
-      if (set === undefined) {
-        set = new SortedSet();
-        this.#sets.set(write.key, set);
-      }
-      for (const member of write.members) set.add(member, write.mode);
-      set.trim(write.keepHighest, write.dropBelow);
+    for (const part of commit.parts) {
+      this.#setField(part.key, stream, part.value, part.expireAtMs);
     }
-    offsets.set(offset.stream, offset.next);
-    this.#hashes.set(offset.key, offsets);
+    for (const write of commit.sortedSets) this.#updateSet(write);
+    this.#setField(watermark.key, stream, String(watermark.next), watermark.expireAtMs);
     this.#sweepExpired();
-    return Promise.resolve(true);
+    return Promise.resolve({ applied: true });
   }
 
-  readOffset(key: string, stream: string): Promise<number | null> {
-    return Promise.resolve(this.#hashes.get(key)?.get(stream) ?? null);
-  }
-
-  getValues(keys: readonly string[]): Promise<(string | null)[]> {
-    const now = this.#nowMs();
+  readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
     return Promise.resolve(keys.map((key) => {
-      const entry = this.#values.get(key);
-      return entry !== undefined && entry.expireAtMs > now ? entry.value : null;
+      const value = this.#field(key, stream);
+      return value === null ? null : Number(value);
     }));
   }
 
+  readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {
+    return Promise.resolve(keys.map((key) => this.#field(key, stream)));
+  }
+
+  readBuckets(keys: readonly string[]): Promise<string[][]> {
+    return Promise.resolve(keys.map((key) => {
+      const hash = this.#liveHash(key);
+      return hash === undefined ? [] : [...hash.fields.values()];
+    }));
+  }
+
+  readOffset(key: string): Promise<number | null> {
+    return Promise.resolve(this.#offsets.get(key) ?? null);
+  }
+
+  advanceOffset(key: string, expected: number | null, next: number): Promise<boolean> {
+    if ((this.#offsets.get(key) ?? null) !== expected) return Promise.resolve(false);
+    this.#offsets.set(key, next);
+    return Promise.resolve(true);
+  }
+
+  updateSortedSet(write: SortedSetWrite): Promise<void> {
+    this.#updateSet(write);
+    return Promise.resolve();
+  }
+
   rangeByScore(key: string, range: ScoreRange): Promise<string[]> {
-    const items = this.#sets.get(key)?.items ?? [];
+    const items = this.#liveSet(key)?.items ?? [];
     const out: string[] = [];
     for (let i = items.length - 1; i >= 0 && out.length < range.limit; i--) {
       const item = items[i] as ScoredMember;
@@ -120,7 +148,7 @@ export class MemoryStore implements RollupStore {
   }
 
   membersSince(key: string, minScore: number): Promise<string[]> {
-    const items = this.#sets.get(key)?.items ?? [];
+    const items = this.#liveSet(key)?.items ?? [];
     return Promise.resolve(
       items.filter((item) => item.score >= minScore).map((item) => item.member),
     );
@@ -134,8 +162,47 @@ export class MemoryStore implements RollupStore {
     return Promise.resolve();
   }
 
+  #liveHash(key: string): Hash | undefined {
+    const hash = this.#hashes.get(key);
+    if (hash === undefined || hash.expireAtMs > this.#nowMs()) return hash;
+    this.#hashes.delete(key);
+    return undefined;
+  }
+
+  #liveSet(key: string): SortedSet | undefined {
+    const set = this.#sets.get(key);
+    if (set === undefined || set.expireAtMs > this.#nowMs()) return set;
+    this.#sets.delete(key);
+    return undefined;
+  }
+
+  #field(key: string, field: string): string | null {
+    return this.#liveHash(key)?.fields.get(field) ?? null;
+  }
+
+  #setField(key: string, field: string, value: string, expireAtMs: number): void {
+    let hash = this.#liveHash(key);
+    if (hash === undefined) {
+      hash = { fields: new Map(), expireAtMs };
+      this.#hashes.set(key, hash);
+    }
+    hash.fields.set(field, value);
+    hash.expireAtMs = expireAtMs;
+  }
+
+  #updateSet(write: SortedSetWrite): void {
+    let set = this.#liveSet(write.key);
+    if (set === undefined) {
+      set = new SortedSet();
+      this.#sets.set(write.key, set);
+    }
+    for (const member of write.members) set.add(member, write.mode);
+    set.trim(write.keepHighest, write.dropBelow);
+    if (write.expireAtMs !== null) set.expireAtMs = write.expireAtMs;
+  }
+
   /**
-   * Forgets expired values, a bounded slice per commit so no commit pays for all: a cursor walks
+   * Forgets expired hashes, a bounded slice per commit so no commit pays for all: a cursor walks
    * the map round and round (Map iterators stay valid while entries are added and deleted).
    */
   #sweepExpired(): void {
@@ -143,11 +210,11 @@ export class MemoryStore implements RollupStore {
     for (let budget = 64; budget > 0; budget--) {
       const next = this.#sweepCursor.next();
       if (next.done === true) {
-        this.#sweepCursor = this.#values.entries();
+        this.#sweepCursor = this.#hashes.entries();
         return;
       }
-      const [key, entry] = next.value;
-      if (entry.expireAtMs <= now) this.#values.delete(key);
+      const [key, hash] = next.value;
+      if (hash.expireAtMs <= now) this.#hashes.delete(key);
     }
   }
 }

@@ -22,6 +22,11 @@ export async function openStore(
         config.url,
         options.onError === undefined ? {} : { onError: options.onError },
       );
+    case 'redis-cluster':
+      return await RedisStore.connectCluster(
+        config.nodes,
+        options.onError === undefined ? {} : { onError: options.onError },
+      );
     case 'upstash':
       return new UpstashStore({ url: config.url, token: config.token });
   }

@@ -1,13 +1,21 @@
 /**
  * The store port: everything the rollups need from a store, in terms any key-value store with
- * sorted sets and atomic multi-key writes can provide. Adapters: {@link ./redis.ts} (TCP),
- * {@link ./upstash.ts} (REST) and {@link ./memory.ts} (the embedded default). Key names are the
- * rollup layer's business (`src/rollup/keys.ts`); a store only keeps what it is given.
+ * hashes, sorted sets and atomic writes within one key group can provide. Adapters:
+ * {@link ./redis.ts} (TCP, one Redis or a Redis Cluster), {@link ./upstash.ts} (REST) and
+ * {@link ./memory.ts} (the embedded default). Key names are the rollup layer's business
+ * (`src/rollup/keys.ts`); a store only keeps what it is given.
+ *
+ * Write model: a bucket is a hash with one field per writing stream (a Kafka partition, or one
+ * API process's ingest). Each stream has one owner at a time, which writes only its own field,
+ * and readers merge the fields: any number of writers share a bucket without losing an update,
+ * as the parts of a state-based counter (a G-Counter) do. Every write of one project is one
+ * atomic step within the project's key group (its Redis Cluster hash slot), fenced by the
+ * project's watermark of the stream: the next offset the project holds from it.
  *
  * @module
  */
 
-/** One serialized aggregate state, replacing what was stored under `key`. */
+/** One aggregate state: a writer's part of a bucket, or a whole value. */
 export interface StateWrite {
   readonly key: string;
   readonly value: string;
@@ -31,25 +39,34 @@ export interface SortedSetWrite {
   readonly keepHighest: number | null;
   /** After adding, drop members whose score is below this (null: keep all). */
   readonly dropBelow: number | null;
+  /** Unix milliseconds at which the store may forget the whole set (null: never). */
+  readonly expireAtMs: number | null;
 }
 
 /**
- * A consumer's progress marker, checked and advanced atomically with the writes it covers:
- * the commit applies only when the stored offset equals `expected` (null: none stored).
+ * One project's share of a flush, applied atomically, and only when the project's stored
+ * watermark of `stream` equals `watermark.expected` (null: none stored). Every key is in the
+ * project's key group.
  */
-export interface OffsetAdvance {
-  readonly key: string;
+export interface ProjectCommit {
   readonly stream: string;
-  readonly expected: number | null;
-  readonly next: number;
-}
-
-/** Everything one flush writes: applied entirely or not at all. */
-export interface Commit {
-  readonly offset: OffsetAdvance;
-  readonly states: readonly StateWrite[];
+  readonly watermark: {
+    /** The project's hash of watermarks (stream -> next offset). */
+    readonly key: string;
+    readonly expected: number | null;
+    readonly next: number;
+    /** Unix milliseconds at which the store may forget the whole hash. */
+    readonly expireAtMs: number;
+  };
+  /** Written as the field `stream` of each hash `key`: this stream's part of the bucket. */
+  readonly parts: readonly StateWrite[];
   readonly sortedSets: readonly SortedSetWrite[];
 }
+
+/** What a {@link ProjectCommit} did: applied, or refused with the watermark the store holds. */
+export type CommitResult =
+  | { readonly applied: true }
+  | { readonly applied: false; readonly stored: number | null };
 
 /** A score range of a sorted set, read newest (highest score) first. */
 export interface ScoreRange {
@@ -62,15 +79,23 @@ export interface ScoreRange {
 
 /** What the rollups read and write. Every method rejects with an Error when the store fails. */
 export interface RollupStore {
+  /** Applies `commit` atomically if the project's watermark is the expected one. */
+  commitProject(commit: ProjectCommit): Promise<CommitResult>;
+  /** The watermark of `stream` in each watermark hash of `keys` (null: none), in order. */
+  readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]>;
+  /** `stream`'s own part of each bucket of `keys` (null: none), in order. */
+  readParts(keys: readonly string[], stream: string): Promise<(string | null)[]>;
+  /** Every writer's part of each bucket of `keys` (empty: none or expired), in order. */
+  readBuckets(keys: readonly string[]): Promise<string[][]>;
+  /** A stream's stored resume offset under `key`, or null when none is stored. */
+  readOffset(key: string): Promise<number | null>;
   /**
-   * Applies `commit` atomically if the stored offset of its stream equals `commit.offset.expected`.
-   * Resolves true when applied, false when the offset differed and nothing was written.
+   * Sets the offset under `key` to `next` if it holds `expected` (null: none). Resolves true
+   * when set, false when the stored offset differed and nothing was written.
    */
-  commit(commit: Commit): Promise<boolean>;
-  /** The stored next offset of `stream` under the offsets key, or null when none is stored. */
-  readOffset(key: string, stream: string): Promise<number | null>;
-  /** The values under `keys`, null for missing or expired ones, in the same order. */
-  getValues(keys: readonly string[]): Promise<(string | null)[]>;
+  advanceOffset(key: string, expected: number | null, next: number): Promise<boolean>;
+  /** Applies one sorted-set write on its own (idempotent writes outside a project commit). */
+  updateSortedSet(write: SortedSetWrite): Promise<void>;
   /** Members of a sorted set within a score range, highest score first. */
   rangeByScore(key: string, range: ScoreRange): Promise<string[]>;
   /** All members of a sorted set with a score at least `minScore`. */

@@ -1,7 +1,7 @@
 /**
  * The store over the Upstash REST protocol (`@upstash/redis`), for serverless and edge
- * deployments where a TCP connection per request is not an option. Same script, same keys and
- * same contract as {@link ./redis.ts}.
+ * deployments where a TCP connection per request is not an option. Same scripts, same keys and
+ * same contract as {@link ./redis.ts} on one Redis.
  *
  * @example
  * ```ts
@@ -11,9 +11,9 @@
  * @module
  */
 import { Redis } from '@upstash/redis';
-import { COMMIT_SCRIPT, commitScriptArguments } from './commit-script.ts';
-import type { Commit, RollupStore, ScoreRange } from './port.ts';
+import type { RollupStore, ScoreRange } from './port.ts';
 import { scoreBound } from './score-bound.ts';
+import { ScriptedOperations } from './scripted.ts';
 
 /** Where the REST endpoint is and the token it wants. */
 export interface UpstashStoreOptions {
@@ -21,43 +21,34 @@ export interface UpstashStoreOptions {
   readonly token: string;
 }
 
-/** Keys per MGET request. */
-const MGET_CHUNK = 512;
-
 /** A {@link RollupStore} on Redis over the Upstash REST protocol. */
-export class UpstashStore implements RollupStore {
+export class UpstashStore extends ScriptedOperations implements RollupStore {
   readonly #redis: Redis;
-  readonly #commitScript;
 
   constructor(options: UpstashStoreOptions) {
     // Values are our own serialized states: hand them back as text, never JSON-decoded.
-    this.#redis = new Redis({
+    const redis = new Redis({
       url: options.url,
       token: options.token,
       automaticDeserialization: false,
       enableTelemetry: false,
     });
-    this.#commitScript = this.#redis.createScript<number>(COMMIT_SCRIPT);
+    // One runner per script: it sends EVALSHA and loads the script when Redis does not know it.
+    const scripts = new Map<string, ReturnType<Redis['createScript']>>();
+    super((script, call) => {
+      let runner = scripts.get(script);
+      if (runner === undefined) {
+        runner = redis.createScript(script);
+        scripts.set(script, runner);
+      }
+      return runner.exec(call.keys, call.args);
+    }, { clustered: false });
+    this.#redis = redis;
   }
 
-  async commit(commit: Commit): Promise<boolean> {
-    const { keys, args } = commitScriptArguments(commit);
-    const reply = await this.#commitScript.exec(keys, args);
-    return Number(reply) === 1;
-  }
-
-  async readOffset(key: string, stream: string): Promise<number | null> {
-    const value = await this.#redis.hget<string>(key, stream);
+  async readOffset(key: string): Promise<number | null> {
+    const value = await this.#redis.get<string>(key);
     return value === null || value === undefined ? null : Number(value);
-  }
-
-  async getValues(keys: readonly string[]): Promise<(string | null)[]> {
-    const out: (string | null)[] = [];
-    for (let i = 0; i < keys.length; i += MGET_CHUNK) {
-      const chunk = keys.slice(i, i + MGET_CHUNK);
-      if (chunk.length > 0) out.push(...(await this.#redis.mget<(string | null)[]>(...chunk)));
-    }
-    return out;
   }
 
   rangeByScore(key: string, range: ScoreRange): Promise<string[]> {

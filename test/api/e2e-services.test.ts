@@ -16,7 +16,7 @@ import { type Service, startService } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { createLogger } from '../../src/logger.ts';
-import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
+import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { describeWithServices } from '../support/services.ts';
@@ -94,7 +94,7 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
       for (;;) {
         let behind = 0;
         for (const [partition, end] of ends) {
-          behind += end - ((await store.readOffset(OFFSETS_KEY, partition)) ?? 0);
+          behind += end - ((await store.readOffset(resumeKey(partition))) ?? 0);
         }
         if (behind <= 0) return;
         if (Date.now() > deadline) throw new Error(`consumers still ${behind} events behind`);

@@ -180,9 +180,13 @@ describe('404, 405, 414', () => {
 /** A store whose every call answers with `answer()`: a rejection, or a promise never settled. */
 function stubStore(answer: () => Promise<never>): RollupStore {
   return {
-    commit: answer,
+    commitProject: answer,
+    readWatermarks: answer,
+    readParts: answer,
+    readBuckets: answer,
     readOffset: answer,
-    getValues: answer,
+    advanceOffset: answer,
+    updateSortedSet: answer,
     rangeByScore: answer,
     membersSince: answer,
     ping: answer,

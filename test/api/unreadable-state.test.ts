@@ -12,6 +12,7 @@ import {
   projectPrefix,
   recentLogsKey,
   usageKey,
+  watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { truncate } from '../../src/time/grain.ts';
@@ -26,18 +27,20 @@ const NOW_MS = Math.floor(TEST_NOW_US / 1000);
 async function seed(store: MemoryStore): Promise<void> {
   const prefix = projectPrefix(PROJECT);
   const tenMinutesAgo = truncate(TEST_NOW_US - 10 * MINUTE_US, 'minute');
-  await store.commit({
-    offset: { key: 'seed-offsets', stream: 'seed', expected: null, next: 1 },
-    states: [
+  const expireAtMs = NOW_MS + 3_600_000;
+  await store.commitProject({
+    stream: 'seed',
+    watermark: { key: watermarkKey(PROJECT), expected: null, next: 1, expireAtMs },
+    parts: [
       {
         key: invocationKey(prefix, functionScope(null), 'minute', tenMinutesAgo),
         value: '{"n":2,"sum":null}',
-        expireAtMs: NOW_MS + 3_600_000,
+        expireAtMs,
       },
       {
         key: usageKey(prefix, hostScope(HOST), 'minute', tenMinutesAgo),
         value: '[1,2,3',
-        expireAtMs: NOW_MS + 3_600_000,
+        expireAtMs,
       },
     ],
     sortedSets: [
@@ -47,15 +50,17 @@ async function seed(store: MemoryStore): Promise<void> {
         mode: 'add',
         keepHighest: null,
         dropBelow: null,
-      },
-      {
-        key: HOSTS_KEY,
-        members: [{ score: TEST_NOW_US - 10 * MINUTE_US, member: hostMember(PROJECT, HOST) }],
-        mode: 'max',
-        keepHighest: null,
-        dropBelow: null,
+        expireAtMs: null,
       },
     ],
+  });
+  await store.updateSortedSet({
+    key: HOSTS_KEY,
+    members: [{ score: TEST_NOW_US - 10 * MINUTE_US, member: hostMember(PROJECT, HOST) }],
+    mode: 'max',
+    keepHighest: null,
+    dropBelow: null,
+    expireAtMs: null,
   });
 }
 

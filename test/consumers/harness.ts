@@ -10,7 +10,7 @@ import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
 import { createClient } from 'redis';
 import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
 import { ensureTopics, type TopicNames, topicNames } from '../../src/kafka/topics.ts';
-import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
+import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { publishLines, replayProducer, type SourcedLine } from '../../tools/replay/publish.ts';
@@ -72,7 +72,7 @@ export async function createWorld(brokers: readonly string[], redisUrl: string):
 
   const storedTotal = async () => {
     let total = 0;
-    for (const stream of streams) total += (await store.readOffset(OFFSETS_KEY, stream)) ?? 0;
+    for (const stream of streams) total += (await store.readOffset(resumeKey(stream))) ?? 0;
     return total;
   };
 

@@ -11,9 +11,9 @@ import {
   PartitionProcessor,
 } from '../../consumers/partition-processor.ts';
 import type { DeadLetter } from '../../consumers/dead-letter.ts';
-import { OFFSETS_KEY } from '../../src/rollup/keys.ts';
+import { resumeKey } from '../../src/rollup/keys.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import type { Commit, RollupStore } from '../../src/store/port.ts';
+import type { CommitResult, ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { expectStoreMatchesReference, validEvents } from '../rollup/fold-and-read.ts';
 
@@ -21,13 +21,17 @@ const MINUTE_US = 60_000_000;
 const TOPIC = 'logs.function-edge';
 const STREAM = `${TOPIC}/0`;
 
-/** A store whose commits can be delayed or made to fail, around a real in-memory store. */
+/**
+ * A store whose project commits can be delayed or made to fail, around a real in-memory store.
+ * A flush commits its projects at the same time, so a failure leaves the others applied: the
+ * replay must skip what they already hold.
+ */
 class FaultyStore extends MemoryStore {
   failCommits = 0;
   commitDelayMs = 0;
   commits = 0;
 
-  override async commit(commit: Commit): Promise<boolean> {
+  override async commitProject(commit: ProjectCommit): Promise<CommitResult> {
     this.commits += 1;
     if (this.commitDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, this.commitDelayMs));
@@ -36,7 +40,7 @@ class FaultyStore extends MemoryStore {
       this.failCommits -= 1;
       throw new Error('injected store failure');
     }
-    return super.commit(commit);
+    return super.commitProject(commit);
   }
 }
 
@@ -117,7 +121,7 @@ describe('PartitionProcessor', () => {
     const { store, lines, messages, letters, reports, processor } = world(nowUs);
     await consume(processor, messages, 97);
     await processor.drain();
-    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(messages.length);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
     const events = validEvents(lines, nowUs);
     expect(letters.length).toBe(messages.length - events.length);
     expect(letters.length).toBeGreaterThan(0);
@@ -133,21 +137,21 @@ describe('PartitionProcessor', () => {
     // The batch is folded and its flush under way, not landed.
     expect(first).toEqual({ kind: 'consumed', nextOffset: 100 });
     expect(processor.busy).toBe(true);
-    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBeNull();
+    expect(await store.readOffset(resumeKey(STREAM))).toBeNull();
     await consume(processor, messages, 100, 100);
     await processor.drain();
     expect(processor.busy).toBe(false);
-    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(messages.length);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
     for (const report of reports) expect(report.events + report.rejected).toBeLessThanOrEqual(150);
     // Folds that waited for a slow store went out together: fewer flushes than batches.
     expect(reports.length).toBeLessThan(Math.ceil(messages.length / 100));
   });
 
-  test('after a failed flush the next batch seeks back to the stored offset', async () => {
+  test('after a flush failed for one project, the replay skips what the others hold', async () => {
     const { store, lines, messages, errors, processor } = world(nowUs);
     await consume(processor, messages.slice(0, 600), 100);
     await processor.drain();
-    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(600);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(600);
     store.failCommits = 1;
     expect(await processor.process(messages.slice(600, 700), () => true)).toEqual({
       kind: 'consumed',
@@ -164,7 +168,7 @@ describe('PartitionProcessor', () => {
     expect(processor.failed).toBe(false);
     await consume(processor, messages, 100, 600);
     await processor.drain();
-    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(messages.length);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
     const events = validEvents(lines, nowUs);
     expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
   });
@@ -217,7 +221,7 @@ describe('PartitionProcessor', () => {
       nextOffset: 250,
     });
     await next.drain();
-    expect(await store.readOffset(OFFSETS_KEY, STREAM)).toBe(250);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(250);
     const other = processorOn(store, nowUs, 200, sinks);
     expect(await other.process(messages.slice(400, 450), () => true)).toEqual({
       kind: 'seek',

@@ -1,5 +1,19 @@
 import { createClient } from 'redis';
-import { afterAll } from 'vitest';
+import { afterAll, expect, test } from 'vitest';
+import { parse } from '../../src/events/parse.ts';
+import { Fold } from '../../src/rollup/fold.ts';
+import { invocationStats } from '../../src/rollup/invocation-stats.ts';
+import {
+  functionScope,
+  invocationKey,
+  LEGACY_OFFSETS_KEY,
+  projectPrefix,
+  resumeKey,
+} from '../../src/rollup/keys.ts';
+import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
+import { logPosition } from '../../src/rollup/recent-logs.ts';
+import { mergeParts } from '../../src/rollup/unreadable.ts';
+import { truncate } from '../../src/time/grain.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { UpstashStore } from '../../src/store/upstash.ts';
@@ -33,3 +47,68 @@ describeWithServices(
     });
   },
 );
+
+describeWithServices(['redis'], 'an upgrade from the layout before parts', ({ redis }) => {
+  test('old bucket strings count as a part; a stream resumes at its old offset', async () => {
+    await flushDatabase(redis.url);
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const project = 'upgradedprojectref00';
+    const bucket = truncate(nowUs - 60_000_000, 'minute');
+    const key = invocationKey(projectPrefix(project), functionScope(null), 'minute', bucket);
+    const old = invocationStats.empty();
+    for (const ms of [5, 7, 9]) {
+      invocationStats.add(old, {
+        projectRef: project,
+        functionId: null,
+        executionTimeMs: ms,
+        statusCode: 200,
+      });
+    }
+    // What version 0.1 left: one string per bucket, one hash of every stream's offset.
+    const client = await createClient({ url: redis.url }).connect();
+    await client.set(key, invocationStats.serialize(old), { PX: 3_600_000 });
+    await client.hSet(LEGACY_OFFSETS_KEY, 'logs.function-edge/0', '7');
+    await client.close();
+
+    const store = await RedisStore.connect(redis.url);
+    try {
+      const writer = new PartitionWriter({
+        store,
+        stream: 'logs.function-edge/0',
+        nowUs: () => nowUs,
+        earliestOffset: () => Promise.resolve(0),
+      });
+      expect(await writer.open()).toBe(7);
+      const parsed = parse(
+        JSON.stringify({
+          id: 'after-upgrade',
+          timestamp: bucket + 1_000,
+          metadata: [{
+            project_ref: project,
+            execution_time_ms: 11,
+            response: [{ status_code: 500 }],
+          }],
+        }),
+        'function-edge',
+        { nowUs },
+      );
+      if (!parsed.ok) throw new Error(parsed.rejection.reason);
+      await writer.loadWatermarks([project]);
+      const fold = new Fold();
+      fold.add(parsed.event, logPosition(writer.stream, 7), nowUs);
+      await writer.flush(fold.take(), 8);
+      const [parts] = await store.readBuckets([key]);
+      expect(parts).toHaveLength(2);
+      const merged = mergeParts(invocationStats, key, parts ?? [], undefined);
+      expect(merged === null ? null : invocationStats.finalize(merged)).toMatchObject({
+        count: 4,
+        error_count: 1,
+        min_execution_time: 5,
+        max_execution_time: 11,
+      });
+      expect(await store.readOffset(resumeKey(writer.stream))).toBe(8);
+    } finally {
+      await store.close();
+    }
+  });
+});

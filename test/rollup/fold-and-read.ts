@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { beforeAll, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { answerEndpoint, evaluateEndpoint } from '../../src/endpoints/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { EndpointName } from '../../src/contract/registry.ts';
@@ -15,6 +15,7 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
+import { watermarkKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
@@ -156,13 +157,39 @@ export function validEvents(lines: Stream['lines'], nowUs: number): LogEvent[] {
   return events;
 }
 
+/**
+ * How events find their stream: by project (a producer that keys by project), or at random (one
+ * that does not key, so every stream writes every project).
+ */
+export type Routing = 'by-project' | 'random';
+
+function byProject(project: string, streams: number): number {
+  let hash = 0;
+  for (const char of project) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % streams;
+}
+
+/** A small seeded generator (mulberry32), so a failing run can be repeated. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 /** Folds `events` into `store` through partition writers, `streams` of them, flushing often. */
 export async function foldThroughWriters(
   store: RollupStore,
   events: readonly LogEvent[],
   nowUs: number,
   streams = 4,
+  routing: Routing = 'by-project',
 ): Promise<void> {
+  const random = seededRandom(7);
   const partitions = Array.from({ length: streams }, (_, i) => ({
     writer: new PartitionWriter({ store, stream: `test/${i}`, nowUs: () => nowUs }),
     fold: new Fold(),
@@ -170,10 +197,11 @@ export async function foldThroughWriters(
   }));
   for (const partition of partitions) await partition.writer.open();
   for (const event of events) {
-    let hash = 0;
-    for (const char of event.project) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-    const partition = partitions[hash % streams];
+    const partition = partitions[
+      routing === 'random' ? Math.floor(random() * streams) : byProject(event.project, streams)
+    ];
     if (partition === undefined) throw new Error('no partition');
+    await partition.writer.loadWatermarks([event.project]);
     partition.fold.add(event, logPosition(partition.writer.stream, partition.next), nowUs);
     partition.next += 1;
     if (partition.fold.size >= 500) {
@@ -187,8 +215,30 @@ export async function foldThroughWriters(
   }
 }
 
-/** Registers the suite for a store made by `open` (which may clear a shared server first). */
+/**
+ * Registers the suite for a store made by `open` (which may clear a shared server first): once
+ * with events keyed by project, once with every stream writing every project.
+ */
 export function foldAndReadSuite(open: () => Promise<RollupStore>): void {
+  describe('events keyed by project', () => keyedSuite(open));
+  describe('events not keyed: every stream writes every project', () => {
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const stream = generatedStream(nowUs);
+    let store: RollupStore;
+
+    beforeAll(async () => {
+      store = await open();
+      await foldThroughWriters(store, stream.events, nowUs, 4, 'random');
+    }, 120_000);
+
+    test('every endpoint read from the rollups equals the reference', async () => {
+      const nonEmpty = await expectStoreMatchesReference(store, stream.events, nowUs);
+      expect(nonEmpty).toBeGreaterThan(60);
+    }, 120_000);
+  });
+}
+
+function keyedSuite(open: () => Promise<RollupStore>): void {
   const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
   const stream = generatedStream(nowUs);
   let store: RollupStore;
@@ -204,26 +254,40 @@ export function foldAndReadSuite(open: () => Promise<RollupStore>): void {
     expect(nonEmpty).toBeGreaterThan(60);
   }, 120_000);
 
-  test('a flush replayed with an already covered offset changes nothing', async () => {
-    const writer = new PartitionWriter({ store, stream: 'test/0', nowUs: () => nowUs });
-    const stored = await writer.open();
-    expect(stored).not.toBeNull();
-    const fold = new Fold();
+  test('a zombie writer of a stream, or a replayed flush, changes nothing', async () => {
     const first = stream.events[0];
     if (first === undefined) throw new Error('no events');
-    fold.add(first, logPosition('test/0', 0), nowUs);
-    // A second writer that still believes the offset is unset (a zombie or a crash replay).
-    const zombie = new PartitionWriter({ store, stream: 'test/0', nowUs: () => nowUs });
-    await expect((async () => {
-      await zombie.open();
-      await store.commit({
-        offset: { key: 'rollup:offsets', stream: 'test/0', expected: null, next: 1 },
-        states: [],
-        sortedSets: [],
-      }).then((applied) => {
-        if (!applied) throw new Error('conflict');
-      });
-    })()).rejects.toThrow('conflict');
-    await expectStoreMatchesReference(store, stream.events, nowUs);
+    const name = `test/${byProject(first.project, 4)}`;
+    // The stream's new owner and an old one (a consumer that lost the partition) both read
+    // the project's watermark, then both flush the next event.
+    const owner = new PartitionWriter({ store, stream: name, nowUs: () => nowUs });
+    const zombie = new PartitionWriter({ store, stream: name, nowUs: () => nowUs });
+    await owner.open();
+    await zombie.open();
+    await owner.loadWatermarks([first.project]);
+    await zombie.loadWatermarks([first.project]);
+    const next = owner.watermark(first.project);
+    expect(next).toBeGreaterThan(0);
+    const flushNext = async (writer: PartitionWriter) => {
+      const fold = new Fold();
+      fold.add(first, logPosition(name, next ?? 0), nowUs);
+      await writer.flush(fold.take(), (next ?? 0) + 1);
+    };
+    await flushNext(owner);
+    await expect(flushNext(zombie)).rejects.toThrow(/holds offset/);
+    // A flush replayed with the watermark it was first written with: refused as well.
+    const replayed = await store.commitProject({
+      stream: name,
+      watermark: {
+        key: watermarkKey(first.project),
+        expected: next ?? 0,
+        next: (next ?? 0) + 1,
+        expireAtMs: Date.now() + 60_000,
+      },
+      parts: [],
+      sortedSets: [],
+    });
+    expect(replayed).toEqual({ applied: false, stored: (next ?? 0) + 1 });
+    await expectStoreMatchesReference(store, [...stream.events, first], nowUs);
   }, 120_000);
 }

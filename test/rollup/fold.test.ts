@@ -1,9 +1,20 @@
 import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent, Source } from '../../src/events/types.ts';
-import { Fold, type PendingState } from '../../src/rollup/fold.ts';
+import {
+  Fold,
+  type PendingState,
+  type ProjectDelta,
+  type RollupDelta,
+} from '../../src/rollup/fold.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
-import { hostMember, recentLogsKey } from '../../src/rollup/keys.ts';
+
+/** The part of `delta` folded for `project`; fails the test when there is none. */
+function projectDelta(delta: RollupDelta, project: string): ProjectDelta {
+  const found = delta.projects.get(project);
+  if (found === undefined) throw new Error(`no delta for project ${project}`);
+  return found;
+}
 
 /** 2026-11-21T10:15:30.123456Z. */
 const NOW_US = 1_795_256_130_123_456;
@@ -36,8 +47,10 @@ describe('Fold', () => {
       'pos',
       NOW_US,
     );
-    const delta = fold.take();
-    expect(delta.events).toBe(1);
+    const taken = fold.take();
+    expect(taken.events).toBe(1);
+    expect([...taken.projects.keys()]).toEqual(['p']);
+    const delta = projectDelta(taken, 'p');
     expect([...delta.states.keys()].sort()).toEqual([
       'rollup:{p}:inv:*:d:1795219200',
       'rollup:{p}:inv:*:h:1795255200',
@@ -49,7 +62,7 @@ describe('Fold', () => {
       'rollup:{p}:inv:ff%2F1:s:1795256130',
     ]);
     for (const state of delta.states.values()) expect(invocationCount(state)).toBe(2);
-    expect(delta.logs.size).toBe(0);
+    expect(delta.logs).toHaveLength(0);
     expect(delta.hosts.size).toBe(0);
   });
 
@@ -68,7 +81,7 @@ describe('Fold', () => {
     });
     fold.add(newer, 'b', NOW_US);
     fold.add(older, 'a', NOW_US);
-    const delta = fold.take();
+    const delta = projectDelta(fold.take(), 'p');
     expect([...delta.states.keys()].filter((key) => key.includes(':m:'))).toEqual([
       'rollup:{p}:use:p.example:m:1795256100',
     ]);
@@ -76,12 +89,12 @@ describe('Fold', () => {
       kind: 'usage',
       state: { total: 2, rest: 1, auth: 1, storage: 0, realtime: 0 },
     });
-    expect(delta.logs.get(recentLogsKey('p'))?.map((member) => member.score)).toEqual([
+    expect(delta.logs.map((member) => member.score)).toEqual([
       NOW_US - 1,
       NOW_US - 2_000_000,
     ]);
     // The registry keeps the newest time a host was seen, whatever the arrival order.
-    expect([...delta.hosts]).toEqual([[hostMember('p', 'p.example'), NOW_US - 1]]);
+    expect([...delta.hosts]).toEqual([['p.example', NOW_US - 1]]);
   });
 
   test('a late event skips the grains whose buckets nothing reads any more', () => {
@@ -95,7 +108,9 @@ describe('Fold', () => {
       NOW_US,
     );
     // Seconds are read for 5 minutes, minutes for an hour, hours for a day, days for 7 days.
-    expect([...fold.take().states.keys()]).toEqual(['rollup:{p}:inv:*:d:1795046400']);
+    expect([...projectDelta(fold.take(), 'p').states.keys()]).toEqual([
+      'rollup:{p}:inv:*:d:1795046400',
+    ]);
   });
 
   test('take hands over the delta and starts afresh', () => {
@@ -106,14 +121,9 @@ describe('Fold', () => {
       NOW_US,
     );
     expect(fold.size).toBe(1);
-    expect(fold.take().logs.size).toBe(1);
+    expect(projectDelta(fold.take(), 'p').logs).toHaveLength(1);
     expect(fold.size).toBe(0);
     const empty = fold.take();
-    expect([empty.events, empty.states.size, empty.logs.size, empty.hosts.size]).toEqual([
-      0,
-      0,
-      0,
-      0,
-    ]);
+    expect([empty.events, empty.projects.size]).toEqual([0, 0]);
   });
 });

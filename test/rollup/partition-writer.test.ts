@@ -12,6 +12,8 @@ import {
   invocationKey,
   projectPrefix,
   quarantineKey,
+  resumeKey,
+  watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import type { UnreadableState } from '../../src/rollup/unreadable.ts';
@@ -51,19 +53,39 @@ function minuteKey(): string {
 }
 
 async function flushOne(writer: PartitionWriter, event: LogEvent, offset: number): Promise<void> {
+  await writer.loadWatermarks([event.project]);
   const fold = new Fold();
   fold.add(event, logPosition(writer.stream, offset), NOW_US);
   await writer.flush(fold.take(), offset + 1);
 }
 
+/** A writer of a Kafka-like stream (it keeps a resume offset; the earliest offset is 0). */
+function partitionWriter(
+  store: MemoryStore,
+  stream: string,
+  onUnreadable?: (state: UnreadableState) => void,
+): PartitionWriter {
+  return new PartitionWriter({
+    store,
+    stream,
+    nowUs: () => NOW_US,
+    earliestOffset: () => Promise.resolve(0),
+    ...(onUnreadable === undefined ? {} : { onUnreadable }),
+  });
+}
+
+function memoryStore(): MemoryStore {
+  return new MemoryStore({ nowMs: () => Math.floor(NOW_US / 1000) });
+}
+
 describe('partition writer', () => {
   test('a second flush merges into the state the first one stored', async () => {
-    const store = new MemoryStore({ nowMs: () => Math.floor(NOW_US / 1000) });
-    const writer = new PartitionWriter({ store, stream: 's/0', nowUs: () => NOW_US });
-    await writer.open();
+    const store = memoryStore();
+    const writer = partitionWriter(store, 's/0');
+    expect(await writer.open()).toBe(0);
     await flushOne(writer, invocationEvent('a', 10), 0);
     await flushOne(writer, invocationEvent('b', 30), 1);
-    const [text] = await store.getValues([minuteKey()]);
+    const [text] = await store.readParts([minuteKey()], 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(text ?? ''))).toMatchObject({
       count: 2,
       min_execution_time: 10,
@@ -74,29 +96,25 @@ describe('partition writer', () => {
   });
 
   test('a stored state it cannot read is moved aside, reported, and the flush goes on', async () => {
-    const store = new MemoryStore({ nowMs: () => Math.floor(NOW_US / 1000) });
+    const store = memoryStore();
     const corrupt = '{"n":2,"e":0,"s":[0,0,0,0,0],"t":2,"sum":null,"min":1e308,"max":1e308}';
-    await store.commit({
-      offset: { key: 'elsewhere', stream: 'seed', expected: null, next: 1 },
-      states: [{
-        key: minuteKey(),
-        value: corrupt,
-        expireAtMs: Math.floor(NOW_US / 1000) + 60_000,
-      }],
+    const expireAtMs = Math.floor(NOW_US / 1000) + 60_000;
+    await store.commitProject({
+      stream: 's/0',
+      watermark: { key: watermarkKey(PROJECT), expected: null, next: 0, expireAtMs },
+      parts: [{ key: minuteKey(), value: corrupt, expireAtMs }],
       sortedSets: [],
     });
     const reported: UnreadableState[] = [];
-    const writer = new PartitionWriter({
-      store,
-      stream: 's/0',
-      nowUs: () => NOW_US,
-      onUnreadable: (state) => reported.push(state),
-    });
+    const writer = partitionWriter(store, 's/0', (state) => reported.push(state));
     await writer.open();
     await flushOne(writer, invocationEvent('a', 10), 0);
 
     expect(writer.offset).toBe(1);
-    const [text, aside] = await store.getValues([minuteKey(), quarantineKey(minuteKey())]);
+    const [text, aside] = await store.readParts(
+      [minuteKey(), quarantineKey(minuteKey())],
+      's/0',
+    );
     expect(invocationStats.finalize(invocationStats.deserialize(text ?? ''))).toMatchObject({
       count: 1,
       max_execution_time: 10,
@@ -113,7 +131,48 @@ describe('partition writer', () => {
 
     // The next flush merges into the fresh state as usual.
     await flushOne(writer, invocationEvent('b', 30), 1);
-    const [merged] = await store.getValues([minuteKey()]);
+    const [merged] = await store.readParts([minuteKey()], 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(merged ?? '')).count).toBe(2);
+  });
+
+  test('a project that lost data is found by verify(); the next open resumes where it needs', async () => {
+    const store = memoryStore();
+    const writer = partitionWriter(store, 's/0');
+    expect(await writer.open()).toBe(0);
+    await flushOne(writer, invocationEvent('a', 10), 0);
+    await flushOne(writer, invocationEvent('b', 20), 1);
+    await flushOne(writer, invocationEvent('c', 30), 2);
+    expect(await writer.verify()).toEqual({ consistent: true });
+    expect(await store.readOffset(resumeKey('s/0'))).toBe(3);
+    // The project's shard rolled back to its state after offset 1 (the resume key did not).
+    await store.commitProject({
+      stream: 's/0',
+      watermark: { key: watermarkKey(PROJECT), expected: 3, next: 1, expireAtMs: NOW_US },
+      parts: [],
+      sortedSets: [],
+    });
+    expect(await writer.verify()).toMatchObject({ consistent: false });
+    expect(await writer.open()).toBe(1);
+    // Lowered in the store too, so a crash before the next flush does not forget it.
+    expect(await store.readOffset(resumeKey('s/0'))).toBe(1);
+    await writer.loadWatermarks([PROJECT]);
+    expect(writer.watermark(PROJECT)).toBe(1);
+  });
+
+  test('a flush refused for one project fails, and the next open resumes no later than it', async () => {
+    const store = memoryStore();
+    const writer = partitionWriter(store, 's/1');
+    await writer.open();
+    await flushOne(writer, invocationEvent('a', 10), 0);
+    // Another owner of the stream moved the project on meanwhile.
+    const other = partitionWriter(store, 's/1');
+    expect(await other.open()).toBe(1);
+    await flushOne(other, invocationEvent('b', 20), 1);
+    await expect(flushOne(writer, invocationEvent('b', 20), 1)).rejects.toThrow(
+      /project writerprojectref0000 holds offset 2 from it, not 1/,
+    );
+    expect(await writer.open()).toBe(2);
+    const [text] = await store.readParts([minuteKey()], 's/1');
+    expect(invocationStats.deserialize(text ?? '').count).toBe(2);
   });
 });

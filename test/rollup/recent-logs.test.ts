@@ -30,6 +30,7 @@ describe('the recent-logs ring buffer', () => {
       recentLogsCapacity: capacity,
     });
     await writer.open();
+    await writer.loadWatermarks(events.map((event) => event.project));
     const fold = new Fold();
     events.forEach((event, offset) => fold.add(event, logPosition('logs.edge/0', offset), nowUs));
     await writer.flush(fold.take(), events.length);

@@ -1,93 +1,149 @@
 /**
  * The contract every {@link RollupStore} adapter passes: the same cases run against the memory
- * store, Redis over TCP and Redis over the Upstash REST protocol.
+ * store, Redis over TCP (one Redis and a Redis Cluster) and Redis over the Upstash REST protocol.
  *
  * @module
  */
 import { expect, test } from 'vitest';
-import type { Commit, RollupStore } from '../../src/store/port.ts';
+import type { ProjectCommit, RollupStore, SortedSetWrite } from '../../src/store/port.ts';
 
 /** Makes a store for one case and names its keys uniquely for the run. */
 export interface ContractFixture {
   readonly store: () => RollupStore;
-  /** A key unique to this run (so runs against a shared Redis do not collide). */
-  readonly key: (name: string) => string;
+  /**
+   * A key unique to this run (so runs against a shared Redis do not collide), in the key group
+   * `group` (keys of one group share a Redis Cluster hash slot, as one project's keys do).
+   */
+  readonly key: (name: string, group?: string) => string;
   /** Unix milliseconds "now" as the store sees it. */
   readonly nowMs: () => number;
 }
 
-function commit(
-  partial: Partial<Commit> & Pick<Commit, 'offset'>,
-): Commit {
-  return { states: [], sortedSets: [], ...partial, offset: partial.offset };
-}
-
 /** Registers the contract cases in the current `describe`. */
 export function storeContract(fixture: ContractFixture): void {
-  const offsets = () => fixture.key('offsets');
   const far = () => fixture.nowMs() + 3_600_000;
-
-  test('a commit applies when the stored offset is the expected one, and advances it', async () => {
-    const store = fixture.store();
-    const stream = 't/0';
-    expect(await store.readOffset(offsets(), stream)).toBeNull();
-    const first = commit({
-      offset: { key: offsets(), stream, expected: null, next: 10 },
-      states: [{ key: fixture.key('a'), value: 'one', expireAtMs: far() }],
-    });
-    expect(await store.commit(first)).toBe(true);
-    expect(await store.readOffset(offsets(), stream)).toBe(10);
-    expect(await store.getValues([fixture.key('a'), fixture.key('missing')])).toEqual([
-      'one',
-      null,
-    ]);
+  const key = (name: string, group = 'p') => fixture.key(name, group);
+  const sortedSet = (
+    partial: Partial<SortedSetWrite> & Pick<SortedSetWrite, 'key'>,
+  ): SortedSetWrite => ({
+    members: [],
+    mode: 'add',
+    keepHighest: null,
+    dropBelow: null,
+    expireAtMs: null,
+    ...partial,
+  });
+  const commit = (
+    stream: string,
+    expected: number | null,
+    next: number,
+    partial: Partial<ProjectCommit> = {},
+    group = 'p',
+  ): ProjectCommit => ({
+    stream,
+    watermark: { key: key('wm', group), expected, next, expireAtMs: far() },
+    parts: [],
+    sortedSets: [],
+    ...partial,
   });
 
-  test('a commit whose expected offset is stale writes nothing', async () => {
+  test('a commit applies when the watermark is the expected one, and advances it', async () => {
     const store = fixture.store();
-    const stream = 't/1';
-    await store.commit(
-      commit({ offset: { key: offsets(), stream, expected: null, next: 5 } }),
+    expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([null]);
+    const applied = await store.commitProject(
+      commit('t/0', null, 10, { parts: [{ key: key('a'), value: 'one', expireAtMs: far() }] }),
     );
-    const replay = commit({
-      offset: { key: offsets(), stream, expected: null, next: 7 },
-      states: [{ key: fixture.key('b'), value: 'stale', expireAtMs: far() }],
-      sortedSets: [{
-        key: fixture.key('zs'),
-        members: [{ score: 1, member: 'x' }],
-        mode: 'add',
-        keepHighest: null,
-        dropBelow: null,
-      }],
-    });
-    expect(await store.commit(replay)).toBe(false);
-    const wrongExpected = { ...replay, offset: { ...replay.offset, expected: 4 } };
-    expect(await store.commit(wrongExpected)).toBe(false);
-    expect(await store.getValues([fixture.key('b')])).toEqual([null]);
-    expect(await store.rangeByScore(fixture.key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
-      .toEqual([]);
-    expect(await store.readOffset(offsets(), stream)).toBe(5);
+    expect(applied).toEqual({ applied: true });
+    expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([10]);
+    expect(await store.readWatermarks([key('wm')], 't/other')).toEqual([null]);
+    expect(await store.readParts([key('a'), key('missing')], 't/0')).toEqual(['one', null]);
+    expect(await store.readBuckets([key('a'), key('missing')])).toEqual([['one'], []]);
   });
 
-  test('states expire at their expiry time', async () => {
+  test('a commit whose expected watermark is stale writes nothing and says what is stored', async () => {
     const store = fixture.store();
-    await store.commit(commit({
-      offset: { key: offsets(), stream: 't/2', expected: null, next: 1 },
-      states: [
-        { key: fixture.key('gone'), value: 'x', expireAtMs: fixture.nowMs() - 1 },
-        { key: fixture.key('kept'), value: 'y', expireAtMs: far() },
+    await store.commitProject(commit('t/1', null, 5));
+    const replay = commit('t/1', null, 7, {
+      parts: [{ key: key('b'), value: 'stale', expireAtMs: far() }],
+      sortedSets: [sortedSet({ key: key('zs'), members: [{ score: 1, member: 'x' }] })],
+    });
+    expect(await store.commitProject(replay)).toEqual({ applied: false, stored: 5 });
+    const wrong = { ...replay, watermark: { ...replay.watermark, expected: 4 } };
+    expect(await store.commitProject(wrong)).toEqual({ applied: false, stored: 5 });
+    const early = commit('t/9', 3, 4);
+    expect(await store.commitProject(early)).toEqual({ applied: false, stored: null });
+    expect(await store.readBuckets([key('b')])).toEqual([[]]);
+    expect(await store.rangeByScore(key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
+      .toEqual([]);
+    expect(await store.readWatermarks([key('wm')], 't/1')).toEqual([5]);
+  });
+
+  test('each stream writes its own part of a bucket; a reader gets every part', async () => {
+    const store = fixture.store();
+    const bucket = key('bucket');
+    const write = (stream: string, value: string) =>
+      store.commitProject(
+        commit(stream, null, 1, { parts: [{ key: bucket, value, expireAtMs: far() }] }),
+      );
+    await Promise.all([write('t/a', 'from a'), write('t/b', 'from b'), write('t/c', 'from c')]);
+    expect((await store.readBuckets([bucket]))[0]?.sort()).toEqual(['from a', 'from b', 'from c']);
+    expect(await store.readParts([bucket], 't/b')).toEqual(['from b']);
+    // A stream's next commit replaces its own part only.
+    await store.commitProject(
+      commit('t/b', 1, 2, { parts: [{ key: bucket, value: 'b again', expireAtMs: far() }] }),
+    );
+    expect((await store.readBuckets([bucket]))[0]?.sort()).toEqual(['b again', 'from a', 'from c']);
+  });
+
+  test('reads span key groups and keep the order of the keys asked', async () => {
+    const store = fixture.store();
+    const groups = ['g1', 'g2', 'g3', 'g4', 'g5'];
+    for (const group of groups) {
+      await store.commitProject(
+        commit('t/g', null, 1, {
+          parts: [{ key: key('x', group), value: `x of ${group}`, expireAtMs: far() }],
+        }, group),
+      );
+    }
+    const keys = [...groups].reverse().flatMap((group) => [key('x', group), key('none', group)]);
+    expect(await store.readParts(keys, 't/g')).toEqual(
+      [...groups].reverse().flatMap((group) => [`x of ${group}`, null]),
+    );
+    expect(await store.readBuckets(keys)).toEqual(
+      [...groups].reverse().flatMap((group) => [[`x of ${group}`], []]),
+    );
+    expect(await store.readWatermarks(groups.map((group) => key('wm', group)), 't/g'))
+      .toEqual([1, 1, 1, 1, 1]);
+  });
+
+  test('parts expire at their expiry time', async () => {
+    const store = fixture.store();
+    await store.commitProject(commit('t/2', null, 1, {
+      parts: [
+        { key: key('gone'), value: 'x', expireAtMs: fixture.nowMs() - 1 },
+        { key: key('kept'), value: 'y', expireAtMs: far() },
       ],
     }));
-    expect(await store.getValues([fixture.key('gone'), fixture.key('kept')])).toEqual([null, 'y']);
+    expect(await store.readBuckets([key('gone'), key('kept')])).toEqual([[], ['y']]);
+  });
+
+  test('a resume offset moves by compare-and-set only', async () => {
+    const store = fixture.store();
+    const offset = key('resume', 'stream');
+    expect(await store.readOffset(offset)).toBeNull();
+    expect(await store.advanceOffset(offset, 3, 4)).toBe(false);
+    expect(await store.advanceOffset(offset, null, 4)).toBe(true);
+    expect(await store.advanceOffset(offset, null, 9)).toBe(false);
+    expect(await store.advanceOffset(offset, 4, 2)).toBe(true);
+    expect(await store.readOffset(offset)).toBe(2);
   });
 
   test('sorted sets: newest first, ties by member bytes descending, bounds and limit', async () => {
     const store = fixture.store();
-    const key = fixture.key('logs');
-    await store.commit(commit({
-      offset: { key: offsets(), stream: 't/3', expected: null, next: 1 },
-      sortedSets: [{
-        key,
+    const logs = key('logs');
+    await store.commitProject(commit('t/3', null, 1, {
+      sortedSets: [sortedSet({
+        key: logs,
         members: [
           { score: 1_795_256_130_123_456, member: 'b' },
           { score: 1_795_256_130_123_456, member: 'a' },
@@ -96,85 +152,71 @@ export function storeContract(fixture: ContractFixture): void {
           { score: 1_795_256_130_000_000, member: '\u{1F600}' },
           { score: 1_795_256_129_000_000, member: 'old' },
         ],
-        mode: 'add',
-        keepHighest: null,
-        dropBelow: null,
-      }],
+      })],
     }));
     const all = {
       max: Number.POSITIVE_INFINITY,
       minExclusive: Number.NEGATIVE_INFINITY,
       limit: 100,
     };
-    expect(await store.rangeByScore(key, all)).toEqual(['c', 'b', 'a', '\u{1F600}', 'é', 'old']);
+    expect(await store.rangeByScore(logs, all)).toEqual(['c', 'b', 'a', '\u{1F600}', 'é', 'old']);
     expect(
-      await store.rangeByScore(key, {
+      await store.rangeByScore(logs, {
         max: 1_795_256_130_123_456,
         minExclusive: 1_795_256_130_000_000,
         limit: 100,
       }),
     )
       .toEqual(['b', 'a']);
-    expect(await store.rangeByScore(key, { ...all, limit: 2 })).toEqual(['c', 'b']);
+    expect(await store.rangeByScore(logs, { ...all, limit: 2 })).toEqual(['c', 'b']);
   });
 
-  test('sorted sets keep only the highest scores and drop those below the bound', async () => {
+  test('sorted sets keep only the highest scores, drop those below the bound, expire', async () => {
     const store = fixture.store();
-    const key = fixture.key('ring');
+    const ring = key('ring');
     const members = Array.from({ length: 20 }, (_, i) => ({ score: 100 + i, member: `m${i}` }));
-    await store.commit(commit({
-      offset: { key: offsets(), stream: 't/4', expected: null, next: 1 },
-      sortedSets: [{ key, members, mode: 'add', keepHighest: 5, dropBelow: null }],
+    await store.commitProject(commit('t/4', null, 1, {
+      sortedSets: [sortedSet({ key: ring, members, keepHighest: 5 })],
     }));
     const all = {
       max: Number.POSITIVE_INFINITY,
       minExclusive: Number.NEGATIVE_INFINITY,
       limit: 100,
     };
-    expect(await store.rangeByScore(key, all)).toEqual(['m19', 'm18', 'm17', 'm16', 'm15']);
-    await store.commit(commit({
-      offset: { key: offsets(), stream: 't/4', expected: 1, next: 2 },
-      sortedSets: [{ key, members: [], mode: 'add', keepHighest: null, dropBelow: 118 }],
-    }));
-    expect(await store.rangeByScore(key, all)).toEqual(['m19', 'm18']);
+    expect(await store.rangeByScore(ring, all)).toEqual(['m19', 'm18', 'm17', 'm16', 'm15']);
+    await store.updateSortedSet(sortedSet({ key: ring, dropBelow: 118 }));
+    expect(await store.rangeByScore(ring, all)).toEqual(['m19', 'm18']);
+    await store.updateSortedSet(sortedSet({ key: ring, expireAtMs: fixture.nowMs() - 1 }));
+    expect(await store.rangeByScore(ring, all)).toEqual([]);
   });
 
   test('max mode keeps the greater score; membersSince filters by score', async () => {
     const store = fixture.store();
-    const key = fixture.key('hosts');
-    const write = (score: number, next: number, expected: number | null) =>
-      store.commit(commit({
-        offset: { key: offsets(), stream: 't/5', expected, next },
-        sortedSets: [{
-          key,
-          members: [{ score, member: 'h1' }, { score: 50, member: 'h2' }],
-          mode: 'max',
-          keepHighest: null,
-          dropBelow: null,
-        }],
+    const hosts = key('hosts', 'registry');
+    const write = (score: number) =>
+      store.updateSortedSet(sortedSet({
+        key: hosts,
+        members: [{ score, member: 'h1' }, { score: 50, member: 'h2' }],
+        mode: 'max',
       }));
-    await write(100, 1, null);
-    await write(10, 2, 1);
-    expect(await store.membersSince(key, 60)).toEqual(['h1']);
-    expect((await store.membersSince(key, 0)).sort()).toEqual(['h1', 'h2']);
+    await write(100);
+    await write(10);
+    expect(await store.membersSince(hosts, 60)).toEqual(['h1']);
+    expect((await store.membersSince(hosts, 0)).sort()).toEqual(['h1', 'h2']);
   });
 
   test('values and members are kept byte for byte (unicode, NUL, JSON text)', async () => {
     const store = fixture.store();
     const value = JSON.stringify({ q: { v: [1.5, 2e-7] }, s: 'ünï\u0000cödé \u{1F680}' });
     const member = `id\u0000${'0'.padStart(16, '0')}@t/6\u0000${value}`;
-    await store.commit(commit({
-      offset: { key: offsets(), stream: 't/6', expected: null, next: 1 },
-      states: [{ key: fixture.key('bytes'), value, expireAtMs: far() }],
-      sortedSets: [{
-        key: fixture.key('bytes-z'),
+    await store.commitProject(commit('t/6', null, 1, {
+      parts: [{ key: key('bytes'), value, expireAtMs: far() }],
+      sortedSets: [sortedSet({
+        key: key('bytes-z'),
         members: [{ score: 1_795_256_130_123_456, member }],
-        mode: 'add',
-        keepHighest: null,
-        dropBelow: null,
-      }],
+      })],
     }));
-    expect(await store.getValues([fixture.key('bytes')])).toEqual([value]);
-    expect(await store.membersSince(fixture.key('bytes-z'), 0)).toEqual([member]);
+    expect(await store.readBuckets([key('bytes')])).toEqual([[value]]);
+    expect(await store.membersSince(key('bytes-z'), 0)).toEqual([member]);
   });
 }

@@ -12,7 +12,7 @@ describe('MemoryStore passes the store contract', () => {
       store = new MemoryStore({ nowMs });
       return store;
     },
-    key: (name) => `contract:${run}:${name}`,
+    key: (name, group = 'p') => `contract:{${run}:${group}}:${name}`,
     nowMs,
   });
 });

@@ -18,7 +18,7 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
       run += 1;
       return store;
     },
-    key: (name) => `${prefix}:${run}:${name}`,
+    key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
     nowMs: Date.now,
   });
 });

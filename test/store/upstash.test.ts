@@ -15,7 +15,7 @@ describeWithServices(
         run += 1;
         return store;
       },
-      key: (name) => `${prefix}:${run}:${name}`,
+      key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
       nowMs: Date.now,
     });
   },

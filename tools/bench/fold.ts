@@ -1,6 +1,6 @@
 /**
  * Benchmark of a consumer's own CPU work per event, without Kafka and Redis: parse, fold, and
- * per flush the writer's merge and serialization plus the commit script's arguments. It is the
+ * per flush the writer's merge and serialization plus the commit scripts' arguments. It is the
  * part of `bench:ingest` that this code controls, measured on one thread.
  *
  *   npm run bench:fold
@@ -17,8 +17,8 @@ import type { Source } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
-import { commitScriptArguments } from '../../src/store/commit-script.ts';
-import type { Commit, RollupStore } from '../../src/store/port.ts';
+import { commitProjectCall } from '../../src/store/scripts.ts';
+import type { ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment, rate } from './measure.ts';
 
@@ -33,16 +33,20 @@ const lines = [...generateEvents({ seed: 1, events: EVENTS, nowUs: NOW_US })].ma
   { source, line },
 ) => ({ source, bytes: encoder.encode(line) }));
 
-/** A store that keeps nothing: the commit only builds its script arguments. */
+/** A store that keeps nothing: a commit only builds its script arguments. */
 function emptyStore(onArguments: (count: number) => void): RollupStore {
   const nothing = () => Promise.resolve([]);
   return {
-    commit(commit: Commit) {
-      onArguments(commitScriptArguments(commit).args.length);
-      return Promise.resolve(true);
+    commitProject(commit: ProjectCommit) {
+      onArguments(commitProjectCall(commit).args.length);
+      return Promise.resolve({ applied: true });
     },
+    readWatermarks: (keys) => Promise.resolve(keys.map(() => null)),
+    readParts: (keys) => Promise.resolve(keys.map(() => null)),
+    readBuckets: (keys) => Promise.resolve(keys.map(() => [])),
     readOffset: () => Promise.resolve(null),
-    getValues: (keys) => Promise.resolve(keys.map(() => null)),
+    advanceOffset: () => Promise.resolve(true),
+    updateSortedSet: () => Promise.resolve(),
     rangeByScore: nothing,
     membersSince: nothing,
     ping: () => Promise.resolve(),
@@ -74,6 +78,10 @@ async function round(store: RollupStore): Promise<number> {
     }
     const result = parse(bytes, source as Source, { nowUs: NOW_US });
     if (result.ok) {
+      // As the processor does once per batch: only projects not seen yet are read.
+      if (partition.writer.watermark(result.event.project) === undefined) {
+        await partition.writer.loadWatermarks([result.event.project]);
+      }
       partition.fold.add(result.event, logPosition(stream, offset), NOW_US);
       valid += 1;
     }

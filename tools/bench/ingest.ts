@@ -26,7 +26,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createClient } from 'redis';
 import type { FlushReport } from '../../consumers/partition-processor.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
-import { OFFSETS_KEY, recentLogsKey } from '../../src/rollup/keys.ts';
+import { recentLogsKey, resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { projectKey, publishLines, replayProducer } from '../replay/publish.ts';
@@ -166,7 +166,7 @@ const streams = [topics.edge, topics['function-edge']].flatMap((topic) =>
 );
 const stored = async () => {
   let total = 0;
-  for (const stream of streams) total += (await store.readOffset(OFFSETS_KEY, stream)) ?? 0;
+  for (const stream of streams) total += (await store.readOffset(resumeKey(stream))) ?? 0;
   return total;
 };
 // Timed from the start of the first flush (process start-up and the group join excluded) to

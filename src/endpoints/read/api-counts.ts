@@ -6,7 +6,7 @@
  * @module
  */
 import { hostScope, projectPrefix, usageKey } from '../../rollup/keys.ts';
-import { readStateOrReport } from '../../rollup/unreadable.ts';
+import { mergeParts } from '../../rollup/unreadable.ts';
 import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
@@ -50,12 +50,12 @@ export async function readApiCounts(
       }
     }
   });
-  const values = await context.store.getValues(keys);
+  const buckets = await context.store.readBuckets(keys);
   const totals = rowBuckets.map(() => usageCounts.empty());
-  values.forEach((text, i) => {
+  buckets.forEach((parts, i) => {
     const row = totals[rowOfKey[i] ?? -1];
-    if (text === null || row === undefined) return;
-    const state = readStateOrReport(usageCounts, keys[i] ?? '', text, context.onUnreadable);
+    if (parts.length === 0 || row === undefined) return;
+    const state = mergeParts(usageCounts, keys[i] ?? '', parts, context.onUnreadable);
     if (state !== null) usageCounts.merge(row, state);
   });
   const rows: ApiCountsRow[] = [];

@@ -1,12 +1,12 @@
 /**
- * `functions.invocation-stats` from the rollups: one stored state per bucket of the series,
- * read in one round trip and finalized.
+ * `functions.invocation-stats` from the rollups: every writer's part of each bucket of the
+ * series, read in one round trip, merged and finalized.
  *
  * @module
  */
 import { invocationStats } from '../../rollup/invocation-stats.ts';
 import { functionScope, invocationKey, projectPrefix } from '../../rollup/keys.ts';
-import { readStateOrReport } from '../../rollup/unreadable.ts';
+import { mergeParts } from '../../rollup/unreadable.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import type { InvocationStatsParams } from '../../contract/params/invocation-stats.ts';
 import type { InvocationStatsRow } from '../../contract/rows.ts';
@@ -22,14 +22,11 @@ export async function readInvocationStats(
   const prefix = projectPrefix(params.project);
   const scope = functionScope(params.functionId);
   const keys = series.map((bucket) => invocationKey(prefix, scope, grain, bucket));
-  const values = await context.store.getValues(keys);
+  const buckets = await context.store.readBuckets(keys);
   return series.map((bucket, i) => {
-    const text = values[i] ?? null;
-    const key = keys[i] ?? '';
-    const stored = text === null
-      ? null
-      : readStateOrReport(invocationStats, key, text, context.onUnreadable);
-    const state = stored ?? invocationStats.empty();
+    const parts = buckets[i] ?? [];
+    const state = mergeParts(invocationStats, keys[i] ?? '', parts, context.onUnreadable) ??
+      invocationStats.empty();
     return { timestamp: bucket, ...invocationStats.finalize(state) };
   });
 }

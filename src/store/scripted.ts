@@ -1,0 +1,97 @@
+/**
+ * What a Redis-backed store (TCP or REST) does through the Lua scripts of {@link ./scripts.ts}:
+ * project commits, the offset compare-and-set, sorted-set updates and the multi-key reads. An
+ * adapter gives it a way to run a script, and says whether keys of different hash slots must go
+ * in different calls (a Redis Cluster).
+ *
+ * @module
+ */
+import type { CommitResult, ProjectCommit, SortedSetWrite } from './port.ts';
+import { groupByHashTag } from './hash-tag.ts';
+import {
+  ADVANCE_OFFSET_SCRIPT,
+  bucketParts,
+  COMMIT_PROJECT_SCRIPT,
+  commitProjectCall,
+  commitResult,
+  fieldValue,
+  READ_BUCKETS_SCRIPT,
+  READ_FIELD_SCRIPT,
+  type ScriptCall,
+  UPDATE_SET_SCRIPT,
+  updateSetCall,
+} from './scripts.ts';
+
+/** Keys per read script call, so one huge read does not block Redis for long. */
+const READ_CHUNK = 512;
+
+/** Runs one script call (loading the script where it is not known yet). */
+export type ScriptRunner = (script: string, call: ScriptCall) => Promise<unknown>;
+
+/** The script-backed part of a {@link RollupStore} on Redis. */
+export class ScriptedOperations {
+  readonly #run: ScriptRunner;
+  readonly #clustered: boolean;
+
+  constructor(run: ScriptRunner, options: { readonly clustered: boolean }) {
+    this.#run = run;
+    this.#clustered = options.clustered;
+  }
+
+  async commitProject(commit: ProjectCommit): Promise<CommitResult> {
+    return commitResult(await this.#run(COMMIT_PROJECT_SCRIPT, commitProjectCall(commit)));
+  }
+
+  async readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
+    const values = await this.readParts(keys, stream);
+    return values.map((value) => value === null ? null : Number(value));
+  }
+
+  readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {
+    return this.#readEach(keys, READ_FIELD_SCRIPT, [stream], fieldValue);
+  }
+
+  readBuckets(keys: readonly string[]): Promise<string[][]> {
+    return this.#readEach(keys, READ_BUCKETS_SCRIPT, [], bucketParts);
+  }
+
+  async advanceOffset(key: string, expected: number | null, next: number): Promise<boolean> {
+    const call = { keys: [key], args: [expected === null ? '' : String(expected), String(next)] };
+    return Number(await this.#run(ADVANCE_OFFSET_SCRIPT, call)) === 1;
+  }
+
+  async updateSortedSet(write: SortedSetWrite): Promise<void> {
+    await this.#run(UPDATE_SET_SCRIPT, updateSetCall(write));
+  }
+
+  /**
+   * Reads `keys` with a read script, in calls of at most {@link READ_CHUNK} keys (of one hash
+   * tag, on a Cluster) sent at once, and puts each key's value back in its place.
+   */
+  async #readEach<T>(
+    keys: readonly string[],
+    script: string,
+    args: readonly string[],
+    read: (value: unknown) => T,
+  ): Promise<T[]> {
+    const out = new Array<T>(keys.length);
+    const groups = this.#clustered ? groupByHashTag(keys) : [keys.map((_, i) => i)];
+    const calls: Promise<void>[] = [];
+    for (const group of groups) {
+      for (let i = 0; i < group.length; i += READ_CHUNK) {
+        const positions = group.slice(i, i + READ_CHUNK);
+        const call = { keys: positions.map((p) => keys[p] as string), args: [...args] };
+        calls.push(
+          this.#run(script, call).then((reply) => {
+            const values = Array.isArray(reply) ? reply : [];
+            positions.forEach((position, j) => {
+              out[position] = read(values[j]);
+            });
+          }),
+        );
+      }
+    }
+    await Promise.all(calls);
+    return out;
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The Lua scripts that give a Redis (TCP or REST, one server or a Cluster) the port's atomic
+ * steps, and the KEYS and ARGV of each call. Every script touches the keys of one key group
+ * only, so it runs on a Redis Cluster: the caller groups keys by hash slot.
+ *
+ * - {@link COMMIT_PROJECT_SCRIPT}: one project's share of a flush, fenced by its watermark. A
+ *   flush replayed after a crash, or sent by a consumer that lost its partition, finds another
+ *   watermark and changes nothing; the reply says which watermark the store holds.
+ * - {@link ADVANCE_OFFSET_SCRIPT}: a compare-and-set of a stream's resume offset.
+ * - {@link UPDATE_SET_SCRIPT}: one sorted-set write on its own (the host registry).
+ * - {@link READ_FIELD_SCRIPT} and {@link READ_BUCKETS_SCRIPT}: one field, or every field's
+ *   value, of many hashes in one call.
+ *
+ * @module
+ */
+import type { CommitResult, ProjectCommit, SortedSetWrite } from './port.ts';
+
+/**
+ * Lua: applies the sorted-set writes whose keys start at KEYS[k] and arguments at ARGV[a]
+ * (count, then per set: mode, keepHighest, dropBelow, expireAtMs ('' = none each), #members,
+ * (score, member)…). One ZADD per chunk of members: unpack is bounded by Lua's stack.
+ */
+const SORTED_SETS_LUA = `
+local sets = tonumber(ARGV[a]); a = a + 1
+for _ = 1, sets do
+  local key = KEYS[k]; k = k + 1
+  local mode = ARGV[a]; local keep = ARGV[a + 1]; local below = ARGV[a + 2]
+  local expire = ARGV[a + 3]
+  local members = tonumber(ARGV[a + 4]); a = a + 5
+  local last = a + 2 * members - 1
+  while a <= last do
+    local upto = math.min(a + 399, last)
+    if mode == 'max' then
+      redis.call('ZADD', key, 'GT', unpack(ARGV, a, upto))
+    else
+      redis.call('ZADD', key, unpack(ARGV, a, upto))
+    end
+    a = upto + 1
+  end
+  if below ~= '' then redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. below) end
+  if keep ~= '' then redis.call('ZREMRANGEBYRANK', key, 0, -(tonumber(keep) + 1)) end
+  if expire ~= '' then redis.call('PEXPIREAT', key, expire) end
+end
+`;
+
+/**
+ * Lua: a key written by the layout before parts (one string per bucket, version 0.1) becomes
+ * the bucket's part `legacy`, so an upgrade neither fails on the old keys nor loses what they
+ * hold. Reads and writes try the hash command first and convert only on WRONGTYPE.
+ */
+const LEGACY_LUA = `
+local function failed(reply)
+  return type(reply) == 'table' and reply.err ~= nil
+end
+local function convert_legacy(key)
+  local value = redis.call('GET', key)
+  local ttl = redis.call('PTTL', key)
+  redis.call('DEL', key)
+  redis.call('HSET', key, 'legacy', value)
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+end
+`;
+
+/**
+ * KEYS: watermark hash, part hashes…, sorted-set keys…
+ * ARGV: stream, expected ('' = none), next, watermark expiry, #parts, (value, expireAtMs)…,
+ * then the sorted sets. Replies `{1}` when applied, `{0, stored}` ('' = none) when refused.
+ */
+export const COMMIT_PROJECT_SCRIPT = `${LEGACY_LUA}
+local stream = ARGV[1]
+local stored = redis.call('HGET', KEYS[1], stream)
+if ARGV[2] == '' then
+  if stored then return {0, stored} end
+elseif stored ~= ARGV[2] then
+  return {0, stored or ''}
+end
+local a = 5
+local k = 2
+local parts = tonumber(ARGV[a]); a = a + 1
+for _ = 1, parts do
+  if failed(redis.pcall('HSET', KEYS[k], stream, ARGV[a])) then
+    convert_legacy(KEYS[k])
+    redis.call('HSET', KEYS[k], stream, ARGV[a])
+  end
+  redis.call('PEXPIREAT', KEYS[k], ARGV[a + 1])
+  k = k + 1; a = a + 2
+end
+${SORTED_SETS_LUA}
+redis.call('HSET', KEYS[1], stream, ARGV[3])
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+return {1}
+`;
+
+/** KEYS: the offset key. ARGV: expected ('' = none), next. Replies 1 when set, 0 otherwise. */
+export const ADVANCE_OFFSET_SCRIPT = `
+local stored = redis.call('GET', KEYS[1])
+if ARGV[1] == '' then
+  if stored then return 0 end
+elseif stored ~= ARGV[1] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** KEYS: the sorted set. ARGV: as the sorted sets of {@link COMMIT_PROJECT_SCRIPT}, count 1. */
+export const UPDATE_SET_SCRIPT = `
+local a = 1
+local k = 1
+${SORTED_SETS_LUA}
+return 1
+`;
+
+/** KEYS: hashes. ARGV: a field. Replies the field's value of each hash (false: none, or legacy). */
+export const READ_FIELD_SCRIPT = `${LEGACY_LUA}
+local out = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.pcall('HGET', key, ARGV[1])
+  if failed(value) then value = false end
+  out[i] = value
+end
+return out
+`;
+
+/** KEYS: hashes. Replies every field's value of each hash (a legacy string as its one part). */
+export const READ_BUCKETS_SCRIPT = `${LEGACY_LUA}
+local out = {}
+for i, key in ipairs(KEYS) do
+  local parts = redis.pcall('HVALS', key)
+  if failed(parts) then parts = { redis.call('GET', key) } end
+  out[i] = parts
+end
+return out
+`;
+
+/** The KEYS and ARGV of one script call. */
+export interface ScriptCall {
+  readonly keys: string[];
+  readonly args: string[];
+}
+
+const optional = (value: number | null): string => value === null ? '' : String(value);
+
+function pushSortedSets(call: ScriptCall, sets: readonly SortedSetWrite[]): void {
+  call.args.push(String(sets.length));
+  for (const set of sets) {
+    call.keys.push(set.key);
+    call.args.push(
+      set.mode,
+      optional(set.keepHighest),
+      optional(set.dropBelow),
+      optional(set.expireAtMs),
+      String(set.members.length),
+    );
+    for (const { score, member } of set.members) call.args.push(String(score), member);
+  }
+}
+
+/** The call of {@link COMMIT_PROJECT_SCRIPT} for one project commit. */
+export function commitProjectCall(commit: ProjectCommit): ScriptCall {
+  const { watermark } = commit;
+  const call: ScriptCall = {
+    keys: [watermark.key],
+    args: [
+      commit.stream,
+      optional(watermark.expected),
+      String(watermark.next),
+      String(watermark.expireAtMs),
+      String(commit.parts.length),
+    ],
+  };
+  for (const part of commit.parts) {
+    call.keys.push(part.key);
+    call.args.push(part.value, String(part.expireAtMs));
+  }
+  pushSortedSets(call, commit.sortedSets);
+  return call;
+}
+
+/** The call of {@link UPDATE_SET_SCRIPT} for one sorted-set write. */
+export function updateSetCall(write: SortedSetWrite): ScriptCall {
+  const call: ScriptCall = { keys: [], args: [] };
+  pushSortedSets(call, [write]);
+  return call;
+}
+
+/** Reads the reply of {@link COMMIT_PROJECT_SCRIPT}. */
+export function commitResult(reply: unknown): CommitResult {
+  if (!Array.isArray(reply)) throw new Error(`unexpected commit reply: ${String(reply)}`);
+  if (Number(reply[0]) === 1) return { applied: true };
+  const stored = String(reply[1] ?? '');
+  return { applied: false, stored: stored === '' ? null : Number(stored) };
+}
+
+/** Reads one value of a {@link READ_FIELD_SCRIPT} reply (nil arrives as null or false). */
+export function fieldValue(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/** Reads one value of a {@link READ_BUCKETS_SCRIPT} reply. */
+export function bucketParts(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((part) => typeof part === 'string') : [];
+}
