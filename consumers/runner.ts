@@ -49,6 +49,11 @@ export interface ConsumerRunnerOptions {
   readonly sessionTimeoutMs?: number;
   /** Partitions processed at the same time by this process. */
   readonly concurrency: number;
+  /**
+   * How often the group re-reads the topics' metadata: partitions added to a topic are consumed
+   * at most this long after. Default 60 s (kafkajs's own default is 5 minutes).
+   */
+  readonly metadataMaxAgeMs?: number;
   /** Called with each flush's figures. */
   readonly onFlush?: (report: FlushReport) => void;
   /** Called when a batch fails (the store is down, say); the batch is retried after a pause. */
@@ -90,6 +95,7 @@ export class ConsumerRunner {
       sessionTimeout: options.sessionTimeoutMs ?? 30_000,
       rebalanceTimeout: options.sessionTimeoutMs ?? 30_000,
       heartbeatInterval: Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 30_000) / 3)),
+      metadataMaxAge: options.metadataMaxAgeMs ?? 60_000,
     });
     // Idempotent (a retry never writes a dead letter twice), which kafkajs allows only with one
     // request in flight; its request queue serializes the partitions' concurrent sends.

@@ -3,53 +3,25 @@
  * works through a stream; after the last start drains the topics, every answer must equal the
  * reference evaluator: nothing lost, nothing counted twice.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { describeWithServices } from '../support/services.ts';
+import { describeOnRedisStores } from '../support/store-target.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
-import { createWorld, type World } from './harness.ts';
+import { createWorld, exited, type World } from './harness.ts';
 
 const KILLS = 10;
 /** Events per generated half-stream; CI_CRASH_EVENTS raises it for a longer local run. */
 const EVENTS_PER_STREAM = Number(process.env.CI_CRASH_EVENTS ?? 100_000);
 
-function startConsumer(world: World): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', 'consumers'],
-    {
-      env: {
-        ...process.env,
-        KAFKA_BROKERS: world.brokers.join(','),
-        REDIS_URL: world.redisUrl,
-        STORE: 'redis',
-        KAFKA_TOPIC_PREFIX: world.prefix,
-        KAFKA_GROUP_ID: world.groupId,
-        KAFKA_SESSION_TIMEOUT_MS: '6000',
-        FLUSH_EVENTS: '1000',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-describeWithServices(
-  ['kafka', 'redis'],
+describeOnRedisStores(
+  ['kafka'],
   'consumers killed with SIGKILL mid-stream',
-  ({ kafka, redis }) => {
+  ({ kafka }, target) => {
     let world: World;
     const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, EVENTS_PER_STREAM);
     const killedAt: number[] = [];
 
     beforeAll(async () => {
-      world = await createWorld(kafka.brokers, redis.url);
+      world = await createWorld(kafka.brokers, target);
       await world.publish(stream.lines);
     }, 300_000);
 
@@ -68,7 +40,7 @@ describeWithServices(
       for (let kill = 0; kill < KILLS; kill++) {
         const before = await world.storedTotal();
         const target = before + Math.floor(total * (0.02 + 0.06 * next()));
-        const child = startConsumer(world);
+        const child = world.consumerProcess();
         const deadline = Date.now() + 90_000;
         while ((await world.storedTotal()) < target && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 20 + 80 * next()));
@@ -81,7 +53,7 @@ describeWithServices(
       expect(killedAt.every((stored, i) => stored > (killedAt[i - 1] ?? 0))).toBe(true);
       expect(killedAt.at(-1) ?? total).toBeLessThan(total);
 
-      const last = startConsumer(world);
+      const last = world.consumerProcess();
       try {
         await world.drained(240_000);
       } finally {

@@ -1,19 +1,19 @@
 /**
  * A Kafka + Redis world for one consumer test: topics of its own (a unique prefix), a unique
- * consumer group, an emptied Redis database, and helpers to publish a generated stream and to
+ * consumer group, an emptied Redis (one Redis or a Redis Cluster), and helpers to publish a generated stream and to
  * wait until the consumers have stored every offset.
  *
  * @module
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
-import { createClient } from 'redis';
 import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
 import { ensureTopics, type TopicNames, topicNames } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
-import { RedisStore } from '../../src/store/redis.ts';
 import { publishLines, replayProducer, type SourcedLine } from '../../tools/replay/publish.ts';
+import { emptyStore, openStore, storeEnv, type StoreTarget } from '../support/store-target.ts';
 
 /** Partitions of each test topic. */
 export const PARTITIONS = 12;
@@ -27,12 +27,18 @@ export interface World {
   readonly admin: Admin;
   readonly producer: Producer;
   readonly store: RollupStore;
-  readonly redisUrl: string;
+  /** Where the store is (for consumer processes and direct checks). */
+  readonly target: StoreTarget;
   readonly brokers: readonly string[];
+  /**
+   * A consumer process of the world's group (`service/main.ts --role consumers`), started;
+   * its stderr goes to the test's.
+   */
+  consumerProcess(): ChildProcess;
   /** A consumer of the world's group, not started; `overrides` change the test defaults. */
   runner(overrides?: Partial<ConsumerRunnerOptions>): ConsumerRunner;
-  /** Publishes lines keyed by project; resolves once acknowledged. */
-  publish(lines: readonly SourcedLine[]): Promise<number>;
+  /** Publishes lines keyed by project (or at random); resolves once acknowledged. */
+  publish(lines: readonly SourcedLine[], keys?: 'project' | 'random'): Promise<number>;
   /** Sum of the stored next offsets of both source topics' partitions. */
   storedTotal(): Promise<number>;
   /** Resolves once every partition's stored offset reaches the topic's end; rejects on timeout. */
@@ -42,6 +48,13 @@ export interface World {
   close(): Promise<void>;
 }
 
+/** Resolves once `child` has exited. */
+export function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
 /** A dead letter as read back: its bytes as text and its headers. */
 export interface DeadLetterRead {
   readonly value: string;
@@ -49,7 +62,10 @@ export interface DeadLetterRead {
 }
 
 /** Sets up a world on the given services. */
-export async function createWorld(brokers: readonly string[], redisUrl: string): Promise<World> {
+export async function createWorld(
+  brokers: readonly string[],
+  target: StoreTarget,
+): Promise<World> {
   const prefix = `test-${randomUUID().slice(0, 8)}.`;
   const topics = topicNames(prefix);
   const kafka = new Kafka({
@@ -62,17 +78,24 @@ export async function createWorld(brokers: readonly string[], redisUrl: string):
   await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics) });
   const producer = replayProducer(kafka);
   await producer.connect();
-  const redis = await createClient({ url: redisUrl }).connect();
-  await redis.flushDb();
-  await redis.close();
-  const store = await RedisStore.connect(redisUrl);
-  const streams = [topics.edge, topics['function-edge']].flatMap((topic) =>
-    Array.from({ length: PARTITIONS }, (_, partition) => `${topic}/${partition}`)
-  );
+  await emptyStore(target);
+  const store = await openStore(target);
+  // The topics' partitions as they are now (a test may add some).
+  const streams = async () => {
+    const all: string[] = [];
+    for (const topic of [topics.edge, topics['function-edge']]) {
+      for (const { partition } of await admin.fetchTopicOffsets(topic)) {
+        all.push(`${topic}/${partition}`);
+      }
+    }
+    return all;
+  };
 
   const storedTotal = async () => {
     let total = 0;
-    for (const stream of streams) total += (await store.readOffset(resumeKey(stream))) ?? 0;
+    for (const stream of await streams()) {
+      total += (await store.readOffset(resumeKey(stream))) ?? 0;
+    }
     return total;
   };
 
@@ -92,8 +115,26 @@ export async function createWorld(brokers: readonly string[], redisUrl: string):
     admin,
     producer,
     store,
-    redisUrl,
+    target,
     brokers,
+    consumerProcess: () =>
+      spawn(
+        process.execPath,
+        ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', 'consumers'],
+        {
+          env: {
+            ...process.env,
+            KAFKA_BROKERS: brokers.join(','),
+            ...storeEnv(target),
+            KAFKA_TOPIC_PREFIX: prefix,
+            KAFKA_GROUP_ID: `${prefix}group`,
+            KAFKA_SESSION_TIMEOUT_MS: '6000',
+            FLUSH_EVENTS: '1000',
+            LOG_LEVEL: 'warn',
+          },
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      ),
     runner: (overrides = {}) =>
       new ConsumerRunner({
         kafka,
@@ -109,7 +150,7 @@ export async function createWorld(brokers: readonly string[], redisUrl: string):
         sessionTimeoutMs: 10_000,
         ...overrides,
       }),
-    publish: (lines) => publishLines(lines, { producer, topics }),
+    publish: (lines, keys = 'project') => publishLines(lines, { producer, topics, keys }),
     storedTotal,
     async drained(timeoutMs) {
       const deadline = Date.now() + timeoutMs;

@@ -57,7 +57,7 @@ describeWithServices(['kafka', 'redis'], 'a poison pill published to Kafka', ({ 
   };
 
   beforeAll(async () => {
-    world = await createWorld(kafka.brokers, redis.url);
+    world = await createWorld(kafka.brokers, { kind: 'redis', url: redis.url });
     // A state an older version could store and no version can read, where the stream will write.
     const client = await createClient({ url: redis.url }).connect();
     await client.set(minuteKey, CORRUPT, { PX: 3_600_000 });
@@ -98,7 +98,7 @@ describeWithServices(['kafka', 'redis'], 'a poison pill published to Kafka', ({ 
   }, 60_000);
 
   test('the unreadable state was kept, not lost', async () => {
-    const client = await createClient({ url: world.redisUrl }).connect();
+    const client = await createClient({ url: redis.url }).connect();
     const legacy = await client.hGet(minuteKey, 'legacy');
     await client.close();
     expect(legacy).toBe(CORRUPT);

@@ -4,17 +4,17 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerRunner } from '../../consumers/runner.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeOnRedisStores } from '../support/store-target.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { createWorld, type World } from './harness.ts';
 
-describeWithServices(['kafka', 'redis'], 'a rebalance under load', ({ kafka, redis }) => {
+describeOnRedisStores(['kafka'], 'a rebalance under load', ({ kafka }, target) => {
   let world: World;
   const runners: ConsumerRunner[] = [];
   const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 30_000);
 
   beforeAll(async () => {
-    world = await createWorld(kafka.brokers, redis.url);
+    world = await createWorld(kafka.brokers, target);
   }, 60_000);
 
   afterAll(async () => {

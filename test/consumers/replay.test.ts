@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerRunner } from '../../consumers/runner.ts';
 import { parse } from '../../src/events/parse.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeOnRedisStores } from '../support/store-target.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { createWorld, type World } from './harness.ts';
 
-describeWithServices(
-  ['kafka', 'redis'],
+describeOnRedisStores(
+  ['kafka'],
   'a generated stream replayed through Kafka into Redis',
-  ({ kafka, redis }) => {
+  ({ kafka }, target) => {
     let world: World;
     let runner: ConsumerRunner;
     const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 6_000);
 
     beforeAll(async () => {
-      world = await createWorld(kafka.brokers, redis.url);
+      world = await createWorld(kafka.brokers, target);
       runner = world.runner({ flushEvents: 2_000 });
       await runner.start();
       await world.publish(stream.lines);

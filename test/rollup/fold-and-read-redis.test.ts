@@ -18,6 +18,7 @@ import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { UpstashStore } from '../../src/store/upstash.ts';
 import { describeWithServices } from '../support/services.ts';
+import { emptyStore, openStore } from '../support/store-target.ts';
 import { foldAndReadSuite } from './fold-and-read.ts';
 
 /** The rollup keys are global (the host registry, the offsets): start from an empty database. */
@@ -33,6 +34,17 @@ describeWithServices(['redis'], 'fold and read on Redis over TCP', ({ redis }) =
   foldAndReadSuite(async () => {
     await flushDatabase(redis.url);
     store = await RedisStore.connect(redis.url);
+    return store;
+  });
+});
+
+describeWithServices(['redisCluster'], 'fold and read on a Redis Cluster', ({ redisCluster }) => {
+  const target = { kind: 'redis-cluster', nodes: redisCluster.nodes } as const;
+  let store: RollupStore | null = null;
+  afterAll(() => store?.close());
+  foldAndReadSuite(async () => {
+    await emptyStore(target);
+    store = await openStore(target);
     return store;
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Finding the services of a test run, once, in the global setup. For each service, in order:
  *
- * 1. the environment (`KAFKA_BROKERS`, `REDIS_URL`, `UPSTASH_REDIS_REST_URL` and
- *    `UPSTASH_REDIS_REST_TOKEN`): when set, that is the answer, reachable or not;
+ * 1. the environment (`KAFKA_BROKERS`, `REDIS_URL`, `REDIS_CLUSTER_NODES`,
+ *    `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`): when set, that is the answer, reachable or not;
  * 2. `.services/env`, written by `npm run services:up`, when the service answers;
  * 3. a container, when a Docker engine answers (Kafka and Redis);
  * 4. for the Upstash REST endpoint only: our own proxy, in this process, in front of whichever
@@ -12,7 +12,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readEnvFile } from '../../tools/services/env-file.ts';
-import { probeKafka, probeRedis, probeUpstashRest } from '../../tools/services/probes.ts';
+import {
+  probeKafka,
+  probeRedis,
+  probeRedisCluster,
+  probeUpstashRest,
+} from '../../tools/services/probes.ts';
 import { startUpstashRest } from '../../tools/services/upstash-rest.ts';
 import { waitUntilReady } from '../../tools/services/wait.ts';
 import { dockerAnswers, KAFKA_IMAGE, REDIS_IMAGE, startContainers } from './containers.ts';
@@ -72,6 +77,7 @@ export async function discoverServices(environment: Variables = process.env): Pr
     configured('kafka', kafkaFrom, (kafka) => probeKafka(kafka.brokers)),
     configured('redis', redisFrom, (redis) => probeRedis(redis.url)),
     configured('upstash', upstashFrom, (upstash) => probeUpstashRest(upstash.url, upstash.token)),
+    configured('redisCluster', clusterFrom, (cluster) => probeRedisCluster(cluster.nodes)),
   ]);
 
   // An address set in the environment is never silently replaced by a container.
@@ -132,6 +138,12 @@ function kafkaFrom(variables: Variables): ServiceAddresses['kafka'] | undefined 
 function redisFrom(variables: Variables): ServiceAddresses['redis'] | undefined {
   const url = variables['REDIS_URL'];
   return url === undefined || url === '' ? undefined : { url };
+}
+
+function clusterFrom(variables: Variables): ServiceAddresses['redisCluster'] | undefined {
+  const nodes = variables['REDIS_CLUSTER_NODES']?.split(',').map((node) => node.trim())
+    .filter((node) => node !== '');
+  return nodes === undefined || nodes.length === 0 ? undefined : { nodes };
 }
 
 function upstashFrom(variables: Variables): ServiceAddresses['upstash'] | undefined {

@@ -17,9 +17,11 @@ import { discoverServices } from './discovery.ts';
 import { SERVICE_NAMES, type ServiceName, type SkippedSuite } from './services.ts';
 
 const HOW_TO_START = [
-  'Start them with:  npm run services:up   (Kafka, Redis and the Upstash REST endpoint on loopback;',
+  'Start them with:  npm run services:up   (Kafka, Redis, a Redis Cluster and the Upstash REST',
+  '                  endpoint on loopback;',
   '                  the tests find them through .services/env)',
-  'or point the tests at your own: KAFKA_BROKERS, REDIS_URL, UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN',
+  'or point the tests at your own: KAFKA_BROKERS, REDIS_URL, REDIS_CLUSTER_NODES,',
+  '                  UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN',
   'or run with a Docker engine available (testcontainers starts Kafka and Redis).',
 ];
 
@@ -27,7 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const discovery = await discoverServices();
   const missing = SERVICE_NAMES.filter((name) => discovery.available[name] === undefined);
   const missingLines = missing.map((name) =>
-    `  ${name.padEnd(8)} ${discovery.missing[name] ?? 'unknown reason'}`
+    `  ${name.padEnd(12)} ${discovery.missing[name] ?? 'unknown reason'}`
   );
 
   if (missing.length > 0 && requireServices()) {
@@ -73,6 +75,7 @@ function requireServices(): boolean {
 function where(name: ServiceName, address: unknown): string {
   if (name === 'upstash') return (address as { url: string }).url; // never print the token
   if (name === 'kafka') return (address as { brokers: string[] }).brokers.join(',');
+  if (name === 'redisCluster') return (address as { nodes: string[] }).nodes.join(',');
   return (address as { url: string }).url;
 }
 

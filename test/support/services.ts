@@ -2,7 +2,7 @@
  * Real Kafka, Redis and Upstash-REST endpoints for test suites.
  *
  * The global setup (test/support/global-setup.ts) finds the services once per run: from the
- * environment (`KAFKA_BROKERS`, `REDIS_URL`, `UPSTASH_REDIS_REST_URL` +
+ * environment (`KAFKA_BROKERS`, `REDIS_URL`, `REDIS_CLUSTER_NODES`, `UPSTASH_REDIS_REST_URL` +
  * `UPSTASH_REDIS_REST_TOKEN`), else from `.services/env` written by `npm run services:up` when
  * they answer, else from containers when a Docker engine answers. What it cannot find is
  * missing: the suites that need it are skipped (and listed in one banner at the end of the
@@ -28,10 +28,10 @@ import { relative } from 'node:path';
 import { describe, inject, test, TestRunner } from 'vitest';
 
 /** The services a suite can ask for. */
-export type ServiceName = 'kafka' | 'redis' | 'upstash';
+export type ServiceName = 'kafka' | 'redis' | 'upstash' | 'redisCluster';
 
 /** Every service name, in the order they are reported. */
-export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'redis', 'upstash'];
+export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'redis', 'upstash', 'redisCluster'];
 
 /** Where each service is reached. */
 export interface ServiceAddresses {
@@ -41,6 +41,8 @@ export interface ServiceAddresses {
   readonly redis: { readonly url: string };
   /** Upstash REST endpoint and token: `new Redis({ url, token })` from `@upstash/redis`. */
   readonly upstash: { readonly url: string; readonly token: string };
+  /** A Redis Cluster: `host:port` of its nodes (node-redis `createCluster` root nodes). */
+  readonly redisCluster: { readonly nodes: readonly string[] };
 }
 
 /** What the global setup hands to every test file. */
@@ -71,7 +73,11 @@ export function providedServices(): ProvidedServices {
   if (provided !== undefined) return provided;
   const reason =
     'test/support/global-setup.ts did not run (is it in vitest.config.ts globalSetup?)';
-  return { available: {}, missing: { kafka: reason, redis: reason, upstash: reason }, skipLog: '' };
+  return {
+    available: {},
+    missing: { kafka: reason, redis: reason, upstash: reason, redisCluster: reason },
+    skipLog: '',
+  };
 }
 
 /**

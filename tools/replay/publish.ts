@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Source } from '../../src/events/types.ts';
 import type { TopicNames } from '../../src/kafka/topics.ts';
@@ -32,6 +33,11 @@ export interface PublishOptions {
    * {@link replayProducer} makes, so that a retry never duplicates an event) allows no more.
    */
   readonly inFlight?: number;
+  /**
+   * Message keys: `project` (the default: one project's events land in one partition), or
+   * `random` (a producer that does not key by project: every partition gets every project).
+   */
+  readonly keys?: 'project' | 'random';
   /** Called after each acknowledged batch with the running total. */
   readonly onProgress?: (sent: number) => void;
 }
@@ -108,7 +114,8 @@ export async function publishLines(
       group = { topic, messages: [] };
       pending.push(group);
     }
-    group.messages.push({ key: projectKey(source, line), value: line });
+    const key = options.keys === 'random' ? randomUUID() : projectKey(source, line);
+    group.messages.push({ key, value: line });
     pendingCount += 1;
     queued += 1;
     if (pendingCount >= batchSize) {

@@ -1,9 +1,10 @@
 /**
- * `npm run services:up | services:down | services:status`: the real Kafka, Redis and
- * Upstash-REST endpoint of development and CI, on loopback, each command idempotent.
+ * `npm run services:up | services:down | services:status`: the real Kafka, Redis, Redis
+ * Cluster (three masters) and Upstash-REST endpoint of development and CI, on loopback, each
+ * command idempotent.
  *
  * - `up` starts what is not running (Kafka alongside Redis, then the REST endpoint in front of
- *   Redis), waits until each answers a real request, prints the addresses and writes the
+ *   Redis, alongside the cluster's nodes, then the cluster formed of them), waits until each answers a real request, prints the addresses and writes the
  *   client environment to `.services/env`.
  * - `down` stops only the processes `up` started (by pid), SIGTERM first, SIGKILL after a grace
  *   period.
@@ -18,6 +19,11 @@ import { formatEnv, removeEnvFile, type ServiceEnv, writeEnvFile } from './env-f
 import { down, status, up, type UpResult } from './lifecycle.ts';
 import { ENV_FILE, REPO_ROOT } from './paths.ts';
 import { REDIS_URL, redisService } from './redis.ts';
+import {
+  formRedisCluster,
+  REDIS_CLUSTER_NODES,
+  redisClusterNodeServices,
+} from './redis-cluster.ts';
 import type { Service } from './service.ts';
 import { UPSTASH_REST_URL, upstashRestService, upstashRestToken } from './upstash-rest-service.ts';
 
@@ -27,12 +33,13 @@ async function main(command: string | undefined): Promise<number> {
   const kafka = kafkaService();
   const redis = redisService();
   const rest = upstashRestService();
-  const all = [kafka, redis, rest];
+  const clusterNodes = redisClusterNodeServices();
+  const all = [kafka, redis, rest, ...clusterNodes];
   switch (command) {
     case 'up':
-      return await upAll(kafka, [redis, rest]);
+      return await upAll(kafka, [redis, rest], clusterNodes);
     case 'down':
-      return await downAll([rest, redis, kafka]);
+      return await downAll([rest, redis, ...clusterNodes, kafka]);
     case 'status':
       return await statusAll(all);
     default:
@@ -41,12 +48,22 @@ async function main(command: string | undefined): Promise<number> {
   }
 }
 
-/** Kafka starts alongside the Redis chain, whose REST endpoint needs Redis first. */
-async function upAll(kafka: Service, chain: readonly Service[]): Promise<number> {
+/**
+ * Kafka starts alongside the Redis chain, whose REST endpoint needs Redis first, and alongside
+ * the cluster's nodes, which are then formed into one cluster.
+ */
+async function upAll(
+  kafka: Service,
+  chain: readonly Service[],
+  clusterNodes: readonly Service[],
+): Promise<number> {
   const started = Date.now();
-  console.log(`services: up (Apache Kafka ${kafkaVersion()}, Redis, Upstash REST endpoint)`);
+  console.log(
+    `services: up (Apache Kafka ${kafkaVersion()}, Redis, Upstash REST endpoint, Redis Cluster)`,
+  );
   const results = await Promise.all([
     upOne(kafka),
+    upCluster(clusterNodes),
     (async () => {
       const outcomes: boolean[] = [];
       for (const service of chain) {
@@ -66,6 +83,7 @@ async function upAll(kafka: Service, chain: readonly Service[]): Promise<number>
   const env: ServiceEnv = {
     KAFKA_BROKERS: kafka.address,
     REDIS_URL,
+    REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES.join(','),
     UPSTASH_REDIS_REST_URL: UPSTASH_REST_URL,
     UPSTASH_REDIS_REST_TOKEN: upstashRestToken(),
   };
@@ -78,6 +96,27 @@ async function upAll(kafka: Service, chain: readonly Service[]): Promise<number>
       `Load it into a shell with: set -a; . ${relative(REPO_ROOT, ENV_FILE)}; set +a`,
   );
   return 0;
+}
+
+/** Starts the cluster's nodes (one after the other: Redis is light), then forms the cluster. */
+async function upCluster(nodes: readonly Service[]): Promise<boolean> {
+  for (const node of nodes) if (!(await upOne(node))) return false;
+  const started = Date.now();
+  try {
+    const outcome = await formRedisCluster((line) => console.log(`redis-cluster: ${line}`));
+    console.log(
+      row(
+        'redis-cluster',
+        `${outcome}, 3 masters`,
+        REDIS_CLUSTER_NODES.join(','),
+        seconds(started),
+      ),
+    );
+    return true;
+  } catch (error) {
+    console.error(`redis-cluster: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
 }
 
 async function upOne(service: Service): Promise<boolean> {
@@ -135,7 +174,7 @@ async function statusAll(services: readonly Service[]): Promise<number> {
 }
 
 function row(name: string, what: string, address: string, elapsed = ''): string {
-  return `  ${name.padEnd(13)} ${address.padEnd(24)} ${what}${
+  return `  ${name.padEnd(18)} ${address.padEnd(24)} ${what}${
     elapsed === '' ? '' : ` (${elapsed})`
   }`;
 }

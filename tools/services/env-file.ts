@@ -12,6 +12,8 @@ import { ENV_FILE } from './paths.ts';
 export interface ServiceEnv {
   readonly KAFKA_BROKERS: string;
   readonly REDIS_URL: string;
+  /** `host:port` of the Redis Cluster's nodes, comma-separated. */
+  readonly REDIS_CLUSTER_NODES: string;
   readonly UPSTASH_REDIS_REST_URL: string;
   readonly UPSTASH_REDIS_REST_TOKEN: string;
 }

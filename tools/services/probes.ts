@@ -64,6 +64,50 @@ export async function probeRedis(url: string): Promise<void> {
   }
 }
 
+/** Whether the nodes form one healthy cluster, and if not, why. */
+export type ClusterHealth = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Asks every node for `CLUSTER INFO`: healthy when each says `cluster_state:ok`, knows all the
+ * nodes and sees all 16384 slots assigned.
+ */
+export async function clusterHealth(nodes: readonly string[]): Promise<ClusterHealth> {
+  for (const node of nodes) {
+    const client = createClient({
+      url: `redis://${node}`,
+      socket: { connectTimeout: 1_000, reconnectStrategy: false },
+    });
+    let failure: unknown;
+    client.on('error', (error: unknown) => {
+      failure ??= error;
+    });
+    try {
+      await client.connect();
+      const info = String(await client.sendCommand(['CLUSTER', 'INFO']));
+      const field = (name: string) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
+      if (field('cluster_state') !== 'ok') return { ok: false, reason: `${node}: state not ok` };
+      if (Number(field('cluster_known_nodes')) !== nodes.length) {
+        return { ok: false, reason: `${node} knows ${field('cluster_known_nodes')} nodes` };
+      }
+      if (field('cluster_slots_assigned') !== '16384') {
+        return { ok: false, reason: `${node}: ${field('cluster_slots_assigned')} slots assigned` };
+      }
+    } catch (error) {
+      const cause = failure ?? error;
+      return { ok: false, reason: `${node}: ${cause instanceof Error ? cause.message : cause}` };
+    } finally {
+      if (client.isOpen) client.destroy();
+    }
+  }
+  return { ok: true };
+}
+
+/** Rejects unless the nodes form one healthy cluster (see {@link clusterHealth}). */
+export async function probeRedisCluster(nodes: readonly string[]): Promise<void> {
+  const health = await clusterHealth(nodes);
+  if (!health.ok) throw new Error(`the Redis Cluster is not healthy: ${health.reason}`);
+}
+
 /**
  * Sends `["PING"]` to an Upstash-REST-compatible endpoint with the given token and expects
  * `{"result": "PONG"}`.

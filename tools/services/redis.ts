@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceDir } from './paths.ts';
 import { probeRedis } from './probes.ts';
@@ -12,29 +13,51 @@ import type { Service } from './service.ts';
 
 const HOST = '127.0.0.1';
 const PORT = 6379;
-const STATE = serviceDir('redis');
 
 /** The URL clients use to reach the development Redis. */
 export const REDIS_URL = `redis://${HOST}:${PORT}`;
 
 /** Redis as a {@link Service}. */
 export function redisService(): Service {
+  return redisServerService({ name: 'redis', port: PORT, extraArgs: [] });
+}
+
+/** What tells one `redis-server` of ours from another. */
+export interface RedisServerOptions {
+  /** Service name, also its state folder under `.services/`. */
+  readonly name: string;
+  readonly port: number;
+  /** Arguments after the common ones (e.g. cluster mode). */
+  readonly extraArgs: readonly string[];
+  /** One-time work before each fresh start, after redis-server is installed. */
+  readonly beforeStart?: (dir: string) => void;
+}
+
+/**
+ * One `redis-server` on loopback as a {@link Service}: persistence off, its state (pid, log,
+ * cluster config) in its own folder.
+ */
+export function redisServerService(options: RedisServerOptions): Service {
+  const state = serviceDir(options.name);
+  const url = `redis://${HOST}:${options.port}`;
   return {
-    name: 'redis',
-    address: REDIS_URL,
+    name: options.name,
+    address: url,
     host: HOST,
-    port: PORT,
-    pidFile: join(STATE, 'redis.pid'),
-    logFile: join(STATE, 'redis.log'),
-    // Redis rewrites its process title to "redis-server 127.0.0.1:6379".
-    marker: 'redis-server',
+    port: options.port,
+    pidFile: join(state, 'redis.pid'),
+    logFile: join(state, 'redis.log'),
+    // Redis rewrites its process title to "redis-server 127.0.0.1:<port>".
+    marker: `redis-server ${HOST}:${options.port}`,
     startTimeoutMs: 15_000,
     stopGraceMs: 10_000,
     async prepare(log) {
-      await installRedisServer(log);
+      await installRedisServer(log, state);
       const { output } = await capture('redis-server', ['--version']);
       const major = Number(/v=(\d+)\./.exec(output)?.[1]);
       if (!(major >= 7)) log(`warning: the project targets Redis 7; found '${output.trim()}'`);
+      mkdirSync(state, { recursive: true });
+      options.beforeStart?.(state);
     },
     command: () =>
       Promise.resolve({
@@ -43,7 +66,7 @@ export function redisService(): Service {
           '--bind',
           HOST,
           '--port',
-          String(PORT),
+          String(options.port),
           '--save',
           '',
           '--appendonly',
@@ -51,12 +74,13 @@ export function redisService(): Service {
           '--daemonize',
           'no',
           '--dir',
-          STATE,
+          state,
           '--logfile',
           '',
+          ...options.extraArgs,
         ],
       }),
-    probe: () => probeRedis(REDIS_URL),
+    probe: () => probeRedis(url),
   };
 }
 
@@ -64,7 +88,7 @@ export function redisService(): Service {
  * Installs Debian's `redis-server` when it is missing and we may (root, apt-get); otherwise
  * says how to install it.
  */
-async function installRedisServer(log: (line: string) => void): Promise<void> {
+async function installRedisServer(log: (line: string) => void, state: string): Promise<void> {
   if (findOnPath('redis-server') !== undefined) return;
   const canInstall = process.getuid?.() === 0 && findOnPath('apt-get') !== undefined;
   if (!canInstall) {
@@ -76,7 +100,7 @@ async function installRedisServer(log: (line: string) => void): Promise<void> {
   }
   log('installing redis-server with apt-get (first run only)');
   const options = {
-    logFile: join(STATE, 'install.log'),
+    logFile: join(state, 'install.log'),
     env: { DEBIAN_FRONTEND: 'noninteractive' },
   };
   await runLogged('apt-get', ['update'], options);
