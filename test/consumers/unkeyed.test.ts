@@ -81,6 +81,11 @@ describeOnRedisStores(
           (topic) => ({ topic, count: PARTITIONS + 5 }),
         ),
       });
+      // Leaders of new partitions are elected after createPartitions resolves; a produce
+      // request that meets one without a leader fails on that partition only, and the
+      // idempotent kafkajs producer then retries with sequence numbers the broker rejects
+      // ("out of order sequence number", seen once in CI). So wait for every leader.
+      await leadersElected(world, PARTITIONS + 5);
       // The producer reads the new partition count when it connects again.
       await world.producer.disconnect();
       await world.producer.connect();
@@ -98,3 +103,19 @@ describeOnRedisStores(
     }, 300_000);
   },
 );
+
+/** Resolves once every partition of the edge topics has a leader; throws after 30 s. */
+async function leadersElected(world: World, partitions: number): Promise<void> {
+  const topics = [world.topics.edge, world.topics['function-edge']];
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { topics: metadata } = await world.admin.fetchTopicMetadata({ topics });
+    const led = metadata.every((topic) =>
+      topic.partitions.length === partitions &&
+      topic.partitions.every((partition) => partition.leader >= 0)
+    );
+    if (led) return;
+    if (Date.now() > deadline) throw new Error('new partitions got no leader within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
