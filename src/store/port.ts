@@ -19,7 +19,10 @@
 export interface StateWrite {
   readonly key: string;
   readonly value: string;
-  /** Unix milliseconds at which the store may forget the key. */
+  /**
+   * Unix milliseconds at which the store may forget the key: a function of the key alone (its
+   * bucket and grain), so a store may set it with the key's first write and keep it.
+   */
   readonly expireAtMs: number;
 }
 

@@ -1,6 +1,9 @@
 /**
- * The ingest benchmark (`npm run bench:ingest -- [--events 1000000]`), on the broker and Redis of
- * `npm run services:up`, all on this machine. Phases, each printed with its figures:
+ * The ingest benchmark (`npm run bench:ingest -- [--events 1000000] [--store redis|redis-cluster]
+ * [--keys project|random]`), on the broker and the Redis (or the three-master Redis Cluster) of
+ * `npm run services:up`, all on this machine. `--keys random` plays a producer that does not key
+ * by project: every partition, and so every consumer, writes every project. Phases, each printed
+ * with its figures:
  *
  * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics;
  * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling;
@@ -8,6 +11,9 @@
  *    the production entry point, one group) fold the N events into Redis; events/s, its ratio
  *    to the bare rate, flush latency p50/p99 (dead letters, store reads, merge and the commit,
  *    per flush, from their debug logs; at saturation this includes waiting for the CPU);
+ *    CPU per event of Redis (summed over the cluster's masters and printed per master), of the
+ *    consumer processes and of the broker (Linux `/proc`, when `.services/kafka/kafka.pid` is
+ *    there), the unit costs of docs/SCALING.md;
  * 4. Redis bytes per active project (used_memory growth / projects, and per-key MEMORY USAGE of
  *    the hottest and the median project);
  * 5. freshness at 80% of the end-to-end rate: a separate producer process publishes live events
@@ -18,18 +24,19 @@
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
-import { createClient } from 'redis';
 import type { FlushReport } from '../../consumers/partition-processor.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
-import { recentLogsKey, resumeKey } from '../../src/rollup/keys.ts';
+import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { projectKey, publishLines, replayProducer } from '../replay/publish.ts';
+import { processCpuSeconds } from './measure.ts';
+import { type BenchStore, RedisNodes } from './redis-nodes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,14 +45,27 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '12' },
     // One consumer process per core, as the README recommends.
     consumers: { type: 'string', default: String(availableParallelism()) },
+    store: { type: 'string', default: 'redis' },
+    keys: { type: 'string', default: 'project' },
   },
 });
+if (values.store !== 'redis' && values.store !== 'redis-cluster') {
+  console.error(`--store must be redis or redis-cluster, not ${values.store}`);
+  process.exit(2);
+}
+if (values.keys !== 'project' && values.keys !== 'random') {
+  console.error(`--keys must be project or random, not ${values.keys}`);
+  process.exit(2);
+}
+const STORE: BenchStore = values.store;
+const KEYS: 'project' | 'random' = values.keys;
 const EVENTS = Number(values.events);
 const FRESHNESS_SECONDS = Number(values['freshness-seconds']);
 const PARTITIONS = Number(values.partitions);
 const CONSUMERS = Number(values.consumers);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const clusterNodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').filter((n) => n !== '');
 
 function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,15 +78,19 @@ const kafka = new Kafka({ clientId: 'bench-ingest', brokers, logLevel: logLevel.
 const admin = kafka.admin();
 await admin.connect();
 await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics) });
-const redis = await createClient({ url: redisUrl }).connect();
-await redis.flushDb();
+const nodes = await RedisNodes.connect(STORE, process.env);
+await nodes.flush();
 const results: Record<string, unknown> = {
   events: EVENTS,
   partitions: PARTITIONS,
   consumers: CONSUMERS,
+  store: STORE,
+  redisNodes: nodes.names,
+  keys: KEYS,
 };
 console.log(
-  `ingest benchmark: ${EVENTS} events, ${PARTITIONS} partitions, ${CONSUMERS} consumer process(es), topics ${prefix}*`,
+  `ingest benchmark: ${EVENTS} events, ${PARTITIONS} partitions, ${CONSUMERS} consumer process(es), ` +
+    `${STORE} (${nodes.names.join(', ')}), keys by ${KEYS}, topics ${prefix}*`,
 );
 
 // 1. Publish.
@@ -82,7 +106,7 @@ const lines = (function* () {
     yield line;
   }
 })();
-await publishLines(lines, { producer, topics, batchSize: 1000 });
+await publishLines(lines, { producer, topics, batchSize: 1000, keys: KEYS });
 await producer.disconnect();
 published = (Date.now() - published) / 1000;
 results.publishEventsPerSecond = Math.round(EVENTS / published);
@@ -118,15 +142,12 @@ console.log(
 }
 
 // 3. End to end into Redis, through real consumer processes.
-const usedBefore = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1] ?? 0);
-/** Redis's CPU seconds so far (user + system), from INFO cpu. */
-const redisCpuSeconds = async () => {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return field('used_cpu_user') + field('used_cpu_sys');
-};
-const redisCpuBefore = await redisCpuSeconds();
-const store = await RedisStore.connect(redisUrl);
+const sum = (figures: readonly number[]) => figures.reduce((total, figure) => total + figure, 0);
+const usedBefore = sum(await nodes.usedMemory());
+const redisCpuBefore = await nodes.cpuSeconds();
+const store = STORE === 'redis'
+  ? await RedisStore.connect(redisUrl)
+  : await RedisStore.connectCluster(clusterNodes);
 const flushes: FlushReport[] = [];
 const freshness: number[] = [];
 const liveFlushDurations: number[] = [];
@@ -141,8 +162,10 @@ const children = Array.from({ length: CONSUMERS }, () => {
     env: {
       ...process.env,
       KAFKA_BROKERS: brokers.join(','),
-      REDIS_URL: redisUrl,
-      STORE: 'redis',
+      ...(STORE === 'redis'
+        ? { REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: '' }
+        : { REDIS_CLUSTER_NODES: clusterNodes.join(','), REDIS_URL: '' }),
+      STORE,
       KAFKA_TOPIC_PREFIX: prefix,
       KAFKA_GROUP_ID: `${prefix}rollups`,
       LOG_LEVEL: 'debug',
@@ -169,13 +192,37 @@ const stored = async () => {
   for (const stream of streams) total += (await store.readOffset(resumeKey(stream))) ?? 0;
   return total;
 };
+const brokerPidFile = '.services/kafka/kafka.pid';
+const brokerPid = existsSync(brokerPidFile)
+  ? Number(readFileSync(brokerPidFile, 'utf8').trim())
+  : undefined;
+/** CPU seconds of the consumer processes together, and of the broker; null where unknown. */
+const processCpu = () => {
+  const consumers = children.map((child) => processCpuSeconds(child.pid));
+  return {
+    consumers: consumers.includes(null)
+      ? null
+      : consumers.reduce<number>((total, cpu) => total + (cpu ?? 0), 0),
+    broker: processCpuSeconds(brokerPid),
+  };
+};
+// The consumers' start-up and group join before the first message are not part of the cost
+// per event, but they are small beside 1M events; counted from here.
+const processCpuBefore = processCpu();
 // Timed from the start of the first flush (process start-up and the group join excluded) to
 // the moment every offset is stored.
 while ((await stored()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 50));
 const finished = Date.now();
-results.redisCpuUsPerEvent = Number(
-  ((await redisCpuSeconds() - redisCpuBefore) / EVENTS * 1e6).toFixed(1),
+const redisCpuPerNode = (await nodes.cpuSeconds()).map((after, i) =>
+  Number(((after - (redisCpuBefore[i] ?? 0)) / EVENTS * 1e6).toFixed(1))
 );
+results.redisCpuUsPerEvent = Number(sum(redisCpuPerNode).toFixed(1));
+results.redisCpuUsPerEventPerNode = redisCpuPerNode;
+const processCpuAfter = processCpu();
+const perEvent = (before: number | null, after: number | null) =>
+  before === null || after === null ? null : Number(((after - before) / EVENTS * 1e6).toFixed(1));
+results.consumerCpuUsPerEvent = perEvent(processCpuBefore.consumers, processCpuAfter.consumers);
+results.brokerCpuUsPerEvent = perEvent(processCpuBefore.broker, processCpuAfter.broker);
 const firstFlush = Math.min(
   ...flushes.map((flush) => (flush as FlushReport & { time: number }).time - flush.durationMs),
 );
@@ -189,19 +236,19 @@ results.flushP99Ms = Number(percentile(durations, 0.99).toFixed(1));
 console.log(
   `3. end to end into Redis: ${results.endToEndEventsPerSecond} events/s ` +
     `(${results.ratioToBare} of bare), ${flushes.length} flushes, flush p50 ${results.flushP50Ms} ms, p99 ${results.flushP99Ms} ms; ` +
-    `Redis CPU ${results.redisCpuUsPerEvent} µs per event`,
+    `Redis CPU ${results.redisCpuUsPerEvent} µs per event` +
+    (nodes.names.length > 1 ? ` (per master: ${redisCpuPerNode.join(' + ')})` : '') +
+    `; consumers ${results.consumerCpuUsPerEvent ?? '?'} µs, broker ${
+      results.brokerCpuUsPerEvent ?? '?'
+    } µs of CPU per event`,
 );
 
 // 4. Redis bytes per active project.
-const usedAfter = Number((await redis.info('memory')).match(/used_memory:(\d+)/)?.[1] ?? 0);
+const usedAfter = sum(await nodes.usedMemory());
 const perProject = new Map<string, number>();
-for await (const keys of redis.scanIterator({ MATCH: 'rollup:{*', COUNT: 1000 })) {
-  // node-redis pipelines the concurrent commands of one batch.
-  const usages = await Promise.all(keys.map((key) => redis.memoryUsage(key)));
-  keys.forEach((key, i) => {
-    const project = decodeURIComponent(key.slice('rollup:{'.length, key.indexOf('}')));
-    perProject.set(project, (perProject.get(project) ?? 0) + (usages[i] ?? 0));
-  });
+for await (const [key, bytes] of nodes.keyUsages('rollup:{*')) {
+  const project = decodeURIComponent(key.slice('rollup:{'.length, key.indexOf('}')));
+  perProject.set(project, (perProject.get(project) ?? 0) + bytes);
 }
 const sizes = [...perProject.values()].sort((a, b) => a - b);
 results.activeProjects = perProject.size;
@@ -210,11 +257,6 @@ results.redisBytesPerProjectMean = Math.round(
 );
 results.redisBytesPerProjectMedian = percentile(sizes, 0.5);
 results.redisBytesHottestProject = sizes.at(-1) ?? 0;
-results.ringBufferEntriesHottest = Math.max(
-  ...await Promise.all(
-    [...perProject.keys()].slice(0, 50).map((p) => redis.zCard(recentLogsKey(p))),
-  ),
-);
 console.log(
   `4. Redis: ${perProject.size} active projects, used_memory growth ${
     ((usedAfter - usedBefore) / 1048576).toFixed(1)
@@ -232,6 +274,8 @@ await new Promise<void>((resolve, reject) => {
     String(rate),
     '--seconds',
     String(FRESHNESS_SECONDS),
+    '--keys',
+    KEYS,
   ], {
     env: { ...process.env, KAFKA_TOPIC_PREFIX: prefix },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -260,7 +304,10 @@ await Promise.all(children.map((child) => new Promise((resolve) => child.once('e
 await store.close();
 await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
 await admin.disconnect();
-await redis.close();
+await nodes.close();
 mkdirSync('bench-results', { recursive: true });
-writeFileSync(`bench-results/ingest-${CONSUMERS}.json`, `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(
+  `bench-results/ingest-${STORE}-${KEYS}-${CONSUMERS}.json`,
+  `${JSON.stringify(results, null, 2)}\n`,
+);
 console.log(JSON.stringify(results));

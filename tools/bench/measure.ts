@@ -5,6 +5,7 @@
  * @module
  */
 
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import process from 'node:process';
 
@@ -63,4 +64,25 @@ export function environment(): string {
  */
 export function rate(perSecond: number): string {
   return `${Math.round(perSecond).toLocaleString('en-US')}/s`;
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from Linux's `/proc/<pid>/stat`
+ * (clock ticks of 1/100 s); null where that file cannot be read (another OS, a process gone).
+ *
+ * @example
+ * ```ts
+ * const before = processCpuSeconds(child.pid);
+ * ```
+ */
+export function processCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }

@@ -3,7 +3,8 @@
  * share a CPU thread with the consumer being measured: publishes generated events at a fixed
  * rate for a fixed time, then exits.
  *
- * `node tools/bench/produce.ts --rate 20000 --seconds 20` (KAFKA_BROKERS, KAFKA_TOPIC_PREFIX)
+ * `node tools/bench/produce.ts --rate 20000 --seconds 20 [--keys project|random]` (KAFKA_BROKERS,
+ * KAFKA_TOPIC_PREFIX)
  *
  * @module
  */
@@ -18,12 +19,16 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     seconds: { type: 'string' },
     seed: { type: 'string', default: '7' },
+    keys: { type: 'string', default: 'project' },
   },
 });
+const keys = values.keys;
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
-if (!(rate > 0) || !(seconds > 0) || seconds > 600) {
-  console.error('usage: produce.ts --rate EVENTS_PER_SECOND --seconds 1..600');
+if (!(rate > 0) || !(seconds > 0) || seconds > 600 || (keys !== 'project' && keys !== 'random')) {
+  console.error(
+    'usage: produce.ts --rate EVENTS_PER_SECOND --seconds 1..600 [--keys project|random]',
+  );
   process.exit(2);
 }
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -38,7 +43,13 @@ const sent = await publishLines(
     nowUs: Date.now() * 1000,
     spanUs: 60_000_000,
   }),
-  { producer, topics: topicNames(process.env.KAFKA_TOPIC_PREFIX ?? ''), rate, batchSize: 200 },
+  {
+    producer,
+    topics: topicNames(process.env.KAFKA_TOPIC_PREFIX ?? ''),
+    rate,
+    batchSize: 200,
+    keys,
+  },
 );
 await producer.disconnect();
 console.log(JSON.stringify({ sent }));

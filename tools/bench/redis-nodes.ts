@@ -1,0 +1,125 @@
+/**
+ * The Redis servers a benchmark measures, one Redis or every master of a Redis Cluster, each
+ * through its own plain client: emptied before a run, and read for CPU seconds, used memory
+ * and keys one server at a time, so a cluster's figures can be printed per shard and summed.
+ *
+ * @example
+ * ```ts
+ * const nodes = await RedisNodes.connect('redis-cluster', env);
+ * const cpu = await nodes.cpuSeconds(); // one figure per master
+ * ```
+ *
+ * @module
+ */
+import { createClient } from 'redis';
+
+type Client = ReturnType<typeof createClient>;
+
+/** Which Redis a benchmark runs on: the one of REDIS_URL, or the cluster of REDIS_CLUSTER_NODES. */
+export type BenchStore = 'redis' | 'redis-cluster';
+
+/** The environment variables that address the services of `npm run services:up`. */
+export interface RedisAddresses {
+  readonly REDIS_URL?: string;
+  readonly REDIS_CLUSTER_NODES?: string;
+}
+
+/** One Redis server or every master of a cluster. */
+export class RedisNodes {
+  /** `host:port` of each server, in the order of every per-node figure. */
+  readonly names: readonly string[];
+  private readonly clients: readonly Client[];
+
+  private constructor(names: readonly string[], clients: readonly Client[]) {
+    this.names = names;
+    this.clients = clients;
+  }
+
+  /** Connects to the server of REDIS_URL, or to every master among REDIS_CLUSTER_NODES. */
+  static async connect(store: BenchStore, env: RedisAddresses): Promise<RedisNodes> {
+    if (store === 'redis') {
+      const url = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+      const client = await createClient({ url }).connect();
+      return new RedisNodes([new URL(url).host], [client]);
+    }
+    const seeds = (env.REDIS_CLUSTER_NODES ?? '').split(',').filter((node) => node !== '');
+    if (seeds.length === 0) {
+      throw new Error('--store redis-cluster needs REDIS_CLUSTER_NODES (npm run services:up)');
+    }
+    // Every master, as the cluster itself lists them (the seeds may be a subset, or replicas).
+    const seed = await createClient({ url: `redis://${seeds[0]}` }).connect();
+    const masters = String(await seed.sendCommand(['CLUSTER', 'NODES']))
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter((fields) => fields[2]?.split(',').includes('master'))
+      .map((fields) => (fields[1] ?? '').split('@')[0] ?? '');
+    await seed.close();
+    const clients = await Promise.all(
+      masters.map((node) => createClient({ url: `redis://${node}` }).connect()),
+    );
+    return new RedisNodes(masters, clients);
+  }
+
+  /** Deletes every key of every server. */
+  async flush(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.flushAll()));
+  }
+
+  /** CPU seconds (user + system) each server has used since it started, from INFO cpu. */
+  cpuSeconds(): Promise<number[]> {
+    return Promise.all(this.clients.map(async (client) => {
+      const info = await client.info('cpu');
+      const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+      return field('used_cpu_user') + field('used_cpu_sys');
+    }));
+  }
+
+  /** Bytes each server's data set uses, from INFO memory. */
+  usedMemory(): Promise<number[]> {
+    return Promise.all(this.clients.map(async (client) => {
+      const info = await client.info('memory');
+      return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
+    }));
+  }
+
+  /** Zeroes every server's statistics (CONFIG RESETSTAT), so {@link commandStats} counts from now. */
+  async resetStats(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.configResetStat()));
+  }
+
+  /**
+   * Microseconds each command (and each command a script ran) has taken since the last
+   * {@link resetStats}, summed over the servers, from INFO commandstats; most costly first.
+   */
+  async commandStats(): Promise<{ command: string; calls: number; usec: number }[]> {
+    const totals = new Map<string, { calls: number; usec: number }>();
+    for (const client of this.clients) {
+      const info = await client.info('commandstats');
+      for (const match of info.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) {
+        const [, command = '', calls = '0', usec = '0'] = match;
+        const total = totals.get(command) ?? { calls: 0, usec: 0 };
+        total.calls += Number(calls);
+        total.usec += Number(usec);
+        totals.set(command, total);
+      }
+    }
+    return [...totals].map(([command, total]) => ({ command, ...total }))
+      .sort((a, b) => b.usec - a.usec);
+  }
+
+  /** Every key matching `pattern` on every server, with its MEMORY USAGE in bytes. */
+  async *keyUsages(pattern: string): AsyncGenerator<readonly [key: string, bytes: number]> {
+    for (const client of this.clients) {
+      for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
+        // node-redis pipelines the concurrent commands of one batch.
+        const usages = await Promise.all(keys.map((key) => client.memoryUsage(key)));
+        for (const [i, key] of keys.entries()) yield [key, usages[i] ?? 0];
+      }
+    }
+  }
+
+  /** Closes every client. */
+  async close(): Promise<void> {
+    await Promise.all(this.clients.map((client) => client.close()));
+  }
+}
