@@ -280,8 +280,11 @@ export class PartitionWriter {
     this.#flushes += 1;
     try {
       const nowUs = this.#nowUs();
-      await this.#registerHosts(delta, nowUs);
-      const parts = await this.#mergeParts(delta);
+      // The hosts only need to be registered before the commits: at the same time as the reads.
+      const [, parts] = await Promise.all([
+        this.#registerHosts(delta, nowUs),
+        this.#mergeParts(delta),
+      ]);
       const refused: { project: string; stored: number | null }[] = [];
       await Promise.all(
         [...delta.projects].map(async ([project, projectDelta]) => {
@@ -498,8 +501,9 @@ export class PartitionWriter {
 
   /**
    * Keeps the caches bounded: drops the parts of the `committed` projects whose bucket expired
-   * (least recently written first), then whole projects, least recently committed first, while
-   * over the limit, except those a fold under way has loaded since this flush began.
+   * (least recently written first); then, while over the limit, the parts of the least recently
+   * committed projects; then, while too many projects are known, whole projects, least recently
+   * committed first, except those a fold under way has loaded since this flush began.
    */
   #evict(committed: Iterable<string>): void {
     const nowMs = this.#nowUs() / 1000;
@@ -512,8 +516,15 @@ export class PartitionWriter {
         this.#partCount -= 1;
       }
     }
+    // Parts first, least recently committed project first: a dropped part is read again when
+    // next needed, while a dropped watermark would stop the fold for a read (one number each).
+    for (const known of this.#projects.values()) {
+      if (this.#partCount <= this.#cacheLimit) break;
+      this.#partCount -= known.parts.size;
+      known.parts.clear();
+    }
     for (const [project, known] of this.#projects) {
-      if (this.#partCount <= this.#cacheLimit && this.#projects.size <= this.#cacheLimit) break;
+      if (this.#projects.size <= this.#cacheLimit) break;
       if (known.usedIn >= this.#flushes) continue;
       this.#projects.delete(project);
       this.#partCount -= known.parts.size;
