@@ -13,7 +13,7 @@ import { DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { storeHosts } from '../src/endpoints/read/hosts.ts';
+import { readRegistry } from '../src/endpoints/read/hosts.ts';
 import { type Computed, createAnswerer } from './answer/answer.ts';
 import { createKeyVerifier, requireApiKey } from './middleware/auth.ts';
 import { Coalescer } from './answer/coalesce.ts';
@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps): Api {
   const records = effectiveRecords(settings.endpointIds);
   const document = openApiDocument(records);
   const hosts = new HostCache({
-    read: storeHosts,
+    read: (sinceUs) => readRegistry(deps.store, sinceUs),
     nowMs,
     refreshMs: settings.hostRefreshMs ?? 1_000,
     ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),

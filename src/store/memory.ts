@@ -147,10 +147,13 @@ export class MemoryStore implements RollupStore {
     return Promise.resolve(out);
   }
 
-  membersSince(key: string, minScore: number): Promise<string[]> {
+  membersSince(key: string, minScore: number): Promise<ScoredMember[]> {
     const items = this.#liveSet(key)?.items ?? [];
     return Promise.resolve(
-      items.filter((item) => item.score >= minScore).map((item) => item.member),
+      items.filter((item) => item.score >= minScore).map(({ member, score }) => ({
+        member,
+        score,
+      })),
     );
   }
 

@@ -101,8 +101,8 @@ export interface RollupStore {
   updateSortedSet(write: SortedSetWrite): Promise<void>;
   /** Members of a sorted set within a score range, highest score first. */
   rangeByScore(key: string, range: ScoreRange): Promise<string[]>;
-  /** All members of a sorted set with a score at least `minScore`. */
-  membersSince(key: string, minScore: number): Promise<string[]>;
+  /** All members of a sorted set with a score at least `minScore`, with their scores. */
+  membersSince(key: string, minScore: number): Promise<ScoredMember[]>;
   /** Resolves when the store answers. */
   ping(): Promise<void>;
   /** Releases connections. */

@@ -14,8 +14,8 @@
  * @module
  */
 import { createClient, createCluster } from 'redis';
-import type { RollupStore, ScoreRange } from './port.ts';
-import { scoreBound } from './score-bound.ts';
+import type { RollupStore, ScoredMember, ScoreRange } from './port.ts';
+import { pairsOf, scoreBound } from './score-bound.ts';
 import { scriptSha1 } from './script-sha.ts';
 import { ScriptedOperations } from './scripted.ts';
 import type { ScriptCall } from './scripts.ts';
@@ -116,15 +116,16 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     return reply as string[];
   }
 
-  async membersSince(key: string, minScore: number): Promise<string[]> {
+  async membersSince(key: string, minScore: number): Promise<ScoredMember[]> {
     const reply = await this.#connection.send(key, [
       'ZRANGE',
       key,
       String(scoreBound(minScore)),
       '+inf',
       'BYSCORE',
+      'WITHSCORES',
     ]);
-    return reply as string[];
+    return pairsOf(reply as string[]);
   }
 
   ping(): Promise<void> {

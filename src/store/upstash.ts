@@ -11,8 +11,8 @@
  * @module
  */
 import { Redis } from '@upstash/redis';
-import type { RollupStore, ScoreRange } from './port.ts';
-import { scoreBound } from './score-bound.ts';
+import type { RollupStore, ScoredMember, ScoreRange } from './port.ts';
+import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations } from './scripted.ts';
 
 /** Where the REST endpoint is and the token it wants. */
@@ -62,8 +62,14 @@ export class UpstashStore extends ScriptedOperations implements RollupStore {
     });
   }
 
-  membersSince(key: string, minScore: number): Promise<string[]> {
-    return this.#redis.zrange<string[]>(key, scoreBound(minScore), '+inf', { byScore: true });
+  async membersSince(key: string, minScore: number): Promise<ScoredMember[]> {
+    const reply = await this.#redis.zrange<(string | number)[]>(
+      key,
+      scoreBound(minScore),
+      '+inf',
+      { byScore: true, withScores: true },
+    );
+    return pairsOf(reply.map(String));
   }
 
   async ping(): Promise<void> {

@@ -201,8 +201,11 @@ export function storeContract(fixture: ContractFixture): void {
       }));
     await write(100);
     await write(10);
-    expect(await store.membersSince(hosts, 60)).toEqual(['h1']);
-    expect((await store.membersSince(hosts, 0)).sort()).toEqual(['h1', 'h2']);
+    expect(await store.membersSince(hosts, 60)).toEqual([{ member: 'h1', score: 100 }]);
+    expect(await store.membersSince(hosts, 0)).toEqual([
+      { member: 'h2', score: 50 },
+      { member: 'h1', score: 100 },
+    ]);
   });
 
   test('values and members are kept byte for byte (unicode, NUL, JSON text)', async () => {
@@ -217,6 +220,8 @@ export function storeContract(fixture: ContractFixture): void {
       })],
     }));
     expect(await store.readBuckets([key('bytes')])).toEqual([[value]]);
-    expect(await store.membersSince(key('bytes-z'), 0)).toEqual([member]);
+    expect(await store.membersSince(key('bytes-z'), 0)).toEqual([
+      { member, score: 1_795_256_130_123_456 },
+    ]);
   });
 }

@@ -29,6 +29,11 @@ export interface HostPattern {
   readonly source: string;
   /** Whether the pattern is found anywhere in `host` (containment, not a full match). */
   test(host: string): boolean;
+  /**
+   * The text the pattern stands for when it uses no RE2 syntax (a plain project ref): it matches
+   * exactly the hosts that contain this text, which an index can answer.
+   */
+  readonly literal?: string;
 }
 
 /** Typed parameters of `usage.api-counts`. */
@@ -113,7 +118,10 @@ export function compileHostPattern(pattern: string): ParamResult<HostPattern> {
   const test = literal === null
     ? (host: string) => compiled.test(host)
     : (host: string) => host.includes(literal);
-  return { ok: true, params: { source: pattern, test } };
+  return {
+    ok: true,
+    params: { source: pattern, test, ...(literal === null ? {} : { literal }) },
+  };
 }
 
 /** Characters with a meaning in RE2 syntax outside a character class. */

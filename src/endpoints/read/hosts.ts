@@ -12,6 +12,7 @@ import { type ParamError, ParamRefusal } from '../../contract/params/common.ts';
 import type { HostPattern } from '../../contract/params/api-counts.ts';
 import { HOSTS_KEY, parseHostMember } from '../../rollup/keys.ts';
 import type { HostEntry, ReadContext } from './context.ts';
+import type { RollupStore } from '../../store/port.ts';
 import { nextTurn } from '../../async/next-turn.ts';
 
 export type { HostEntry } from './context.ts';
@@ -19,16 +20,27 @@ export type { HostEntry } from './context.ts';
 /** Where the registry of hosts comes from (the store itself, or a cache in front of it). */
 export type HostSource = (context: ReadContext, sinceUs: number) => Promise<readonly HostEntry[]>;
 
-/** Reads the registry straight from the store. */
-export const storeHosts: HostSource = async (context, sinceUs) => {
-  const members = await context.store.membersSince(HOSTS_KEY, sinceUs);
-  const entries: HostEntry[] = [];
-  for (const member of members) {
+/** A registry entry with the time of the newest request seen for it (µs). */
+export interface RegisteredHost extends HostEntry {
+  readonly newestUs: number;
+}
+
+/** The registry entries whose newest request is at or after `sinceUs`, read from the store. */
+export async function readRegistry(
+  store: RollupStore,
+  sinceUs: number,
+): Promise<RegisteredHost[]> {
+  const members = await store.membersSince(HOSTS_KEY, sinceUs);
+  const entries: RegisteredHost[] = [];
+  for (const { member, score } of members) {
     const entry = parseHostMember(member);
-    if (entry !== null) entries.push(entry);
+    if (entry !== null) entries.push({ project: entry.project, host: entry.host, newestUs: score });
   }
   return entries;
-};
+}
+
+/** Reads the registry straight from the store. */
+export const storeHosts: HostSource = (context, sinceUs) => readRegistry(context.store, sinceUs);
 
 /** Default of {@link MatchBudget.budgetMs}: matching time one request may use, in ms. */
 export const DEFAULT_MATCH_BUDGET_MS = 1_000;
@@ -50,7 +62,8 @@ export interface MatchBudget {
   readonly nextTurn?: () => Promise<void>;
 }
 
-function overBudget(hosts: number, budgetMs: number): ParamError {
+/** The refusal of a pattern that used its matching budget against `hosts` registered hosts. */
+export function overBudget(hosts: number, budgetMs: number): ParamError {
   return {
     code: 'invalid_parameter',
     parameter: 'project',
@@ -70,14 +83,14 @@ function overBudget(hosts: number, budgetMs: number): ParamError {
  * const matched = await matchHosts(entries, pattern, { budgetMs: 1_000 });
  * ```
  */
-export async function matchHosts(
-  entries: readonly HostEntry[],
+export async function matchHosts<Entry extends HostEntry>(
+  entries: readonly Entry[],
   pattern: HostPattern,
   budget: MatchBudget,
-): Promise<HostEntry[]> {
+): Promise<Entry[]> {
   const clock = budget.clockMs ?? (() => performance.now());
   const yieldTurn = budget.nextTurn ?? nextTurn;
-  const matched: HostEntry[] = [];
+  const matched: Entry[] = [];
   let spentMs = 0;
   let sliceStart = clock();
   for (const entry of entries) {

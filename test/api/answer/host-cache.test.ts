@@ -3,7 +3,8 @@ import { HostCache } from '../../../api/answer/host-cache.ts';
 import { MatchGate } from '../../../api/answer/match-gate.ts';
 import { ParamRefusal } from '../../../src/contract/params/common.ts';
 import { compileHostPattern, type HostPattern } from '../../../src/contract/params/api-counts.ts';
-import type { HostEntry, HostSource } from '../../../src/endpoints/read/hosts.ts';
+import type { HostEntry, RegisteredHost } from '../../../src/endpoints/read/hosts.ts';
+import { HOST_HORIZON_US } from '../../../src/rollup/keys.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
@@ -19,55 +20,187 @@ const context: ReadContext = {
   maxFutureSkewUs: 0,
 };
 
+const HOUR_US = 3_600_000_000;
+
 describe('HostCache', () => {
-  const entries: HostEntry[] = [
-    { project: 'p1', host: 'p1.supabase.co' },
-    { project: 'p2', host: 'p2.supabase.co' },
-    { project: 'p1', host: 'custom.example.com' },
+  const NOW_US = context.nowUs;
+  const entries: RegisteredHost[] = [
+    { project: 'p1', host: 'p1.supabase.co', newestUs: NOW_US - 60_000_000 },
+    { project: 'p2', host: 'p2.supabase.co', newestUs: NOW_US - 2 * HOUR_US },
+    { project: 'p1', host: 'custom.example.com', newestUs: NOW_US - 60_000_000 },
   ];
 
-  function counting(): { read: HostSource; reads: number[] } {
+  /** A registry whose content the test changes, recording the `since` of every read. */
+  function registry(initial: readonly RegisteredHost[] = entries) {
+    const rows = [...initial];
     const reads: number[] = [];
     return {
+      rows,
       reads,
-      read: (_context, sinceUs) => {
+      read: (sinceUs: number) => {
         reads.push(sinceUs);
-        return Promise.resolve(entries);
+        return Promise.resolve(rows.filter((row) => row.newestUs >= sinceUs));
       },
     };
   }
 
+  const hostsOf = (found: readonly HostEntry[]) => found.map((entry) => entry.host).sort();
+
   test('matches by pattern, reads the registry once per refresh period, single-flight', async () => {
-    let now = 1_000;
-    const source = counting();
+    let now = NOW_US / 1000;
+    const source = registry();
     const cache = new HostCache({ read: source.read, nowMs: () => now, refreshMs: 1_000 });
-    const since = context.nowUs - 3_600_000_000;
+    const since = NOW_US - 3 * HOUR_US;
     const [a, b] = await Promise.all([
       cache.matching(pattern('p1'))(context, since),
-      cache.matching(pattern('supabase'))(context, since),
+      cache.matching(pattern('supa.ase'))(context, since),
     ]);
-    expect(a.map((entry) => entry.host)).toEqual(['p1.supabase.co']);
-    expect(b).toHaveLength(2);
+    expect(hostsOf(a)).toEqual(['p1.supabase.co']);
+    expect(hostsOf(b)).toEqual(['p1.supabase.co', 'p2.supabase.co']);
+    expect(source.reads).toEqual([NOW_US - HOST_HORIZON_US]);
+    now += 999;
+    await cache.matching(pattern('example'))(context, since);
     expect(source.reads).toHaveLength(1);
-    now = 1_999;
-    await cache.matching(pattern('example'))(context, since + 500_000);
-    expect(source.reads).toHaveLength(1);
-    now = 2_000;
-    await cache.matching(pattern('example'))(context, since + 1_000_000);
+    now += 1;
+    await cache.matching(pattern('example'))(context, since);
     expect(source.reads).toHaveLength(2);
   });
 
-  test('a later window start reuses the snapshot; an earlier one (or another span) reads again', async () => {
-    const source = counting();
-    const cache = new HostCache({ read: source.read, nowMs: () => 0 });
-    const since = context.nowUs - 3_600_000_000;
-    await cache.matching(pattern('p'))(context, since);
-    await cache.matching(pattern('p'))({ ...context, nowUs: context.nowUs + 100 }, since + 100);
+  test('one view serves every window: a window start only filters by the newest request', async () => {
+    const source = registry();
+    const cache = new HostCache({ read: source.read, nowMs: () => NOW_US / 1000 });
+    const supabase = cache.matching(pattern('supabase'));
+    expect(hostsOf(await supabase(context, NOW_US - 3 * HOUR_US))).toEqual([
+      'p1.supabase.co',
+      'p2.supabase.co',
+    ]);
+    expect(hostsOf(await supabase(context, NOW_US - HOUR_US))).toEqual(['p1.supabase.co']);
+    // Exactly at the window start counts; a microsecond before does not.
+    expect(hostsOf(await supabase(context, NOW_US - 2 * HOUR_US))).toHaveLength(2);
+    expect(hostsOf(await supabase(context, NOW_US - 2 * HOUR_US + 1))).toHaveLength(1);
     expect(source.reads).toHaveLength(1);
-    await cache.matching(pattern('p'))(context, since - 1);
+  });
+
+  test('reads what is new within the late margin, the whole registry once a minute', async () => {
+    let now = NOW_US / 1000;
+    const source = registry();
+    const cache = new HostCache({
+      read: source.read,
+      nowMs: () => now,
+      refreshMs: 1_000,
+      fullRefreshMs: 60_000,
+      lateMarginMs: 300_000,
+    });
+    // A regex pattern, kept: later hosts are tested once each, not the whole view again.
+    let tests = 0;
+    const counted: HostPattern = {
+      source: 'counted',
+      test: (host) => {
+        tests++;
+        return host.includes('supabase');
+      },
+    };
+    const literal = cache.matching(pattern('p3'));
+    const regex = cache.matching(counted);
+    expect(await literal(context, 0)).toEqual([]);
+    expect(hostsOf(await regex(context, 0))).toHaveLength(2);
+    expect(tests).toBe(3);
+    const newest = NOW_US - 60_000_000;
+
+    // A new host of a new project; one late by 10 minutes; a newer request of a known host.
+    source.rows.push(
+      { project: 'p3', host: 'p3.supabase.co', newestUs: NOW_US },
+      { project: 'p4', host: 'p4.supabase.co', newestUs: NOW_US - 600_000_000 },
+    );
+    source.rows[1] = { ...source.rows[1] as RegisteredHost, newestUs: NOW_US - 1 };
+    now += 1_000;
+    expect(hostsOf(await literal(context, 0))).toEqual(['p3.supabase.co']);
+    expect(source.reads.at(-1)).toBe(newest - 300_000_000);
+    expect(hostsOf(await regex(context, NOW_US - 1))).toEqual(['p2.supabase.co', 'p3.supabase.co']);
+    expect(tests).toBe(4);
+    // The late host waits for the whole read.
+    expect(hostsOf(await regex(context, 0))).not.toContain('p4.supabase.co');
+    now += 59_000;
+    expect(hostsOf(await regex(context, 0))).toContain('p4.supabase.co');
+    expect(source.reads.at(-1)).toBe(now * 1000 - HOST_HORIZON_US);
+    expect(tests).toBe(5);
+  });
+
+  test('a literal finds hosts that contain it anywhere, as the pattern does', async () => {
+    let now = NOW_US / 1000;
+    const source = registry();
+    const cache = new HostCache({ read: source.read, nowMs: () => now });
+    const ref = cache.matching(pattern('abcdefghijklmnopqrst'));
+    expect(await ref(context, 0)).toEqual([]);
+    source.rows.push(
+      { project: 'x', host: 'abcdefghijklmnopqrst.supabase.co', newestUs: NOW_US },
+      { project: 'x', host: 'api.abcdefghijklmnopqrst.example', newestUs: NOW_US },
+      { project: 'x', host: 'abcdefghijklmnopqrs.supabase.co', newestUs: NOW_US },
+    );
+    now += 1_000;
+    expect(hostsOf(await ref(context, 0))).toEqual([
+      'abcdefghijklmnopqrst.supabase.co',
+      'api.abcdefghijklmnopqrst.example',
+    ]);
+  });
+
+  test('a new literal finds hosts of the last whole read and hosts read since', async () => {
+    let now = NOW_US / 1000;
+    const source = registry();
+    const cache = new HostCache({ read: source.read, nowMs: () => now });
+    expect(await cache.matching(pattern('zzz'))(context, 0)).toEqual([]);
+    source.rows.push({ project: 'p9', host: 'p1-eu.example.net', newestUs: NOW_US });
+    now += 1_000;
+    // Read since the index was built: found host by host; p1.supabase.co from the index.
+    expect(hostsOf(await cache.matching(pattern('p1'))(context, 0))).toEqual([
+      'p1-eu.example.net',
+      'p1.supabase.co',
+    ]);
     expect(source.reads).toHaveLength(2);
-    await cache.matching(pattern('p'))(context, context.nowUs - 7 * 86_400_000_000);
-    expect(source.reads).toHaveLength(3);
+  });
+
+  test('hosts that aged out of the longest window leave the view and the kept matches', async () => {
+    let now = NOW_US / 1000;
+    const source = registry();
+    const cache = new HostCache({ read: source.read, nowMs: () => now, fullRefreshMs: 60_000 });
+    expect(hostsOf(await cache.matching(pattern('supabase'))(context, 0))).toHaveLength(2);
+    expect(cache.size).toBe(3);
+    // p2's newest request (two hours ago) leaves the eight-day horizon first.
+    now = (NOW_US - 2 * HOUR_US + HOST_HORIZON_US) / 1000 + 1;
+    source.rows.splice(1, 1);
+    expect(hostsOf(await cache.matching(pattern('supabase'))(context, 0))).toEqual([
+      'p1.supabase.co',
+    ]);
+    expect(cache.size).toBe(2);
+  });
+
+  test('a pattern that matches more hosts than one request may sum is refused with a 400', async () => {
+    const many: RegisteredHost[] = Array.from({ length: 5 }, (_, i) => ({
+      project: `p${i}`,
+      host: `p${i}.supabase.co`,
+      newestUs: NOW_US - i * HOUR_US,
+    }));
+    const cache = new HostCache({
+      read: registry(many).read,
+      nowMs: () => NOW_US / 1000,
+      maxMatchedHosts: 3,
+    });
+    const refusal = await cache.matching(pattern('supabase'))(context, NOW_US - 5 * HOUR_US).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(ParamRefusal);
+    expect(refusal instanceof ParamRefusal && refusal.error).toMatchObject({
+      code: 'invalid_parameter',
+      parameter: 'project',
+    });
+    expect(refusal instanceof ParamRefusal && refusal.error.message).toContain(
+      'matches 5 request hosts in the window, more than the 3',
+    );
+    // Within a shorter window the same pattern matches three: answered.
+    expect(await cache.matching(pattern('supabase'))(context, NOW_US - 2 * HOUR_US)).toHaveLength(
+      3,
+    );
   });
 
   test('a pattern refused for its budget stays refused for a while, without being matched again', async () => {
@@ -83,7 +216,7 @@ describe('HostCache', () => {
         return true;
       },
     };
-    const source = counting();
+    const source = registry();
     const cache = new HostCache({
       read: source.read,
       nowMs: () => now,
@@ -97,18 +230,14 @@ describe('HostCache', () => {
       'took longer than the budget of 50 ms',
     );
     expect(tests).toBe(3);
-    // The registry is re-read every second; the refusal outlives the snapshot.
+    // The registry is re-read every second; the refusal outlives the reads, for every window.
     now = 59_999;
     await expect(cache.matching(slow)(context, 0)).rejects.toBe(refusal);
+    await expect(cache.matching(slow)(context, context.nowUs - 60_000_000)).rejects.toBe(refusal);
     expect(tests).toBe(3);
-    // Another window length has its own registry, so its own verdict.
-    await expect(cache.matching(slow)(context, context.nowUs - 60_000_000)).rejects.toBeInstanceOf(
-      ParamRefusal,
-    );
-    expect(tests).toBe(6);
     now = 60_000;
     await expect(cache.matching(slow)(context, 0)).rejects.toBeInstanceOf(ParamRefusal);
-    expect(tests).toBe(9);
+    expect(tests).toBe(6);
     // Other patterns are not affected.
     expect(await cache.matching(pattern('p1'))(context, 0)).toHaveLength(1);
   });
@@ -150,7 +279,7 @@ describe('HostCache', () => {
     expect(await busy.matching(costly('c'))(context, 0)).toEqual([]);
   });
 
-  test('invalidate re-reads; a failed read is not kept', async () => {
+  test('invalidate reads the whole registry again; a failed read is not kept', async () => {
     let fail = true;
     const cache = new HostCache({
       read: () => (fail ? Promise.reject(new Error('store down')) : Promise.resolve(entries)),

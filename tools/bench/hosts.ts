@@ -1,0 +1,161 @@
+/**
+ * The host registry view of an API process with a million registered hosts (`npm run
+ * bench:hosts -- [--hosts 1000000]`): its memory, and what each of its operations costs.
+ *
+ * Method: HOSTS entries (one `<20-letter ref>.supabase.co` host per project, newest requests
+ * spread over the last 7 days) handed to a `HostCache` by an in-process reader that returns fresh
+ * copies (a JSON round trip, standing in for the decoding of a store reply; the store's own work
+ * for a ZRANGE of the registry is not part of this). Printed: the heap the view holds (after a forced GC), the first full read, a full
+ * read that changes nothing, an incremental read that brings 1,000 new hosts while 10,000 project
+ * refs are kept, the first request of a new ref (a scan of the view), a request of a kept ref,
+ * and the first request of a regular expression.
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { HostCache } from '../../api/answer/host-cache.ts';
+import { compileHostPattern, type HostPattern } from '../../src/contract/params/api-counts.ts';
+import type { ReadContext } from '../../src/endpoints/read/context.ts';
+import type { RegisteredHost } from '../../src/endpoints/read/hosts.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import { environment } from './measure.ts';
+
+const { values } = parseArgs({ options: { hosts: { type: 'string', default: '1000000' } } });
+const HOSTS = Number(values.hosts);
+if (!Number.isInteger(HOSTS) || HOSTS < 10_000) {
+  console.error('--hosts must be an integer of at least 10000');
+  process.exit(2);
+}
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) {
+  console.error('run with node --expose-gc (npm run bench:hosts does)');
+  process.exit(2);
+}
+
+const DAY_US = 86_400_000_000;
+let seed = 20261123;
+/** A seeded generator (mulberry32), so every run registers the same hosts. */
+function random(): number {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+}
+function ref(): string {
+  let text = '';
+  for (let i = 0; i < 20; i++) text += String.fromCharCode(97 + Math.floor(random() * 26));
+  return text;
+}
+function compiled(source: string): HostPattern {
+  const result = compileHostPattern(source);
+  if (!result.ok) throw new Error(result.error.message);
+  return result.params;
+}
+
+let nowMs = Date.now();
+const registry: RegisteredHost[] = [];
+for (let i = 0; i < HOSTS; i++) {
+  const project = ref();
+  registry.push({
+    project,
+    host: `${project}.supabase.co`,
+    newestUs: nowMs * 1000 - Math.floor(random() * 7 * DAY_US),
+  });
+}
+let reads = 0;
+const cache = new HostCache({
+  read: (sinceUs) => {
+    reads += 1;
+    // Fresh strings, as a read from the store gives: the view holds its own copies.
+    return Promise.resolve(
+      JSON.parse(
+        JSON.stringify(registry.filter((entry) => entry.newestUs >= sinceUs)),
+      ) as RegisteredHost[],
+    );
+  },
+  nowMs: () => nowMs,
+});
+const context: ReadContext = {
+  store: new MemoryStore({ nowMs: () => nowMs }),
+  nowUs: nowMs * 1000,
+  maxFutureSkewUs: 0,
+};
+const windowStart = () => nowMs * 1000 - 7 * DAY_US;
+const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+  const started = performance.now();
+  const result = await work();
+  return [result, performance.now() - started];
+};
+const heapMiB = () => {
+  gc();
+  return process.memoryUsage().heapUsed / 1048576;
+};
+
+console.log(`host registry benchmark: ${environment()}; ${HOSTS} registered hosts`);
+const before = heapMiB();
+const known = registry[Math.floor(HOSTS / 2)]?.project ?? '';
+const [, first] = await timed(() => cache.matching(compiled(known))(context, windowStart()));
+const held = heapMiB();
+console.log(
+  `first request: full read of ${cache.size} hosts + scan for one ref: ${first.toFixed(0)} ms; ` +
+    `the view holds ${(held - before).toFixed(1)} MiB of heap (${
+      ((held - before) * 1048576 / HOSTS).toFixed(0)
+    } B per host); RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
+);
+
+// 10,000 kept refs (the busiest projects' dashboards), each scanned once.
+const keptRefs = registry.slice(0, 10_000).map((entry) => entry.project);
+const [, keeping] = await timed(async () => {
+  for (const project of keptRefs) await cache.matching(compiled(project))(context, windowStart());
+});
+console.log(
+  `10,000 new refs, one request each: ${
+    (keeping / 10_000).toFixed(1)
+  } ms per ref (a scan of the view)`,
+);
+const [, repeat] = await timed(async () => {
+  for (const project of keptRefs) await cache.matching(compiled(project))(context, windowStart());
+});
+console.log(`the same 10,000 refs again: ${(repeat / 10_000 * 1000).toFixed(1)} µs per request`);
+console.log(`heap with 10,000 kept refs: ${(heapMiB() - before).toFixed(1)} MiB over the start`);
+
+// One second later: 1,000 new hosts, read incrementally and routed to the kept refs.
+for (let i = 0; i < 1_000; i++) {
+  const project = i < 100 ? (keptRefs[i] ?? ref()) : ref();
+  registry.push({
+    project,
+    host: `api-${i}.${project}.example.com`,
+    newestUs: nowMs * 1000 + 1_000_000,
+  });
+}
+nowMs += 1_000;
+const readsBefore = reads;
+const [routed, incremental] = await timed(() =>
+  cache.matching(compiled(keptRefs[0] ?? ''))({ ...context, nowUs: nowMs * 1000 }, windowStart())
+);
+console.log(
+  `incremental read of 1,000 new hosts, routed to 10,000 kept refs: ${incremental.toFixed(1)} ms ` +
+    `(${reads - readsBefore} read; the first kept ref now matches ${routed.length} hosts)`,
+);
+
+// A minute later: the whole registry again, nothing new in it.
+nowMs += 60_000;
+const [, full] = await timed(() =>
+  cache.matching(compiled(keptRefs[1] ?? ''))({ ...context, nowUs: nowMs * 1000 }, windowStart())
+);
+console.log(`full read that changes nothing (once a minute): ${full.toFixed(0)} ms`);
+
+const [regexHits, regex] = await timed(() =>
+  cache.matching(compiled('^zz[a-c]{3}'))({ ...context, nowUs: nowMs * 1000 }, windowStart())
+);
+console.log(
+  `first request of a regular expression (^zz[a-c]{3}): ${
+    regex.toFixed(0)
+  } ms, ${regexHits.length} hosts`,
+);
+console.log(
+  `RSS at the end ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB, heap ${
+    (heapMiB() - before).toFixed(1)
+  } MiB over the start`,
+);
