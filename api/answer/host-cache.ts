@@ -93,6 +93,13 @@ const ROUTING_BUDGET_MS = 10;
 const MAX_KEPT_MATCHES = 100_000;
 
 /**
+ * Most distinct lengths among kept literals: a new host is looked up once per substring of each
+ * length, so a caller asking literals of every length from 1 to 256 would make each new host cost
+ * 1,024 × 256 lookups. A literal of another length is answered from the index but not kept.
+ */
+const MAX_LITERAL_LENGTHS = 8;
+
+/**
  * A literal pattern that holds only its text: the compiled RE2 program of the pattern as asked
  * (kilobytes) is not kept with its matches. A function of its own, so its closure holds nothing else.
  */
@@ -325,7 +332,9 @@ export class HostCache {
       scanned: Promise.resolve(),
     };
     // Kept before the scan: entries the view gains meanwhile are routed to it.
-    this.#add(table, name, kept);
+    const keepable = literal === undefined || this.#literalLengths.has(literal.length) ||
+      this.#literalLengths.size < MAX_LITERAL_LENGTHS;
+    if (keepable) this.#add(table, name, kept);
     const source = pattern.source;
     kept.scanned = this.#scan(kept, literal).then(() => {
       if (kept.matches.size > MAX_KEPT_MATCHES) this.#drop(table, name, kept);

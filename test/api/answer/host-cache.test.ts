@@ -159,6 +159,26 @@ describe('HostCache', () => {
     expect(source.reads).toHaveLength(2);
   });
 
+  test('literals of more than eight lengths stay exact (the ninth is searched, not kept)', async () => {
+    let now = NOW_US / 1000;
+    const source = registry([{ project: 'x', host: 'abcdefghij.example', newestUs: NOW_US }]);
+    const cache = new HostCache({ read: source.read, nowMs: () => now });
+    const literals = Array.from({ length: 9 }, (_, i) => 'abcdefghij'.slice(0, i + 1));
+    for (const literal of literals) {
+      expect(hostsOf(await cache.matching(pattern(literal))(context, 0))).toEqual([
+        'abcdefghij.example',
+      ]);
+    }
+    source.rows.push({ project: 'y', host: 'zz.abcdefghij.dev', newestUs: NOW_US });
+    now += 1_000;
+    for (const literal of literals) {
+      expect(hostsOf(await cache.matching(pattern(literal))(context, 0))).toEqual([
+        'abcdefghij.example',
+        'zz.abcdefghij.dev',
+      ]);
+    }
+  });
+
   test('hosts that aged out of the longest window leave the view and the kept matches', async () => {
     let now = NOW_US / 1000;
     const source = registry();
