@@ -99,14 +99,6 @@ const MAX_KEPT_MATCHES = 100_000;
  */
 const MAX_LITERAL_LENGTHS = 8;
 
-/**
- * A literal pattern that holds only its text: the compiled RE2 program of the pattern as asked
- * (kilobytes) is not kept with its matches. A function of its own, so its closure holds nothing else.
- */
-function literalPattern(source: string, literal: string): HostPattern {
-  return { source, literal, test: (host) => host.includes(literal) };
-}
-
 function tooManyHosts(matched: number, limit: number): ParamError {
   return {
     code: 'invalid_parameter',
@@ -327,7 +319,7 @@ export class HostCache {
       return known;
     }
     const kept: Kept = {
-      pattern: literal === undefined ? pattern : literalPattern(pattern.source, literal),
+      pattern,
       matches: new Set(),
       scanned: Promise.resolve(),
     };

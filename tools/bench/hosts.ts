@@ -18,6 +18,7 @@ import { compileHostPattern, type HostPattern } from '../../src/contract/params/
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { RegisteredHost } from '../../src/endpoints/read/hosts.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
+import { Random } from '../../src/synthetic/random.ts';
 import { environment } from './measure.ts';
 
 const { values } = parseArgs({ options: { hosts: { type: 'string', default: '1000000' } } });
@@ -33,18 +34,11 @@ if (gc === undefined) {
 }
 
 const DAY_US = 86_400_000_000;
-let seed = 20261123;
-/** A seeded generator (mulberry32), so every run registers the same hosts. */
-function random(): number {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-}
+/** Seeded, so every run registers the same hosts. */
+const random = new Random(20261123);
 function ref(): string {
   let text = '';
-  for (let i = 0; i < 20; i++) text += String.fromCharCode(97 + Math.floor(random() * 26));
+  for (let i = 0; i < 20; i++) text += String.fromCharCode(97 + random.int(26));
   return text;
 }
 function compiled(source: string): HostPattern {
@@ -60,7 +54,7 @@ for (let i = 0; i < HOSTS; i++) {
   registry.push({
     project,
     host: `${project}.supabase.co`,
-    newestUs: nowMs * 1000 - Math.floor(random() * 7 * DAY_US),
+    newestUs: nowMs * 1000 - Math.floor(random.next() * 7 * DAY_US),
   });
 }
 let reads = 0;

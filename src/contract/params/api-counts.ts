@@ -115,13 +115,16 @@ export function compileHostPattern(pattern: string): ParamResult<HostPattern> {
   // Most callers pass a plain project ref: a literal is matched by substring search, which
   // finds it exactly where RE2 would, without running the engine.
   const literal = literalOf(pattern);
-  const test = literal === null
-    ? (host: string) => compiled.test(host)
-    : (host: string) => host.includes(literal);
-  return {
-    ok: true,
-    params: { source: pattern, test, ...(literal === null ? {} : { literal }) },
-  };
+  if (literal !== null) return { ok: true, params: literalPattern(pattern, literal) };
+  return { ok: true, params: { source: pattern, test: (host) => compiled.test(host) } };
+}
+
+/**
+ * A pattern that is plain text, tested by substring search. Built apart from the RE2 program so
+ * that its closure does not hold that program (kilobytes each): the API keeps thousands of these.
+ */
+function literalPattern(source: string, literal: string): HostPattern {
+  return { source, literal, test: (host) => host.includes(literal) };
 }
 
 /** Characters with a meaning in RE2 syntax outside a character class. */
