@@ -106,12 +106,14 @@ export async function ensureTopics(
         numPartitions: partitions,
         ...(replicationFactor === undefined ? {} : { replicationFactor }),
       }],
-      waitForLeaders: true,
+      // kafkajs's own wait gives up on "This server does not host this topic-partition",
+      // which a broker answers for a moment after creating a topic: waited for below instead.
+      waitForLeaders: false,
     });
     if (createdHere) created.add(topic);
   }
 
-  const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+  const metadata = await ledTopics(admin, topics);
   const counts = new Map(metadata.map((topic) => [topic.name, topic.partitions.length]));
   return topics.map((topic) => {
     const count = counts.get(topic);
@@ -125,4 +127,32 @@ export async function ensureTopics(
       expectedPartitions: partitions,
     };
   });
+}
+
+/** Tries of {@link ledTopics}, 100 ms apart. */
+const METADATA_TRIES = 300;
+
+/**
+ * The metadata of `topics` once every partition of each has a leader, asking again every 100 ms
+ * while the broker still says it does not know one of them (for up to 30 s).
+ */
+async function ledTopics(
+  admin: Admin,
+  topics: readonly string[],
+): Promise<Awaited<ReturnType<Admin['fetchTopicMetadata']>>['topics']> {
+  let reason = '';
+  for (let attempt = 0; attempt < METADATA_TRIES; attempt++) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+      const led = metadata.every((topic) =>
+        topic.partitions.length > 0 && topic.partitions.every((partition) => partition.leader >= 0)
+      );
+      if (led) return metadata;
+      reason = 'a partition has no leader yet';
+    } catch (error) {
+      reason = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`topics ${topics.join(', ')} were not ready within 30 s: ${reason}`);
 }
