@@ -103,8 +103,14 @@ async function installRedisServer(log: (line: string) => void, state: string): P
     logFile: join(state, 'install.log'),
     env: { DEBIAN_FRONTEND: 'noninteractive' },
   };
-  await runLogged('apt-get', ['update'], options);
-  await runLogged('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], options);
+  // Another apt-get (a machine's own first-boot update) may hold the lock: wait for it.
+  const waitForLock = ['-o', 'DPkg::Lock::Timeout=120'];
+  await runLogged('apt-get', [...waitForLock, 'update'], options);
+  await runLogged(
+    'apt-get',
+    [...waitForLock, 'install', '-y', '--no-install-recommends', 'redis-server'],
+    options,
+  );
   if (findOnPath('redis-server') === undefined) {
     throw new Error(
       `apt-get installed redis-server, but it is not on PATH (${process.env['PATH']})`,
