@@ -61,6 +61,11 @@ export interface AppDeps {
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
   readonly sink: IngestSink;
+  /**
+   * Why parts other than the store are not ready yet (`{ kafka: 'topics not ready: ...' }`),
+   * an empty record when all are; `/readyz` says not ready while any is. Default: none.
+   */
+  readonly notReady?: () => Readonly<Record<string, string>>;
 }
 
 /** The API. */
@@ -128,6 +133,7 @@ export function createApp(deps: AppDeps): Api {
     document,
     storeTimeoutMs,
     logStoreError,
+    notReady: deps.notReady ?? (() => ({})),
   });
   registerEndpointRoutes(app, { records, answer, storeTimeoutMs, logStoreError });
   registerIngestRoute(app, {

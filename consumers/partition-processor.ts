@@ -46,6 +46,11 @@ export interface PartitionProcessorOptions {
   readonly recentLogsCapacity: number;
   /** Most events folded and not yet written; folding waits for the store beyond it. */
   readonly flushEvents: number;
+  /**
+   * Most bytes of message values folded and not yet written (one script call's worth); folding
+   * waits for the store beyond it. Default 16 MiB.
+   */
+  readonly flushBytes?: number;
   /** Publishes dead letters; resolves once the broker has them. */
   readonly publishDeadLetters: (letters: DeadLetter[]) => Promise<void>;
   /** The partition's earliest retained offset (where to start when the store has none). */
@@ -78,6 +83,8 @@ interface Pending {
   fold: Fold;
   letters: DeadLetter[];
   rejected: number;
+  /** Bytes of the message values folded into it, rejected ones included. */
+  bytes: number;
   oldestProducedMs: number | null;
   /** The offset after the last message folded into it. */
   nextOffset: number | null;
@@ -96,8 +103,28 @@ function projectsOf(parsed: readonly ParsedMessage[]): Set<string> {
   return projects;
 }
 
+/** Default of `flushBytes`. */
+export const DEFAULT_FLUSH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The time an event's timestamp is judged against (too far ahead, too old): its message's Kafka
+ * timestamp, so that every replay of the partition decides alike whenever it runs; the clock
+ * only for a message without a usable one.
+ */
+function judgedAtUs(message: InputMessage, nowUs: () => number): number {
+  const kafkaMs = Number(message.timestamp);
+  return Number.isSafeInteger(kafkaMs) && kafkaMs > 0 ? kafkaMs * 1000 : nowUs();
+}
+
 function emptyPending(): Pending {
-  return { fold: new Fold(), letters: [], rejected: 0, oldestProducedMs: null, nextOffset: null };
+  return {
+    fold: new Fold(),
+    letters: [],
+    rejected: 0,
+    bytes: 0,
+    oldestProducedMs: null,
+    nextOffset: null,
+  };
 }
 
 /** Folds one partition's messages into the store exactly once. */
@@ -249,7 +276,7 @@ export class PartitionProcessor {
       if (item.offset < (this.#expected ?? expected)) continue;
       await this.#fold(item);
       this.#expected = item.offset + 1;
-      if (this.#pendingEvents() >= this.#options.flushEvents) await this.#makeRoom();
+      if (this.#full()) await this.#makeRoom();
       // A failed flush voids this batch too: the next one re-reads the stored offset.
       if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
       if (!isRunning()) break;
@@ -266,7 +293,14 @@ export class PartitionProcessor {
     this.#expected = null;
     // A reopen() from here on asks for yet another read.
     this.#stale = false;
-    const offset = await this.#writer.open();
+    let offset: number;
+    try {
+      offset = await this.#writer.open();
+    } catch (error) {
+      // Marked failed, so that the one-second check asks again even if no batch ever comes.
+      this.#failure = error;
+      throw error;
+    }
     this.#expected = offset;
     return offset;
   }
@@ -275,9 +309,15 @@ export class PartitionProcessor {
     return this.#pending.fold.size + this.#pending.rejected;
   }
 
-  /** Waits until the pending events fit under `flushEvents` again (or a flush failed). */
+  /** Whether what is pending has reached `flushEvents` or `flushBytes`. */
+  #full(): boolean {
+    return this.#pendingEvents() >= this.#options.flushEvents ||
+      this.#pending.bytes >= (this.#options.flushBytes ?? DEFAULT_FLUSH_BYTES);
+  }
+
+  /** Waits until what is pending fits under both bounds again (or a flush failed). */
   async #makeRoom(): Promise<void> {
-    while (this.#pendingEvents() >= this.#options.flushEvents && this.#failure === null) {
+    while (this.#full() && this.#failure === null) {
       this.#startFlush();
       await this.#inFlight;
     }
@@ -288,7 +328,7 @@ export class PartitionProcessor {
       return { ok: false, rejection: { reason: 'message has no value (a tombstone)', path: '' } };
     }
     return parse(message.value, this.#options.source, {
-      nowUs: this.#options.nowUs(),
+      nowUs: judgedAtUs(message, this.#options.nowUs),
       maxFutureSkewUs: this.#options.maxFutureSkewUs,
     });
   }
@@ -307,6 +347,7 @@ export class PartitionProcessor {
       pending.oldestProducedMs = produced;
     }
     pending.nextOffset = offset + 1;
+    pending.bytes += message.value?.length ?? 0;
     if (!result.ok) {
       pending.rejected += 1;
       pending.letters.push(deadLetter(message, result.rejection, {

@@ -13,11 +13,11 @@
  *
  * @module
  */
-import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
+import { type Admin, type Consumer, type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { type Source, SOURCES } from '../src/events/types.ts';
 import type { TopicNames } from '../src/kafka/topics.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import type { DeadLetter } from './dead-letter.ts';
+import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 
@@ -40,6 +40,8 @@ export interface ConsumerRunnerOptions {
   readonly recentLogsCapacity: number;
   /** Most events a partition holds folded and not yet written (see PartitionProcessor). */
   readonly flushEvents: number;
+  /** Most bytes of events a partition holds folded and not yet written. Default 16 MiB. */
+  readonly flushBytes?: number;
   /**
    * Longest wait of a fetch when the broker has nothing new (a fetch answers as soon as it has
    * anything). Bounds how long an event of a quiet stream waits before it is folded and written.
@@ -101,6 +103,8 @@ export class ConsumerRunner {
     // request in flight; its request queue serializes the partitions' concurrent sends.
     this.#producer = options.kafka.producer({
       allowAutoTopicCreation: false,
+      // Named, so kafkajs does not warn on every start that its default changed in v2.
+      createPartitioner: Partitioners.DefaultPartitioner,
       idempotent: true,
       maxInFlightRequests: 1,
     });
@@ -255,6 +259,7 @@ export class ConsumerRunner {
       maxFutureSkewUs: options.maxFutureSkewUs,
       recentLogsCapacity: options.recentLogsCapacity,
       flushEvents: options.flushEvents,
+      ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
       publishDeadLetters: (letters) => this.#publish(letters),
       earliestOffset: () => this.#earliestOffset(topic, partition),
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
@@ -266,11 +271,15 @@ export class ConsumerRunner {
   }
 
   async #publish(letters: DeadLetter[]): Promise<void> {
-    await this.#producer.send({
-      topic: this.#options.topics.deadLetter,
-      acks: -1,
-      messages: letters,
-    });
+    // In sends the broker accepts: all of a flush's dead letters in one could exceed its
+    // largest message (a batch of one partition is one message) and fail on every retry.
+    for (const batch of deadLetterBatches(letters)) {
+      await this.#producer.send({
+        topic: this.#options.topics.deadLetter,
+        acks: -1,
+        messages: batch,
+      });
+    }
   }
 
   async #earliestOffset(topic: string, partition: number): Promise<number> {

@@ -84,6 +84,10 @@ async function main(): Promise<void> {
       serve: await runtimeAdapter(),
       nowUs: () => Date.now() * 1000,
       print: (line) => process.stdout.write(`${line}\n`),
+      onFatal: (message) => {
+        logger.fatal(message);
+        fail(2, `stopped: ${message}`);
+      },
     });
   } catch (error) {
     logger.fatal({ err: error }, 'could not start');

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApp } from '../api/app.ts';
 import { directSink } from '../api/ingest/direct-sink.ts';
-import { connectKafkaSink } from '../api/ingest/kafka-sink.ts';
+import { openKafkaSink } from '../api/ingest/kafka-sink.ts';
 import type { IngestSink } from '../api/ingest/sink.ts';
 import { createMetrics } from '../api/metrics.ts';
 import type { Serve } from '../api/adapters/serve.ts';
@@ -25,7 +25,8 @@ import { kafkaClient } from '../src/kafka/client.ts';
 import { topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableState } from '../src/rollup/unreadable.ts';
-import { openStore } from '../src/store/open.ts';
+import { type OpenedStore, openStore } from '../src/store/open.ts';
+import { OutageLog } from '../src/async/outage-log.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { bannerLines } from './banner.ts';
 import { type Demo, startDemo } from './demo.ts';
@@ -48,6 +49,11 @@ export interface StartOptions {
   readonly nowUs: () => number;
   /** Where the banner goes (standard output). */
   readonly print: (line: string) => void;
+  /**
+   * Told of a state the service must not run in (a Redis that may evict keys): the process
+   * says the message and exits.
+   */
+  readonly onFatal: (message: string) => void;
 }
 
 /** The running service. */
@@ -80,10 +86,22 @@ export async function startService(options: StartOptions): Promise<Service> {
   if (options.role === 'consumers' && config.kafkaBrokers === null) {
     throw new Error('the consumers need KAFKA_BROKERS (comma-separated host:port pairs)');
   }
-  const store = await openStore(config.store, {
-    nowMs: () => Math.floor(nowUs() / 1000),
-    onError: (error) => logger.warn({ err: error }, 'store connection error'),
+  const nowMs = () => Math.floor(nowUs() / 1000);
+  const outage = new OutageLog({ logger, what: `the store (${storeAddress(config)})`, nowMs });
+  let storeChecked: () => void = () => undefined;
+  const storeReady = new Promise<void>((resolve) => (storeChecked = resolve));
+  const opened = openStore(config.store, {
+    nowMs,
+    onError: (error) => outage.failed(error),
+    onReady: () => {
+      outage.recovered();
+      void checkEviction(opened, config, options.onFatal).then(storeChecked, (error: unknown) => {
+        // Redis went away again between its ready and the question: asked at the next ready.
+        outage.failed(error);
+      });
+    },
   });
+  const store = opened.store;
   const stops: (() => Promise<void>)[] = [() => store.close()];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) {
@@ -102,21 +120,57 @@ export async function startService(options: StartOptions): Promise<Service> {
             'which no separate API process can read',
         );
       }
-      const consumers = await startConsumers(config, store, logger, nowUs);
+      const consumers = startConsumers(config, store, logger, nowUs, { storeReady });
       stops.push(() => consumers.stop());
       return { url: null, stop: stopAll };
     }
-    return await startHttp(options, store, stops, stopAll);
+    return await startHttp(options, store, storeReady, stops, stopAll);
   } catch (error) {
     await stopAll();
     throw error;
   }
 }
 
+/** Where the store is, for the log (a URL's password is left out). */
+function storeAddress(config: Config): string {
+  const store = config.store;
+  switch (store.kind) {
+    case 'memory':
+      return 'in memory';
+    case 'redis':
+      return store.url.replace(/\/\/[^@/]*@/, '//');
+    case 'redis-cluster':
+      return store.nodes.join(',');
+    case 'upstash':
+      return store.url;
+  }
+}
+
+/**
+ * Refuses a Redis that may evict keys (see `Config.redisAllowEviction`): rollup keys carry
+ * expiries, and an evicting `maxmemory-policy` would drop them while the offsets that say they
+ * were written stay, so counts would be lost and never replayed.
+ */
+async function checkEviction(
+  opened: OpenedStore,
+  config: Config,
+  onFatal: (message: string) => void,
+): Promise<void> {
+  const policy = await opened.evictionPolicy();
+  if (policy === null || policy === 'noeviction' || config.redisAllowEviction) return;
+  onFatal(
+    `Redis's maxmemory-policy is ${policy}: it may evict rollup keys while their offsets stay, ` +
+      'and the counts would be lost for good. Set it to noeviction (redis-cli CONFIG SET ' +
+      'maxmemory-policy noeviction, and in redis.conf), or set REDIS_ALLOW_EVICTION=1 to run ' +
+      'anyway and accept that loss.',
+  );
+}
+
 /** The `all` and `api` roles: API, ingest, and (role `all` with Kafka) the consumers. */
 async function startHttp(
   options: StartOptions,
   store: RollupStore,
+  storeReady: Promise<void>,
   stops: (() => Promise<void>)[],
   stopAll: () => Promise<void>,
 ): Promise<Service> {
@@ -126,6 +180,9 @@ async function startHttp(
     logger.error(state, MOVED_ASIDE_MESSAGE);
     metrics.countUnreadable('write');
   };
+  /** Parts that say why they are not ready yet (null once they are), by name. */
+  const notReady = new Map<string, () => string | null>();
+  let sinkReady = Promise.resolve();
   let sink: IngestSink;
   if (config.kafkaBrokers === null) {
     sink = directSink({
@@ -135,11 +192,21 @@ async function startHttp(
       onUnreadable: movedAside,
     });
   } else {
-    sink = await connectKafkaSink({
+    const outage = new OutageLog({
+      logger,
+      what: `Kafka (${config.kafkaBrokers.join(',')}) or its topics, for ingest`,
+      nowMs: () => Math.floor(nowUs() / 1000),
+    });
+    const kafkaSink = openKafkaSink({
       kafka: kafkaClient(config, logger, config.kafkaBrokers),
       topics: topicNames(config.kafkaTopicPrefix),
       partitions: config.topicPartitions,
+      onConnectFailure: (error) => outage.failed(error),
+      onConnected: () => outage.recovered(),
     });
+    notReady.set('ingest', () => kafkaSink.notReady());
+    sinkReady = kafkaSink.connected;
+    sink = kafkaSink;
   }
   stops.push(() => sink.close());
   const { keys, generated } = apiKeys(config);
@@ -150,16 +217,28 @@ async function startHttp(
     metrics,
     logger,
     sink,
+    notReady: () => {
+      const reasons: Record<string, string> = {};
+      for (const [part, reason] of notReady) {
+        const why = reason();
+        if (why !== null) reasons[part] = why;
+      }
+      return reasons;
+    },
   });
   if (options.role === 'all' && config.kafkaBrokers !== null) {
     // The consumers log what they move aside themselves; here it is also counted.
-    const consumers = await startConsumers(config, store, logger, nowUs, {
+    const consumers = startConsumers(config, store, logger, nowUs, {
       onUnreadable: () => metrics.countUnreadable('write'),
+      storeReady,
     });
     stops.push(() => consumers.stop());
+    notReady.set('consumers', () => consumers.notReady());
   }
   let demo: Demo | null = null;
   if (options.demo) {
+    // The demo's history goes in at once: it waits for the store and the sink.
+    await Promise.all([storeReady, sinkReady]);
     demo = await startDemo({ sink, nowUs, maxFutureSkewUs: config.maxFutureSkewUs, logger });
     const running = demo;
     stops.push(() => running.stop());

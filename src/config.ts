@@ -55,6 +55,13 @@ export interface Config {
   readonly topicPartitions: number;
   readonly flushIntervalMs: number;
   readonly flushEvents: number;
+  /** Most bytes of event text a partition holds folded and not yet written. */
+  readonly flushBytes: number;
+  /**
+   * Run on a Redis whose `maxmemory-policy` may evict keys (`REDIS_ALLOW_EVICTION=1`): rollups
+   * can then vanish while the offsets that say they were written stay. Refused by default.
+   */
+  readonly redisAllowEviction: boolean;
   readonly consumerConcurrency: number;
   /** Consumer group session (and rebalance) timeout: how soon a dead member's partitions move. */
   readonly consumerSessionTimeoutMs: number;
@@ -253,6 +260,8 @@ export function loadConfig(env: Env): Config {
     topicPartitions: integer(env, 'TOPIC_PARTITIONS', DEFAULT_TOPIC_PARTITIONS, 1, 10_000),
     flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
     flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
+    flushBytes: integer(env, 'FLUSH_BYTES', 16 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+    redisAllowEviction: flag(env, 'REDIS_ALLOW_EVICTION'),
     consumerConcurrency: integer(env, 'CONSUMER_CONCURRENCY', 12, 1, 1_000),
     consumerSessionTimeoutMs: integer(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
     maxFutureSkewUs: duration(env, 'MAX_FUTURE_SKEW', '5m'),

@@ -8,11 +8,12 @@
  *
  * @module
  */
-import type { Kafka, Producer } from 'kafkajs';
+import { type Kafka, Partitioners, type Producer } from 'kafkajs';
+import { retryUntilDone } from '../../src/async/retry.ts';
 import { ensureTopics, type TopicNames } from '../../src/kafka/topics.ts';
 import type { IngestSink } from './sink.ts';
 
-/** Options of {@link connectKafkaSink}. */
+/** Options of {@link openKafkaSink}. */
 export interface KafkaSinkOptions {
   readonly kafka: Kafka;
   readonly topics: TopicNames;
@@ -20,38 +21,80 @@ export interface KafkaSinkOptions {
   readonly partitions: number;
   /** How long one publish may wait for its acknowledgements, in ms. Default 10,000. */
   readonly timeoutMs?: number;
+  /** Told of each failed attempt to ensure the topics and connect (retried with backoff). */
+  readonly onConnectFailure: (error: unknown) => void;
+  /** Told once the topics exist and the producer is connected. */
+  readonly onConnected: () => void;
+}
+
+/** The Kafka sink, and whether it can publish yet. */
+export interface KafkaSink extends IngestSink {
+  /** Why publishing is not possible yet, or null once it is. */
+  readonly notReady: () => string | null;
+  /** Resolves once publishing is possible (never, if closed before). */
+  readonly connected: Promise<void>;
 }
 
 /**
- * Connects a producer (after making sure the topics exist) and returns the sink.
+ * The sink, returned at once: the topics are ensured and the producer connected in the
+ * background, retried with backoff until Kafka answers; until then `accept` rejects (the ingest
+ * route answers 503).
  *
  * @example
  * ```ts
- * const sink = await connectKafkaSink({ kafka, topics: topicNames(''), partitions: 12 });
+ * const sink = openKafkaSink({ kafka, topics: topicNames(''), partitions: 12, ... });
  * await sink.accept('edge', accepted); // acknowledged by all in-sync replicas
  * ```
  */
-export async function connectKafkaSink(options: KafkaSinkOptions): Promise<IngestSink> {
-  const admin = options.kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, {
-      partitions: options.partitions,
-      topics: Object.values(options.topics),
+export function openKafkaSink(options: KafkaSinkOptions): KafkaSink {
+  const stop = new AbortController();
+  let producer: Producer | null = null;
+  let waiting = 'connecting to Kafka';
+  let connected: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (connected = resolve));
+  void retryUntilDone(async () => {
+    const admin = options.kafka.admin();
+    await admin.connect();
+    try {
+      await ensureTopics(admin, {
+        partitions: options.partitions,
+        topics: Object.values(options.topics),
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    const candidate = options.kafka.producer({
+      idempotent: true,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
     });
-  } finally {
-    await admin.disconnect();
-  }
-  const producer: Producer = options.kafka.producer({
-    idempotent: true,
-    allowAutoTopicCreation: false,
-  });
-  await producer.connect();
+    try {
+      await candidate.connect();
+    } catch (error) {
+      await candidate.disconnect().catch(() => undefined);
+      throw error;
+    }
+    return candidate;
+  }, {
+    signal: stop.signal,
+    onFailure: (error) => {
+      waiting = 'Kafka or its topics are not ready yet';
+      options.onConnectFailure(error);
+    },
+  }).then((candidate) => {
+    if (stop.signal.aborted) return candidate.disconnect();
+    producer = candidate;
+    options.onConnected();
+    connected();
+  }, () => undefined);
   const timeout = options.timeoutMs ?? 10_000;
   return {
     kind: 'kafka',
+    notReady: () => producer === null ? waiting : null,
+    connected: ready,
     async accept(source, events) {
       if (events.length === 0) return;
+      if (producer === null) throw new Error(`cannot publish: ${waiting}`);
       await producer.send({
         topic: options.topics[source],
         acks: -1,
@@ -59,6 +102,11 @@ export async function connectKafkaSink(options: KafkaSinkOptions): Promise<Inges
         messages: events.map(({ event, text }) => ({ key: event.project, value: text })),
       });
     },
-    close: () => producer.disconnect(),
+    async close() {
+      // An attempt under way is not waited for (kafkajs may retry it for a minute): it
+      // disconnects what it connected once it ends.
+      stop.abort(new Error('the sink is closing'));
+      await producer?.disconnect();
+    },
   };
 }

@@ -334,10 +334,14 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
   paths['/healthz'] = publicGet('healthz', 'The process is up.', {
     '200': json('Health', 'Up.'),
   });
-  paths['/readyz'] = publicGet('readyz', 'The store answers.', {
-    '200': json('Ready', 'Ready.'),
-    '503': error('The store is not answering.', RETRY_AFTER),
-  });
+  paths['/readyz'] = publicGet(
+    'readyz',
+    'The store answers and, with Kafka, its topics are ready.',
+    {
+      '200': json('Ready', 'Ready.'),
+      '503': error('Not ready: the message names each part that is not, and why.', RETRY_AFTER),
+    },
+  );
   paths['/metrics'] = publicGet('metrics', 'Prometheus metrics (text exposition format).', {
     '200': {
       description: 'Request counts and latency by endpoint and status; ingested events.',

@@ -1,6 +1,6 @@
 /**
  * The operational routes, public (no key): `/healthz` (the process answers), `/readyz` (the
- * store answers), `/metrics` (Prometheus) and `/openapi.json`. None of them reveals data: the
+ * store answers and every other part is ready; otherwise 503 naming what is not), `/metrics` (Prometheus) and `/openapi.json`. None of them reveals data: the
  * metrics carry endpoint names and status codes only, and the document is the published
  * contract.
  *
@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import type { RollupStore } from '../../src/store/port.ts';
 import { guardStore } from '../deadline.ts';
 import type { ApiEnv } from '../context.ts';
-import { methodNotAllowed } from '../errors.ts';
+import { methodNotAllowed, unavailable } from '../errors.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { OpenApiObject } from '../openapi/document.ts';
@@ -33,6 +33,21 @@ export interface OperationRoutesDeps {
   readonly storeTimeoutMs: number;
   /** Where a failed ping's cause goes. */
   readonly logStoreError: (error: unknown) => void;
+  /** Why parts other than the store are not ready, by part; empty when all are. */
+  readonly notReady: () => Readonly<Record<string, string>>;
+}
+
+/** `/readyz`'s answer: ready, or a 503 that names every part not ready and why. */
+async function readiness(deps: OperationRoutesDeps): Promise<Response> {
+  const reasons: string[] = [];
+  try {
+    await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.logStoreError);
+  } catch {
+    reasons.push('store: not answering');
+  }
+  for (const [part, reason] of Object.entries(deps.notReady())) reasons.push(`${part}: ${reason}`);
+  if (reasons.length > 0) throw unavailable(`not ready: ${reasons.join('; ')}`);
+  return jsonResponse({ status: 'ready' }, 200, { 'Cache-Control': 'no-store' });
 }
 
 /** Registers the operational routes on `app`. */
@@ -47,8 +62,7 @@ export function registerOperationRoutes(app: Hono<ApiEnv>, deps: OperationRoutes
   }
   app.get('/readyz', async (c) => {
     c.set('endpoint', 'readyz');
-    await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.logStoreError);
-    return jsonResponse({ status: 'ready' }, 200, { 'Cache-Control': 'no-store' });
+    return await readiness(deps);
   });
   app.get('/metrics', async (c) => {
     c.set('endpoint', 'metrics');

@@ -8,12 +8,23 @@ import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
-/** kafkajs log lines through our logger, at warn and above. */
+/**
+ * kafkajs lines that say nothing a user can act on, kept at debug: a failed response or a failed
+ * connection attempt is logged by kafkajs before it retries (a just-created topic, a broker
+ * restarting), and what persists surfaces as the error of the call, which we log where it lands.
+ * The warning on limited retries of an idempotent producer is our choice: delivery is documented
+ * as at least once (a send that gave up is retried by its caller or its flush).
+ */
+const QUIET = /^(Response |Connection error|Connection timeout|Limiting retries for the idempotent producer)/;
+
+/** kafkajs log lines through our logger, at warn and above (see {@link QUIET}). */
 function kafkaLogCreator(logger: Logger) {
   return () => ({ level, log }: LogEntry) => {
     const { message, ...extra } = log;
-    if (level === kafkaLogLevel.ERROR) logger.error({ kafka: extra }, message);
-    else if (level === kafkaLogLevel.WARN) logger.warn({ kafka: extra }, message);
+    if (level > kafkaLogLevel.WARN) return;
+    if (QUIET.test(message)) logger.debug({ kafka: extra }, message);
+    else if (level === kafkaLogLevel.ERROR) logger.error({ kafka: extra }, message);
+    else logger.warn({ kafka: extra }, message);
   };
 }
 

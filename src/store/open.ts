@@ -1,5 +1,7 @@
 /**
- * Opens the store the configuration names.
+ * Opens the store the configuration names, without waiting for it: a Redis that is not up yet
+ * (or restarts) makes every call fail at once until it answers, so the process can start, say
+ * it is not ready, and serve 503 instead of exiting or hanging.
  *
  * @module
  */
@@ -9,25 +11,52 @@ import type { RollupStore } from './port.ts';
 import { RedisStore } from './redis.ts';
 import { UpstashStore } from './upstash.ts';
 
-/** Opens (and for Redis over TCP, connects) the configured store. */
-export async function openStore(
-  config: StoreConfig,
-  options: { nowMs: () => number; onError?: (error: Error) => void },
-): Promise<RollupStore> {
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** The clock, in Unix ms. */
+  readonly nowMs: () => number;
+  /** Connection errors (the store keeps trying). */
+  readonly onError?: (error: Error) => void;
+  /**
+   * Each time a connection to Redis is (re)established; for the embedded store, once at open.
+   * Not called for Upstash, which has no connection (its readiness is its answer to a ping).
+   */
+  readonly onReady?: () => void;
+}
+
+/** An opened store, and what its server says of its eviction. */
+export interface OpenedStore {
+  readonly store: RollupStore;
+  /**
+   * The server's `maxmemory-policy`, or null when there is no such thing (the embedded store)
+   * or the server does not say (Upstash; a managed Redis that refuses CONFIG).
+   */
+  evictionPolicy(): Promise<string | null>;
+}
+
+/** Opens the configured store; a Redis over TCP is connected in the background. */
+export function openStore(config: StoreConfig, options: OpenStoreOptions): OpenedStore {
+  const redisOptions = {
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
+  };
   switch (config.kind) {
-    case 'memory':
-      return new MemoryStore({ nowMs: options.nowMs });
+    case 'memory': {
+      const store = new MemoryStore({ nowMs: options.nowMs });
+      queueMicrotask(() => options.onReady?.());
+      return { store, evictionPolicy: () => Promise.resolve(null) };
+    }
     case 'redis':
-      return await RedisStore.connect(
-        config.url,
-        options.onError === undefined ? {} : { onError: options.onError },
-      );
-    case 'redis-cluster':
-      return await RedisStore.connectCluster(
-        config.nodes,
-        options.onError === undefined ? {} : { onError: options.onError },
-      );
+    case 'redis-cluster': {
+      const store = config.kind === 'redis'
+        ? RedisStore.open(config.url, redisOptions)
+        : RedisStore.openCluster(config.nodes, redisOptions);
+      return { store, evictionPolicy: () => store.evictionPolicy() };
+    }
     case 'upstash':
-      return new UpstashStore({ url: config.url, token: config.token });
+      return {
+        store: new UpstashStore({ url: config.url, token: config.token }),
+        evictionPolicy: () => Promise.resolve(null),
+      };
   }
 }

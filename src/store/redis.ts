@@ -20,10 +20,12 @@ import { scriptSha1 } from './script-sha.ts';
 import { ScriptedOperations } from './scripted.ts';
 import type { ScriptCall } from './scripts.ts';
 
-/** Options of {@link RedisStore.connect} and {@link RedisStore.connectCluster}. */
+/** Options of {@link RedisStore.connect}, {@link RedisStore.open} and their cluster forms. */
 export interface RedisStoreOptions {
-  /** Called with connection errors (node-redis reconnects by itself). Default: ignore. */
+  /** Called with connection errors (the store reconnects by itself). Default: ignore. */
   readonly onError?: (error: Error) => void;
+  /** Called whenever the connection is (re)established. Default: ignore. */
+  readonly onReady?: () => void;
 }
 
 /** How a command reaches Redis: one client, or the cluster node owning `firstKey`'s slot. */
@@ -32,6 +34,8 @@ interface Connection {
   readonly clustered: boolean;
   send(firstKey: string | undefined, args: readonly string[]): Promise<unknown>;
   ping(): Promise<void>;
+  /** `CONFIG GET name` of the server, or of every master of a cluster. */
+  configGet(name: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -39,6 +43,74 @@ const SOCKET = {
   connectTimeout: 5_000,
   reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
 };
+
+/** Pause between two attempts to reach a Redis Cluster that answered none of them, in ms. */
+const CLUSTER_RETRY_MS = 2_000;
+
+type Client = ReturnType<typeof createClient>;
+type Cluster = ReturnType<typeof createCluster>;
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** A connection through `client`, which node-redis reconnects by itself. */
+function clientConnection(client: Client): Connection {
+  return {
+    clustered: false,
+    send: (_firstKey, args) => client.sendCommand([...args]),
+    ping: async () => {
+      await client.ping();
+    },
+    configGet: async (name) => [configValue(await client.sendCommand(['CONFIG', 'GET', name]))],
+    close: async () => {
+      if (!client.isOpen) return;
+      // A client still trying to reach its server has nothing to finish: drop it.
+      if (client.isReady) await client.close();
+      else client.destroy();
+    },
+  };
+}
+
+/**
+ * A connection through whichever cluster client `current()` returns; until there is one, every
+ * command fails at once (as node-redis does while a connection is down).
+ */
+function clusterConnection(current: () => Cluster | null, close: () => Promise<void>): Connection {
+  const connected = (): Cluster => {
+    const cluster = current();
+    if (cluster === null) throw new Error('the Redis Cluster has not been reached yet');
+    return cluster;
+  };
+  return {
+    clustered: true,
+    send: async (firstKey, args) => await connected().sendCommand(firstKey, false, [...args]),
+    ping: async () => {
+      const cluster = connected();
+      await Promise.all(
+        cluster.masters.map(async (master) => await (await cluster.nodeClient(master)).ping()),
+      );
+    },
+    configGet: async (name) => {
+      const cluster = connected();
+      return await Promise.all(cluster.masters.map(async (master) => {
+        const client = await cluster.nodeClient(master);
+        return configValue(await client.sendCommand(['CONFIG', 'GET', name]));
+      }));
+    },
+    close,
+  };
+}
+
+/** The value of a `CONFIG GET` reply (`[name, value]` in RESP2, `{ name: value }` in RESP3). */
+function configValue(reply: unknown): string {
+  if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];
+  if (reply !== null && typeof reply === 'object') {
+    const value: unknown = Object.values(reply)[0];
+    if (typeof value === 'string') return value;
+  }
+  throw new Error(`CONFIG GET answered ${JSON.stringify(reply)}`);
+}
 
 /** A {@link RollupStore} on Redis over TCP. */
 export class RedisStore extends ScriptedOperations implements RollupStore {
@@ -51,21 +123,29 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     this.#connection = connection;
   }
 
-  /** Connects to one Redis at `url` (`redis://host:port[/db]`); rejects when it does not answer. */
+  /** Connects to one Redis at `url` (`redis://host:port[/db]`); waits as long as it takes. */
   static async connect(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
+    const client = RedisStore.#client(url, options);
+    await client.connect();
+    return new RedisStore(clientConnection(client));
+  }
+
+  /**
+   * The store on one Redis at `url`, returned at once and connected in the background: until
+   * Redis answers, every call fails at once (and `onReady` says when it answers). For a process
+   * that must run, and say it is not ready, while its Redis is away.
+   */
+  static open(url: string, options: RedisStoreOptions = {}): RedisStore {
+    const client = RedisStore.#client(url, options);
+    client.connect().catch((error: unknown) => options.onError?.(asError(error)));
+    return new RedisStore(clientConnection(client));
+  }
+
+  static #client(url: string, options: RedisStoreOptions): Client {
     const client = createClient({ url, disableOfflineQueue: true, socket: SOCKET });
     client.on('error', (error: Error) => options.onError?.(error));
-    await client.connect();
-    return new RedisStore({
-      clustered: false,
-      send: (_firstKey, args) => client.sendCommand([...args]),
-      ping: async () => {
-        await client.ping();
-      },
-      close: async () => {
-        if (client.isOpen) await client.close();
-      },
-    });
+    client.on('ready', () => options.onReady?.());
+    return client;
   }
 
   /**
@@ -76,24 +156,51 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     nodes: readonly string[],
     options: RedisStoreOptions = {},
   ): Promise<RedisStore> {
+    const cluster = RedisStore.#cluster(nodes, options);
+    await cluster.connect();
+    return new RedisStore(clusterConnection(() => cluster, () => closeCluster(cluster)));
+  }
+
+  /**
+   * The store on the Redis Cluster at `nodes`, returned at once: its nodes are asked every 2 s
+   * until one answers, and every call fails at once until then.
+   */
+  static openCluster(nodes: readonly string[], options: RedisStoreOptions = {}): RedisStore {
+    let current: Cluster | null = null;
+    let closed = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const attempt = () => {
+      const cluster = RedisStore.#cluster(nodes, options);
+      cluster.connect().then(
+        () => {
+          if (closed) void closeCluster(cluster);
+          else {
+            current = cluster;
+            options.onReady?.();
+          }
+        },
+        (error: unknown) => {
+          options.onError?.(asError(error));
+          cluster.destroy();
+          if (!closed) retry = setTimeout(attempt, CLUSTER_RETRY_MS);
+        },
+      );
+    };
+    attempt();
+    return new RedisStore(clusterConnection(() => current, async () => {
+      closed = true;
+      clearTimeout(retry);
+      if (current !== null) await closeCluster(current);
+    }));
+  }
+
+  static #cluster(nodes: readonly string[], options: RedisStoreOptions): Cluster {
     const cluster = createCluster({
       rootNodes: nodes.map((node) => ({ url: `redis://${node}` })),
       defaults: { disableOfflineQueue: true, socket: SOCKET },
     });
     cluster.on('error', (error: Error) => options.onError?.(error));
-    await cluster.connect();
-    return new RedisStore({
-      clustered: true,
-      send: (firstKey, args) => cluster.sendCommand(firstKey, false, [...args]),
-      ping: async () => {
-        await Promise.all(
-          cluster.masters.map(async (master) => await (await cluster.nodeClient(master)).ping()),
-        );
-      },
-      close: async () => {
-        if (cluster.isOpen) await cluster.close();
-      },
-    });
+    return cluster;
   }
 
   async readOffset(key: string): Promise<number | null> {
@@ -128,6 +235,20 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     return pairsOf(reply as string[]);
   }
 
+  /**
+   * The `maxmemory-policy` of the server (of every master of a cluster, the first that is not
+   * `noeviction` if any is not), or null when CONFIG is refused (a managed Redis may rename it).
+   */
+  async evictionPolicy(): Promise<string | null> {
+    try {
+      const reply = await this.#connection.configGet('maxmemory-policy');
+      return reply.find((policy) => policy !== 'noeviction') ?? reply[0] ?? null;
+    } catch (error) {
+      if (error instanceof Error && /unknown command|NOPERM|ERR/i.test(error.message)) return null;
+      throw error;
+    }
+  }
+
   ping(): Promise<void> {
     return this.#connection.ping();
   }
@@ -135,6 +256,10 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   close(): Promise<void> {
     return this.#connection.close();
   }
+}
+
+async function closeCluster(cluster: Cluster): Promise<void> {
+  if (cluster.isOpen) await cluster.close();
 }
 
 /** Runs a script by its SHA-1, loading it on the node that does not know it yet. */

@@ -40,6 +40,7 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
   const nowUs = Date.now() * 1000;
   const stream = generatedStream(nowUs, 4_000);
   let service: Service | null = null;
+  let fatal: string | null = null;
   let call: Call = () => Promise.reject(new Error('the service did not start'));
 
   beforeAll(async () => {
@@ -64,10 +65,19 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
       serve: serveNode,
       nowUs: () => Date.now() * 1000,
       print: () => {},
+      onFatal: (message) => (fatal = message),
     });
     const url = service.url;
     call = (path, init = {}) =>
       fetch(`${url}${path}`, { ...init, headers: { 'X-API-KEY': TEST_KEY, ...init.headers } });
+    // The service answers at once and says when its store, topics and consumers are ready.
+    const deadline = Date.now() + 60_000;
+    while ((await call('/readyz')).status !== 200) {
+      if (fatal !== null || Date.now() > deadline) {
+        throw new Error(`the service did not get ready: ${fatal ?? 'no fatal message'}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }, 120_000);
 
   afterAll(async () => {

@@ -10,7 +10,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Kafka, Message, Producer } from 'kafkajs';
+import { type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
 import type { Source } from '../../src/events/types.ts';
 import type { TopicNames } from '../../src/kafka/topics.ts';
 
@@ -52,6 +52,7 @@ export function replayProducer(kafka: Kafka): Producer {
     allowAutoTopicCreation: false,
     idempotent: true,
     maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
   });
 }
 
