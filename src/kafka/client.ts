@@ -15,7 +15,8 @@ import type { Logger } from '../logger.ts';
  * The warning on limited retries of an idempotent producer is our choice: delivery is documented
  * as at least once (a send that gave up is retried by its caller or its flush).
  */
-const QUIET = /^(Response |Connection error|Connection timeout|Limiting retries for the idempotent producer)/;
+const QUIET =
+  /^(Response |Connection error|Connection timeout|Limiting retries for the idempotent producer)/;
 
 /** kafkajs log lines through our logger, at warn and above (see {@link QUIET}). */
 function kafkaLogCreator(logger: Logger) {
