@@ -10,6 +10,7 @@
  */
 import { Hono } from 'hono';
 import { DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
+import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
@@ -120,7 +121,7 @@ export function createApp(deps: AppDeps): Api {
     hosts,
     coalescer,
   });
-  const logStoreError = (error: unknown) => logger.warn({ err: error }, 'store call failed');
+  const logStoreError = storeErrorLog(logger, () => deps.nowUs() / 1000);
 
   const app = new Hono<ApiEnv>();
   app.use(observe(deps.metrics, logger));
@@ -163,4 +164,41 @@ export function createApp(deps: AppDeps): Api {
     fetch: async (request) => await app.fetch(request),
     document,
   };
+}
+
+/** Least time between two log lines about calls failing because the store is away, in ms. */
+const OFFLINE_LOG_EVERY_MS = 30_000;
+
+/**
+ * Where the cause of a failed store call goes: a store that is away (every call fails at once
+ * until it is back) is said once per half minute, without a stack, with how many calls failed
+ * meanwhile; any other failure is logged whole.
+ */
+function storeErrorLog(logger: Logger, nowMs: () => number): (error: unknown) => void {
+  let lastLogged = Number.NEGATIVE_INFINITY;
+  let failed = 0;
+  return (error) => {
+    if (!isStoreAway(error)) {
+      logger.warn({ err: error }, 'store call failed');
+      return;
+    }
+    failed += 1;
+    const now = nowMs();
+    if (now - lastLogged < OFFLINE_LOG_EVERY_MS) return;
+    logger.warn(
+      { reason: messageOf(error), failedCalls: failed },
+      'the store is not connected: calls answered 503',
+    );
+    lastLogged = now;
+    failed = 0;
+  };
+}
+
+/** Whether `error` says the store is not connected (rather than that a call went wrong). */
+function isStoreAway(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return /^Client(Offline|Closed)Error$/.test(error.name) ||
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|not been reached yet|client is (offline|closed)/i.test(
+      error.message,
+    );
 }

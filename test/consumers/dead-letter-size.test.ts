@@ -76,21 +76,25 @@ describeWithServices(['kafka', 'redis'], 'dead letters beyond one message', ({ k
       .toBeGreaterThan(0);
   }, 90_000);
 
-  test('every letter arrived with its origin; the near-limit one cut, its length said', async () => {
-    const letters = await world.deadLetters(INVALID + 1);
-    expect(letters).toHaveLength(INVALID + 1);
-    const offsets = await world.admin.fetchTopicOffsets(world.topics['function-edge']);
-    const partition = offsets.find((entry) => Number(entry.high) > 0)?.partition;
-    const ids = letters.map((letter) => {
-      expect(letter.headers['source-topic']).toBe(world.topics['function-edge']);
-      expect(letter.headers['source-partition']).toBe(String(partition));
-      return letter.headers['source-offset'];
-    });
-    expect(ids).toEqual(Array.from({ length: INVALID + 1 }, (_, offset) => String(offset)));
-    const cut = letters[INVALID];
-    expect(cut?.headers['value-truncated-from']).toBe(String(Buffer.byteLength(nearLimit)));
-    expect(cut?.value.length).toBe(MAX_DEAD_LETTER_VALUE_BYTES);
-    expect(nearLimit.startsWith(cut?.value ?? '-')).toBe(true);
-    expect(letters[0]?.value).toBe(invalid('invalid-0', PADDING));
-  }, 60_000);
+  test(
+    'every letter arrived with its origin; the near-limit one cut, its length said',
+    async () => {
+      const letters = await world.deadLetters(INVALID + 1);
+      expect(letters).toHaveLength(INVALID + 1);
+      const offsets = await world.admin.fetchTopicOffsets(world.topics['function-edge']);
+      const partition = offsets.find((entry) => Number(entry.high) > 0)?.partition;
+      const ids = letters.map((letter) => {
+        expect(letter.headers['source-topic']).toBe(world.topics['function-edge']);
+        expect(letter.headers['source-partition']).toBe(String(partition));
+        return letter.headers['source-offset'];
+      });
+      expect(ids).toEqual(Array.from({ length: INVALID + 1 }, (_, offset) => String(offset)));
+      const cut = letters[INVALID];
+      expect(cut?.headers['value-truncated-from']).toBe(String(Buffer.byteLength(nearLimit)));
+      expect(cut?.value.length).toBe(MAX_DEAD_LETTER_VALUE_BYTES);
+      expect(nearLimit.startsWith(cut?.value ?? '-')).toBe(true);
+      expect(letters[0]?.value).toBe(invalid('invalid-0', PADDING));
+    },
+    60_000,
+  );
 });
