@@ -1,0 +1,63 @@
+/**
+ * Issue 12, item 3: no key is kept forever. After direct ingest (the embedded write path, one
+ * stream per process) and a second process start, every key on a real Redis carries an expiry no
+ * later than its data's longest life (90 days and the slack), except the host registry (one key,
+ * trimmed to its horizon at every write) — and no key counts process starts.
+ */
+import { createClient } from 'redis';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { parse } from '../../src/events/parse.ts';
+import type { LogEvent } from '../../src/events/types.ts';
+import { MAX_EVENT_AGE_US } from '../../src/events/limits.ts';
+import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
+import { EXPIRY_SLACK_US, HOSTS_KEY } from '../../src/rollup/keys.ts';
+import type { RedisStore } from '../../src/store/redis.ts';
+import { generateEvents } from '../../src/synthetic/generator.ts';
+import { describeWithServices } from '../support/services.ts';
+import { emptyStore, openStore } from '../support/store-target.ts';
+
+describeWithServices(['redis'], 'key lifetimes on Redis', ({ redis }) => {
+  const target = { kind: 'redis', url: redis.url } as const;
+  const nowUs = Date.now() * 1000;
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    await emptyStore(target);
+    store = await openStore(target);
+    const events: Record<'edge' | 'function-edge', LogEvent[]> = { edge: [], 'function-edge': [] };
+    for (const { source, line } of generateEvents({ seed: 12, events: 2_000, nowUs, projects: 5 })) {
+      const result = parse(line, source, { nowUs });
+      if (result.ok) events[source].push(result.event);
+    }
+    // Two process starts, each its own stream.
+    for (let start = 0; start < 2; start++) {
+      const ingest = new DirectIngest({ store, nowUs: () => nowUs });
+      await ingest.fold(events.edge);
+      await ingest.fold(events['function-edge']);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  test('every key expires within its data life; none counts process starts', async () => {
+    const client = await createClient({ url: redis.url }).connect();
+    try {
+      const keys = await client.keys('*');
+      expect(keys.length).toBeGreaterThan(50);
+      const forever: string[] = [];
+      const latestMs = Math.ceil((Date.now() * 1000 + MAX_EVENT_AGE_US + EXPIRY_SLACK_US) / 1000);
+      for (const key of keys) {
+        const expireAtMs = await client.pExpireTime(key);
+        if (key === HOSTS_KEY) continue;
+        if (expireAtMs < 0) forever.push(key);
+        else expect(expireAtMs, key).toBeLessThanOrEqual(latestMs + 60_000);
+      }
+      expect(forever).toEqual([]);
+      expect(keys.filter((key) => /offsets|resume|ingest\//.test(key))).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
