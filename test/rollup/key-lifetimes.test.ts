@@ -25,7 +25,9 @@ describeWithServices(['redis'], 'key lifetimes on Redis', ({ redis }) => {
     await emptyStore(target);
     store = await openStore(target);
     const events: Record<'edge' | 'function-edge', LogEvent[]> = { edge: [], 'function-edge': [] };
-    for (const { source, line } of generateEvents({ seed: 12, events: 2_000, nowUs, projects: 5 })) {
+    for (
+      const { source, line } of generateEvents({ seed: 12, events: 2_000, nowUs, projects: 5 })
+    ) {
       const result = parse(line, source, { nowUs });
       if (result.ok) events[source].push(result.event);
     }
