@@ -40,8 +40,10 @@ export async function startChild(
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  // 'close', not 'exit': the service (a grandchild under npm or deno task) may still have
+  // output in the pipes when the launcher exits; 'close' comes once every writer closed them.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code))
+    child.once('close', (code) => resolve(code))
   );
   const stop = async () => {
     if (child.exitCode === null && child.pid !== undefined) {
