@@ -18,8 +18,8 @@ export interface OpenStoreOptions {
   /** Connection errors (the store keeps trying). */
   readonly onError?: (error: Error) => void;
   /**
-   * Each time a connection to Redis is (re)established; for the embedded store, once at open.
-   * Not called for Upstash, which has no connection (its readiness is its answer to a ping).
+   * Each time a connection to Redis is (re)established; for the embedded store and Upstash
+   * (which keep no connection), once at open.
    */
   readonly onReady?: () => void;
 }
@@ -36,10 +36,6 @@ export interface OpenedStore {
 
 /** Opens the configured store; a Redis over TCP is connected in the background. */
 export function openStore(config: StoreConfig, options: OpenStoreOptions): OpenedStore {
-  const redisOptions = {
-    ...(options.onError === undefined ? {} : { onError: options.onError }),
-    ...(options.onReady === undefined ? {} : { onReady: options.onReady }),
-  };
   switch (config.kind) {
     case 'memory': {
       const store = new MemoryStore({ nowMs: options.nowMs });
@@ -49,14 +45,17 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
     case 'redis':
     case 'redis-cluster': {
       const store = config.kind === 'redis'
-        ? RedisStore.open(config.url, redisOptions)
-        : RedisStore.openCluster(config.nodes, redisOptions);
+        ? RedisStore.open(config.url, options)
+        : RedisStore.openCluster(config.nodes, options);
       return { store, evictionPolicy: () => store.evictionPolicy() };
     }
-    case 'upstash':
+    case 'upstash': {
+      // Nothing to connect: each call is its own HTTP request, answered or not.
+      queueMicrotask(() => options.onReady?.());
       return {
         store: new UpstashStore({ url: config.url, token: config.token }),
         evictionPolicy: () => Promise.resolve(null),
       };
+    }
   }
 }

@@ -244,7 +244,9 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
       const reply = await this.#connection.configGet('maxmemory-policy');
       return reply.find((policy) => policy !== 'noeviction') ?? reply[0] ?? null;
     } catch (error) {
-      if (error instanceof Error && /unknown command|NOPERM|ERR/i.test(error.message)) return null;
+      if (
+        error instanceof Error && /^(ERR unknown command|NOPERM|ERR .*CONFIG)/i.test(error.message)
+      ) return null;
       throw error;
     }
   }
