@@ -31,6 +31,7 @@ import { limitUrlLength } from './middleware/request-limits.ts';
 import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
 import { PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
+import { isStoreAway } from '../src/store/away.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
 export interface AppSettings {
@@ -192,13 +193,4 @@ function storeErrorLog(logger: Logger, nowMs: () => number): (error: unknown) =>
     lastLogged = now;
     failed = 0;
   };
-}
-
-/** Whether `error` says the store is not connected (rather than that a call went wrong). */
-function isStoreAway(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return /^Client(Offline|Closed)Error$/.test(error.name) ||
-    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|not been reached yet|client is (offline|closed)/i.test(
-      error.message,
-    );
 }

@@ -19,6 +19,7 @@ import type { TopicNames } from '../src/kafka/topics.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
+import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 
 /** Options of {@link ConsumerRunner}. */
@@ -62,6 +63,14 @@ export interface ConsumerRunnerOptions {
   readonly onError?: (error: unknown, stream: string) => void;
   /** Told about each stored state that could not be read (it was moved aside; folding goes on). */
   readonly onUnreadable?: UnreadableReporter;
+  /**
+   * The group stopped for `error` (a coordinator still loading, a broker gone): with
+   * `restarting`, kafkajs rejoins by itself after a pause; without, this runner is finished and
+   * must be replaced.
+   */
+  readonly onCrash?: (error: Error, restarting: boolean) => void;
+  /** The group was joined (again): partitions are assigned and fetching goes on. */
+  readonly onJoin?: () => void;
 }
 
 /** Pause before a failed batch is fetched again. */
@@ -78,6 +87,8 @@ export class ConsumerRunner {
   readonly #retired = new Set<PartitionProcessor>();
   readonly #sourceOfTopic: Map<string, Source>;
   #stopping: Promise<void> | null = null;
+  /** Settles the first join: {@link ConsumerRunner.start} waits for it. */
+  #firstJoin: { resolve(): void; reject(error: Error): void } | null = null;
   #offsetCheck: ReturnType<typeof setInterval> | null = null;
 
   constructor(options: ConsumerRunnerOptions) {
@@ -111,14 +122,33 @@ export class ConsumerRunner {
     this.#admin = options.kafka.admin();
   }
 
-  /** Connects, joins the group and starts consuming; resolves once running. */
+  /**
+   * Connects, joins the group and starts consuming; resolves once the group was joined, and
+   * rejects if the group stopped for good before (kafkajs rejoins by itself after an error it
+   * retries, such as a coordinator still loading on a fresh broker) or the runner was stopped.
+   */
   async start(): Promise<void> {
+    const joined = new Promise<void>((resolve, reject) => {
+      this.#firstJoin = { resolve, reject };
+    });
+    // Settled elsewhere when nobody waits (a stop while connecting).
+    joined.catch(() => undefined);
     await Promise.all([this.#consumer.connect(), this.#producer.connect(), this.#admin.connect()]);
     // After any rebalance, a partition may come back after another member wrote it: re-read the
     // stored offsets before folding again.
     this.#consumer.on(this.#consumer.events.GROUP_JOIN, ({ payload }) => {
       for (const processor of this.#processors.values()) processor.reopen();
       void this.#resumeAssigned(payload.memberAssignment);
+      this.#firstJoin?.resolve();
+      this.#firstJoin = null;
+      this.#options.onJoin?.();
+    });
+    this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
+      if (this.#stopping !== null) return;
+      this.#options.onCrash?.(payload.error, payload.restart);
+      if (payload.restart) return;
+      this.#firstJoin?.reject(payload.error);
+      this.#firstJoin = null;
     });
     await this.#consumer.subscribe({
       topics: [this.#options.topics.edge, this.#options.topics['function-edge']],
@@ -154,6 +184,7 @@ export class ConsumerRunner {
       () => void this.#checkStoredOffsets(),
       this.#options.offsetCheckMs ?? 1_000,
     );
+    await joined;
   }
 
   /**
@@ -174,7 +205,7 @@ export class ConsumerRunner {
         const verdict = await processor.verify();
         if (verdict.consistent) continue;
         this.#options.onError?.(
-          new Error(`store no longer holds what ${processor.stream} wrote: ${verdict.reason}`),
+          new OffsetConflictError(processor.stream, verdict.reason),
           processor.stream,
         );
         await this.#resume(processor);
@@ -234,6 +265,8 @@ export class ConsumerRunner {
    */
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
+      this.#firstJoin?.reject(new Error('the consumer runner was stopped before it joined'));
+      this.#firstJoin = null;
       if (this.#offsetCheck !== null) clearInterval(this.#offsetCheck);
       await this.#consumer.disconnect();
       const processors = [...this.#processors.values(), ...this.#retired];

@@ -8,14 +8,38 @@
  * @module
  */
 import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
-import { OutageLog } from '../src/async/outage-log.ts';
+import { messageOf, OutageLog } from '../src/async/outage-log.ts';
 import type { Config } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
+import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
+import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { ConsumerRunner } from './runner.ts';
+
+/**
+ * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
+ * opened it, once; a store that no longer holds what was written (lost or rolled back, or the
+ * partition moved) is repaired by resuming where the store says, and said without a stack;
+ * anything else is logged whole.
+ */
+function logBatchError(logger: Logger, error: unknown, stream: string): void {
+  if (isStoreAway(error)) {
+    logger.debug({ reason: messageOf(error), stream }, 'batch failed: the store is away; retrying');
+  } else if (error instanceof OffsetConflictError) {
+    logger.warn(
+      { stream, reason: error.message },
+      'the store changed under this consumer; resuming where it says',
+    );
+  } else {
+    logger.warn({ err: error, stream }, 'batch failed; retrying');
+  }
+}
+
+/** Why the consumers are not consuming while the group is being joined again. */
+const REJOINING = 'rejoining the consumer group';
 
 /** A consumer role, running or on its way. */
 export interface ConsumersHandle {
@@ -79,12 +103,58 @@ export function startConsumers(
       concurrency: config.consumerConcurrency,
       sessionTimeoutMs: config.consumerSessionTimeoutMs,
       onFlush: (report) => logger.debug(report, 'flushed'),
-      onError: (error, stream) => logger.warn({ err: error, stream }, 'batch failed; retrying'),
+      onError: (error, stream) => logBatchError(logger, error, stream),
       onUnreadable: (state) => {
         logger.error(state, MOVED_ASIDE_MESSAGE);
         hooks.onUnreadable?.(state);
       },
+      onCrash: (error, restarting) => {
+        if (restarting) {
+          // Transient (a coordinator still loading, a broker restarting): one line, no stack.
+          waiting ??= REJOINING;
+          outage.failed(error);
+          return;
+        }
+        logger.error({ err: error }, 'the consumer group stopped for an error it does not retry');
+        // Before the first join, the start's own retry replaces the runner.
+        if (waiting === null) {
+          waiting = REJOINING;
+          void replaceRunner();
+        }
+      },
+      onJoin: () => {
+        if (waiting !== REJOINING) return;
+        waiting = null;
+        outage.recovered();
+      },
     });
+
+  /** Makes and starts runners until one has joined the group. */
+  const join = () =>
+    retryUntilDone(async () => {
+      if (stopping.signal.aborted) throw stopping.signal.reason;
+      const candidate = newRunner();
+      runner = candidate;
+      try {
+        await candidate.start();
+      } catch (error) {
+        await candidate.stop().catch(() => undefined);
+        throw error;
+      }
+    }, retry);
+
+  /** Replaces a runner whose group stopped for good: consuming never ends by itself. */
+  const replaceRunner = async () => {
+    await runner?.stop().catch(() => undefined);
+    try {
+      await join();
+      waiting = null;
+      outage.recovered();
+      logger.info({ group: config.kafkaGroupId }, 'consumers running again');
+    } catch {
+      // Stopping.
+    }
+  };
 
   const running = (async () => {
     await (hooks.storeReady ?? Promise.resolve());
@@ -109,17 +179,7 @@ export function startConsumers(
       }
     }
     waiting = 'joining the consumer group';
-    await retryUntilDone(async () => {
-      if (stopping.signal.aborted) throw stopping.signal.reason;
-      const candidate = newRunner();
-      runner = candidate;
-      try {
-        await candidate.start();
-      } catch (error) {
-        await candidate.stop().catch(() => undefined);
-        throw error;
-      }
-    }, retry);
+    await join();
     outage.recovered();
     waiting = null;
     logger.info({ brokers, group: config.kafkaGroupId }, 'consumers running');

@@ -9,14 +9,19 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
 /**
- * kafkajs lines that say nothing a user can act on, kept at debug: a failed response or a failed
+ * kafkajs lines that say nothing a user can act on, kept at debug: a failed response, send or
  * connection attempt is logged by kafkajs before it retries (a just-created topic, a broker
  * restarting), and what persists surfaces as the error of the call, which we log where it lands.
  * The warning on limited retries of an idempotent producer is our choice: delivery is documented
- * as at least once (a send that gave up is retried by its caller or its flush).
+ * as at least once (a send that gave up is retried by its caller or its flush). A consumer
+ * group's crash and restart are reported by the consumer runner, which knows whether kafkajs
+ * retries it (one line) or not (an error with its stack).
  */
-const QUIET =
-  /^(Response |Connection error|Connection timeout|Limiting retries for the idempotent producer)/;
+const QUIET = new RegExp(
+  '^(Response |Connection error|Connection timeout|Failed to connect to (seed )?broker|' +
+    'Failed to send messages: |Limiting retries for the idempotent producer|' +
+    'Crash: |Restarting the consumer in )',
+);
 
 /** kafkajs log lines through our logger, at warn and above (see {@link QUIET}). */
 function kafkaLogCreator(logger: Logger) {

@@ -280,12 +280,16 @@ export class PartitionWriter {
     this.#flushes += 1;
     try {
       const nowUs = this.#nowUs();
-      // The hosts only need to be registered before the commits: at the same time as the reads.
-      const [, parts] = await Promise.all([
+      // The hosts only need to be registered before the commits: at the same time as the reads,
+      // and the resume offset, which no store that lost its data since the open still holds.
+      const [, parts, resumeStored] = await Promise.all([
         this.#registerHosts(delta, nowUs),
         this.#mergeParts(delta),
+        this.#readResume(),
       ]);
+      if (resumeStored !== this.#resume) this.#resumeMoved(resumeStored);
       const refused: { project: string; stored: number | null }[] = [];
+      const resumeMovedTo: (number | null)[] = [];
       await Promise.all(
         [...delta.projects].map(async ([project, projectDelta]) => {
           const result = await this.#commitProject(
@@ -295,11 +299,14 @@ export class PartitionWriter {
             nextOffset,
             nowUs,
           );
-          if (!result.applied) refused.push({ project, stored: result.stored });
+          if (result.applied) return;
+          if ('resumeStored' in result) resumeMovedTo.push(result.resumeStored);
+          else refused.push({ project, stored: result.stored });
         }),
       );
+      for (const { stored } of refused) this.rewindTo(stored);
+      if (resumeMovedTo.length > 0) this.#resumeMoved(resumeMovedTo[0] ?? null);
       if (refused.length > 0) {
-        for (const { stored } of refused) this.rewindTo(stored);
         const first = refused[0];
         throw new OffsetConflictError(
           this.#stream,
@@ -405,6 +412,9 @@ export class PartitionWriter {
     }
     const result = await this.#store.commitProject({
       stream: this.#stream,
+      ...(this.#earliestOffset === undefined
+        ? {}
+        : { resume: { key: resumeKey(this.#stream), expected: this.#resume } }),
       watermark: {
         key: watermarkKey(project),
         expected: known.offset,
@@ -428,14 +438,27 @@ export class PartitionWriter {
     if (this.#earliestOffset === undefined) return;
     const key = resumeKey(this.#stream);
     if (!(await this.#store.advanceOffset(key, this.#resume, nextOffset))) {
-      const stored = await this.#store.readOffset(key);
-      this.rewindTo(stored);
-      throw new OffsetConflictError(
-        this.#stream,
-        `the resume offset is ${stored ?? 'gone'}, not ${this.#resume ?? 'unset'}`,
-      );
+      this.#resumeMoved(await this.#store.readOffset(key));
     }
     this.#resume = nextOffset;
+  }
+
+  /** The stored resume offset (the one this writer knows, for a stream that keeps none). */
+  #readResume(): Promise<number | null> {
+    if (this.#earliestOffset === undefined) return Promise.resolve(this.#resume);
+    return this.#store.readOffset(resumeKey(this.#stream));
+  }
+
+  /**
+   * The stored resume offset is `stored`, not the one this writer knows: the store lost or
+   * rolled back data, or another writer took the stream. The next open resumes from there.
+   */
+  #resumeMoved(stored: number | null): never {
+    this.rewindTo(stored);
+    throw new OffsetConflictError(
+      this.#stream,
+      `the resume offset is ${stored ?? 'gone'}, not ${this.#resume ?? 'unset'}`,
+    );
   }
 
   /** This stream's new part of every key of the delta, by project. */

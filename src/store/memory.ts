@@ -88,7 +88,13 @@ export class MemoryStore implements RollupStore {
   }
 
   commitProject(commit: ProjectCommit): Promise<CommitResult> {
-    const { stream, watermark } = commit;
+    const { stream, watermark, resume } = commit;
+    if (resume !== undefined) {
+      const resumeStored = this.#offsets.get(resume.key) ?? null;
+      if (resumeStored !== resume.expected) {
+        return Promise.resolve({ applied: false, resumeStored });
+      }
+    }
     const stored = this.#field(watermark.key, stream);
     const storedOffset = stored === null ? null : Number(stored);
     if (storedOffset !== watermark.expected) {

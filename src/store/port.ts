@@ -64,12 +64,24 @@ export interface ProjectCommit {
   /** Written as the field `stream` of each hash `key`: this stream's part of the bucket. */
   readonly parts: readonly StateWrite[];
   readonly sortedSets: readonly SortedSetWrite[];
+  /**
+   * The stream's resume offset as the writer knows it (absent for a stream without one). A store
+   * whose keys all live in one place (one Redis, Upstash, memory) applies the commit only while
+   * the offset under `key` is `expected`: a store that lost its data since the writer read it
+   * then refuses even a project whose watermark it never held. A Redis Cluster keeps the key on
+   * another node and cannot check it in the same step; the writer reads it before its commits.
+   */
+  readonly resume?: { readonly key: string; readonly expected: number | null };
 }
 
-/** What a {@link ProjectCommit} did: applied, or refused with the watermark the store holds. */
+/**
+ * What a {@link ProjectCommit} did: applied, or refused with the watermark the store holds, or
+ * refused with the resume offset the store holds (`resumeStored`, null: none).
+ */
 export type CommitResult =
   | { readonly applied: true }
-  | { readonly applied: false; readonly stored: number | null };
+  | { readonly applied: false; readonly stored: number | null }
+  | { readonly applied: false; readonly resumeStored: number | null };
 
 /** A score range of a sorted set, read newest (highest score) first. */
 export interface ScoreRange {

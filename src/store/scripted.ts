@@ -39,7 +39,8 @@ export class ScriptedOperations {
   }
 
   async commitProject(commit: ProjectCommit): Promise<CommitResult> {
-    return commitResult(await this.#run(COMMIT_PROJECT_SCRIPT, commitProjectCall(commit)));
+    const call = commitProjectCall(commit, !this.#clustered);
+    return commitResult(await this.#run(COMMIT_PROJECT_SCRIPT, call));
   }
 
   async readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {

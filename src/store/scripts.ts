@@ -62,19 +62,25 @@ end
 `;
 
 /**
- * KEYS: watermark hash, part hashes…, sorted-set keys…
- * ARGV: stream, expected ('' = none), next, watermark expiry, #parts, (value, expireAtMs)…,
- * then the sorted sets. Replies `{1}` when applied, `{0, stored}` ('' = none) when refused.
+ * KEYS: watermark hash, part hashes…, sorted-set keys…, then the stream's resume key when fenced.
+ * ARGV: stream, expected ('' = none), next, watermark expiry, resume fence ('-' = no fence, '' =
+ * none stored, else the offset), #parts, (value, expireAtMs)…, then the sorted sets. Replies
+ * `{1}` when applied, `{0, stored}` ('' = none) when the watermark differs, `{0, stored,
+ * 'resume'}` when the resume offset does.
  */
 export const COMMIT_PROJECT_SCRIPT = `${LEGACY_LUA}
 local stream = ARGV[1]
+if ARGV[5] ~= '-' then
+  local resume = redis.call('GET', KEYS[#KEYS]) or ''
+  if resume ~= ARGV[5] then return {0, resume, 'resume'} end
+end
 local stored = redis.call('HGET', KEYS[1], stream)
 if ARGV[2] == '' then
   if stored then return {0, stored} end
 elseif stored ~= ARGV[2] then
   return {0, stored or ''}
 end
-local a = 5
+local a = 6
 local k = 2
 local parts = tonumber(ARGV[a]); a = a + 1
 for _ = 1, parts do
@@ -159,9 +165,13 @@ function pushSortedSets(call: ScriptCall, sets: readonly SortedSetWrite[]): void
   }
 }
 
-/** The call of {@link COMMIT_PROJECT_SCRIPT} for one project commit. */
-export function commitProjectCall(commit: ProjectCommit): ScriptCall {
-  const { watermark } = commit;
+/**
+ * The call of {@link COMMIT_PROJECT_SCRIPT} for one project commit; `fenced`: with the check of
+ * the stream's resume offset (only where every key is on one node).
+ */
+export function commitProjectCall(commit: ProjectCommit, fenced: boolean): ScriptCall {
+  const { watermark, resume } = commit;
+  const fence = fenced && resume !== undefined;
   const call: ScriptCall = {
     keys: [watermark.key],
     args: [
@@ -169,6 +179,7 @@ export function commitProjectCall(commit: ProjectCommit): ScriptCall {
       optional(watermark.expected),
       String(watermark.next),
       String(watermark.expireAtMs),
+      fence ? optional(resume.expected) : '-',
       String(commit.parts.length),
     ],
   };
@@ -177,6 +188,7 @@ export function commitProjectCall(commit: ProjectCommit): ScriptCall {
     call.args.push(part.value, String(part.expireAtMs));
   }
   pushSortedSets(call, commit.sortedSets);
+  if (fence) call.keys.push(resume.key);
   return call;
 }
 
@@ -191,8 +203,11 @@ export function updateSetCall(write: SortedSetWrite): ScriptCall {
 export function commitResult(reply: unknown): CommitResult {
   if (!Array.isArray(reply)) throw new Error(`unexpected commit reply: ${String(reply)}`);
   if (Number(reply[0]) === 1) return { applied: true };
-  const stored = String(reply[1] ?? '');
-  return { applied: false, stored: stored === '' ? null : Number(stored) };
+  const value = String(reply[1] ?? '');
+  const stored = value === '' ? null : Number(value);
+  return reply[2] === 'resume'
+    ? { applied: false, resumeStored: stored }
+    : { applied: false, stored };
 }
 
 /** Reads one value of a {@link READ_FIELD_SCRIPT} reply (nil arrives as null or false). */

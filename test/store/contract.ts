@@ -17,6 +17,11 @@ export interface ContractFixture {
   readonly key: (name: string, group?: string) => string;
   /** Unix milliseconds "now" as the store sees it. */
   readonly nowMs: () => number;
+  /**
+   * Whether a project commit is fenced by the stream's resume offset in the same atomic step
+   * (every store whose keys live in one place; not a Redis Cluster, where they do not).
+   */
+  readonly fencesResume: boolean;
 }
 
 /** Registers the contract cases in the current `describe`. */
@@ -58,6 +63,29 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.readWatermarks([key('wm')], 't/other')).toEqual([null]);
     expect(await store.readParts([key('a'), key('missing')], 't/0')).toEqual(['one', null]);
     expect(await store.readBuckets([key('a'), key('missing')])).toEqual([['one'], []]);
+  });
+
+  test('a commit fenced by a resume offset the store does not hold: refused where it can tell', async () => {
+    const store = fixture.store();
+    const resume = key('resume', 'stream');
+    const fenced = commit('t/2', null, 9, {
+      parts: [{ key: key('c'), value: 'after-loss', expireAtMs: far() }],
+      resume: { key: resume, expected: 7 },
+    });
+    if (!fixture.fencesResume) {
+      // A Redis Cluster keeps the resume key on another node: the writer reads it beforehand.
+      expect(await store.commitProject(fenced)).toEqual({ applied: true });
+      return;
+    }
+    // The store lost the stream's resume offset (7) since the writer read it.
+    expect(await store.commitProject(fenced)).toEqual({ applied: false, resumeStored: null });
+    expect(await store.readBuckets([key('c')])).toEqual([[]]);
+    expect(await store.readWatermarks([key('wm')], 't/2')).toEqual([null]);
+    expect(await store.advanceOffset(resume, null, 8)).toBe(true);
+    expect(await store.commitProject(fenced)).toEqual({ applied: false, resumeStored: 8 });
+    expect(await store.advanceOffset(resume, 8, 7)).toBe(true);
+    expect(await store.commitProject(fenced)).toEqual({ applied: true });
+    expect(await store.readBuckets([key('c')])).toEqual([['after-loss']]);
   });
 
   test('a commit whose expected watermark is stale writes nothing and says what is stored', async () => {

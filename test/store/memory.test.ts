@@ -14,5 +14,6 @@ describe('MemoryStore passes the store contract', () => {
     },
     key: (name, group = 'p') => `contract:{${run}:${group}}:${name}`,
     nowMs,
+    fencesResume: true,
   });
 });

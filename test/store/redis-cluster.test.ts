@@ -53,6 +53,7 @@ describeWithServices(
       },
       key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
       nowMs: Date.now,
+      fencesResume: false,
     });
   },
 );

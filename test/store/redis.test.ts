@@ -20,5 +20,6 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
     },
     key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
     nowMs: Date.now,
+    fencesResume: true,
   });
 });

@@ -17,6 +17,7 @@ describeWithServices(
       },
       key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
       nowMs: Date.now,
+      fencesResume: true,
     });
   },
 );

@@ -8,9 +8,9 @@
  * @module
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { StartedTestContainer } from 'testcontainers';
 import type { ServiceAddresses } from './services.ts';
+import { freePort } from './free-port.ts';
 
 /** The same Kafka as tools/services/kafka/pom.xml, as Apache's official image. */
 export const KAFKA_IMAGE = 'apache/kafka:4.3.1';
@@ -102,18 +102,4 @@ export async function startContainers(
     await stop().catch(() => {});
     throw error;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not find a free TCP port'));
-      });
-    });
-  });
 }

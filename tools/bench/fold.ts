@@ -38,7 +38,7 @@ function emptyStore(onArguments: (count: number) => void): RollupStore {
   const nothing = () => Promise.resolve([]);
   return {
     commitProject(commit: ProjectCommit) {
-      onArguments(commitProjectCall(commit).args.length);
+      onArguments(commitProjectCall(commit, true).args.length);
       return Promise.resolve({ applied: true });
     },
     readWatermarks: (keys) => Promise.resolve(keys.map(() => null)),

@@ -6,7 +6,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { kafkaClasspath } from './kafka-classpath.ts';
 import { REPO_ROOT, serviceDir } from './paths.ts';
@@ -17,7 +17,6 @@ import type { Service, ServiceCommand } from './service.ts';
 const CONFIG_DIR = join(REPO_ROOT, 'tools/services/kafka');
 const SERVER_PROPERTIES = join(CONFIG_DIR, 'server.properties');
 const LOG4J2_PROPERTIES = join(CONFIG_DIR, 'log4j2.properties');
-const STATE = serviceDir('kafka');
 
 /**
  * Heap and GC for a 2-core machine shared with Redis, the tests and the consumers; G1 with the
@@ -36,7 +35,7 @@ const JVM_OPTS = [
   `-Dlog4j2.configurationFile=${LOG4J2_PROPERTIES}`,
 ];
 
-/** The broker as a {@link Service}; its address is the advertised PLAINTEXT listener. */
+/** The development broker as a {@link Service}; its address is the advertised PLAINTEXT listener. */
 export function kafkaService(): Service {
   const properties = readProperties(SERVER_PROPERTIES);
   const listener = requireProperty(properties, 'advertised.listeners');
@@ -46,19 +45,86 @@ export function kafkaService(): Service {
       `${SERVER_PROPERTIES}: advertised.listeners must be one PLAINTEXT://host:port listener; current value is '${listener}'`,
     );
   }
-  const host = match[1];
-  const port = Number(match[2]);
-  const dataDir = resolve(REPO_ROOT, requireProperty(properties, 'log.dirs'));
+  return brokerService({
+    name: 'kafka',
+    host: match[1],
+    port: Number(match[2]),
+    propertiesFile: SERVER_PROPERTIES,
+    dataDir: resolve(REPO_ROOT, requireProperty(properties, 'log.dirs')),
+  });
+}
+
+/** Where a further broker listens and keeps its state. */
+export interface ExtraBrokerOptions {
+  /** Service name, also its state folder under `.services/` (the data is in `data` there). */
+  readonly name: string;
+  /** Its PLAINTEXT port on loopback. */
+  readonly port: number;
+  /** Its KRaft controller port on loopback. */
+  readonly controllerPort: number;
+}
+
+/**
+ * One more single-node broker with the development broker's settings but its own ports and data
+ * folder (a test that needs a fresh broker, say). Remove its state folder for a fresh start.
+ */
+export function extraBrokerService(options: ExtraBrokerOptions): Service {
+  const state = serviceDir(options.name);
+  const dataDir = join(state, 'data');
+  const propertiesFile = join(state, 'server.properties');
+  const host = '127.0.0.1';
+  const overrides: Record<string, string> = {
+    'controller.quorum.voters': `1@${host}:${options.controllerPort}`,
+    listeners: `PLAINTEXT://${host}:${options.port},CONTROLLER://${host}:${options.controllerPort}`,
+    'advertised.listeners': `PLAINTEXT://${host}:${options.port}`,
+    'log.dirs': dataDir,
+  };
+  const lines = readFileSync(SERVER_PROPERTIES, 'utf8').split('\n').filter((line) => {
+    const key = line.split('=')[0]?.trim() ?? '';
+    return !(key in overrides);
+  });
+  const text = [...lines, ...Object.entries(overrides).map(([key, value]) => `${key}=${value}`)]
+    .join('\n');
+  const service = brokerService({
+    name: options.name,
+    host,
+    port: options.port,
+    propertiesFile,
+    dataDir,
+  });
+  return {
+    ...service,
+    prepare(log) {
+      mkdirSync(state, { recursive: true });
+      writeFileSync(propertiesFile, `${text}\n`);
+      return service.prepare(log);
+    },
+  };
+}
+
+/** What one broker needs beyond the shared settings. */
+interface BrokerSpec {
+  readonly name: string;
+  readonly host: string;
+  readonly port: number;
+  readonly propertiesFile: string;
+  readonly dataDir: string;
+}
+
+function brokerService(spec: BrokerSpec): Service {
+  const { host, port, dataDir, propertiesFile } = spec;
+  const state = serviceDir(spec.name);
   let classpath: string | undefined;
 
   return {
-    name: 'kafka',
+    name: spec.name,
     address: `${host}:${port}`,
     host,
     port,
-    pidFile: join(STATE, 'kafka.pid'),
-    logFile: join(STATE, 'kafka.log'),
-    marker: 'kafka.Kafka',
+    pidFile: join(state, 'kafka.pid'),
+    logFile: join(state, 'kafka.log'),
+    // The properties file is on the command line: two brokers of ours are told apart by it.
+    marker: propertiesFile,
     startTimeoutMs: 120_000,
     stopGraceMs: 30_000,
     async prepare(log) {
@@ -66,15 +132,16 @@ export function kafkaService(): Service {
       classpath = await kafkaClasspath(log);
       if (!existsSync(join(dataDir, 'meta.properties'))) {
         log(`formatting the KRaft storage in ${dataDir} (first run only)`);
+        mkdirSync(state, { recursive: true });
         await runLogged('java', [
           ...JVM_OPTS,
           'kafka.tools.StorageTool',
           'format',
           '--config',
-          SERVER_PROPERTIES,
+          propertiesFile,
           '--cluster-id',
           randomClusterId(),
-        ], { logFile: join(STATE, 'format.log'), env: { CLASSPATH: classpath } });
+        ], { logFile: join(state, 'format.log'), env: { CLASSPATH: classpath } });
       }
     },
     command(): Promise<ServiceCommand> {
@@ -84,7 +151,7 @@ export function kafkaService(): Service {
       // The classpath goes through the environment: `ps` stays readable, and it is 5 kB long.
       return Promise.resolve({
         command: 'java',
-        args: [...heap, ...JVM_OPTS, 'kafka.Kafka', SERVER_PROPERTIES],
+        args: [...heap, ...JVM_OPTS, 'kafka.Kafka', propertiesFile],
         env: { CLASSPATH: classpath },
       });
     },

@@ -1,0 +1,22 @@
+/**
+ * Tells a store that is away (not connected: every call fails at once until it is back) from a
+ * call that went wrong. The first is said once, without a stack, by whoever waits for the store;
+ * the second is logged whole.
+ *
+ * @module
+ */
+
+/**
+ * Whether `error` says the store is not connected, rather than that a call went wrong.
+ *
+ * @example
+ * ```ts
+ * isStoreAway(new Error('connect ECONNREFUSED 127.0.0.1:6379')); // true
+ * ```
+ */
+export function isStoreAway(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return /^Client(Offline|Closed)Error$/.test(error.name) ||
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|not been reached yet|client is (offline|closed)|Socket closed unexpectedly/i
+      .test(error.message);
+}
