@@ -76,7 +76,12 @@ export interface FlushReport {
 /** The runner's next step for the partition. */
 export type BatchOutcome =
   | { readonly kind: 'consumed'; readonly nextOffset: number | null }
-  | { readonly kind: 'seek'; readonly offset: number };
+  | { readonly kind: 'seek'; readonly offset: number }
+  /**
+   * The stored offset is beyond the partition's end (the topic was recreated, or the data moved
+   * to another cluster): nothing was folded or skipped; the partition must stop.
+   */
+  | { readonly kind: 'ahead'; readonly stored: number; readonly end: number };
 
 /** What is folded and not yet handed to the writer. */
 interface Pending {
@@ -209,11 +214,17 @@ export class PartitionProcessor {
 
   /**
    * Processes one batch. Messages below the stored offset are skipped; if the batch does not
-   * start where the store says consuming must resume, the answer is a seek and nothing is folded.
-   * Resolves once the batch is folded and its flush started, not when the flush lands.
+   * start where the store says consuming must resume, the answer is a seek and nothing is folded;
+   * if the stored offset is beyond `partitionEnd` (the partition's high watermark, as the fetch
+   * saw it), the answer is `ahead` and nothing is folded or skipped. Resolves once the batch is
+   * folded and its flush started, not when the flush lands.
    */
-  process(messages: readonly InputMessage[], isRunning: () => boolean): Promise<BatchOutcome> {
-    return this.#exclusive(() => this.#process(messages, isRunning));
+  process(
+    messages: readonly InputMessage[],
+    isRunning: () => boolean,
+    partitionEnd?: number,
+  ): Promise<BatchOutcome> {
+    return this.#exclusive(() => this.#process(messages, isRunning, partitionEnd));
   }
 
   /**
@@ -253,6 +264,7 @@ export class PartitionProcessor {
   async #process(
     messages: readonly InputMessage[],
     isRunning: () => boolean,
+    partitionEnd: number | undefined,
   ): Promise<BatchOutcome> {
     const first = messages[0];
     if (first === undefined) return { kind: 'consumed', nextOffset: null };
@@ -261,6 +273,11 @@ export class PartitionProcessor {
       this.#seekedTo = null;
     }
     const expected = this.#expected ?? 0;
+    // Kafka answers a fetch beyond the end from the earliest offset: every message would look
+    // already held and be skipped.
+    if (partitionEnd !== undefined && expected > partitionEnd) {
+      return { kind: 'ahead', stored: expected, end: partitionEnd };
+    }
     const firstOffset = Number(first.offset);
     if (firstOffset > expected && this.#seekedTo !== expected) {
       this.#seekedTo = expected;

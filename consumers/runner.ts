@@ -19,6 +19,7 @@ import type { TopicNames } from '../src/kafka/topics.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
+import { resumeKey } from '../src/rollup/keys.ts';
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 
@@ -71,6 +72,20 @@ export interface ConsumerRunnerOptions {
   readonly onCrash?: (error: Error, restarting: boolean) => void;
   /** The group was joined (again): partitions are assigned and fetching goes on. */
   readonly onJoin?: () => void;
+  /**
+   * A partition's stored offset is beyond its end (the topic was recreated, or the data moved to
+   * another cluster): it is paused, nothing skipped, until its stored offset is within the
+   * partition again (see docs/ROLLUPS.md for the remedy); then `onAheadCleared`.
+   */
+  readonly onAhead?: (report: AheadReport) => void;
+  readonly onAheadCleared?: (stream: string) => void;
+}
+
+/** A partition halted because its stored offset is beyond its end. */
+export interface AheadReport {
+  readonly stream: string;
+  readonly storedOffset: number;
+  readonly partitionEnd: number;
 }
 
 /** Pause before a failed batch is fetched again. */
@@ -83,6 +98,8 @@ export class ConsumerRunner {
   readonly #producer: Producer;
   readonly #admin: Admin;
   readonly #processors = new Map<string, PartitionProcessor>();
+  /** Partitions paused because their stored offset is beyond their end. */
+  readonly #halted = new Map<string, PartitionProcessor>();
   /** Processors of partitions that moved away, until their last flush has landed. */
   readonly #retired = new Set<PartitionProcessor>();
   readonly #sourceOfTopic: Map<string, Source>;
@@ -162,7 +179,15 @@ export class ConsumerRunner {
       ) => {
         const processor = this.#processor(batch.topic, batch.partition);
         try {
-          const outcome = await processor.process(batch.messages, () => isRunning() && !isStale());
+          const outcome = await processor.process(
+            batch.messages,
+            () => isRunning() && !isStale(),
+            Number(batch.highWatermark),
+          );
+          if (outcome.kind === 'ahead') {
+            this.#halt(processor, outcome.stored, outcome.end);
+            return;
+          }
           if (outcome.kind === 'seek') {
             this.#seek(processor, outcome.offset);
             return;
@@ -194,7 +219,15 @@ export class ConsumerRunner {
    * never notice that rollups are gone.
    */
   async #checkStoredOffsets(): Promise<void> {
+    for (const [stream, processor] of this.#halted) {
+      try {
+        await this.#recheckHalted(stream, processor);
+      } catch (error) {
+        this.#options.onError?.(error, stream);
+      }
+    }
     for (const processor of this.#processors.values()) {
+      if (this.#halted.has(processor.stream)) continue;
       if (processor.failed && !processor.busy) {
         await this.#resume(processor);
         continue;
@@ -244,10 +277,33 @@ export class ConsumerRunner {
   async #resume(processor: PartitionProcessor): Promise<void> {
     try {
       const offset = await processor.resume();
-      if (offset !== null) this.#seek(processor, offset);
+      if (offset === null) return;
+      const end = await this.#partitionEnd(processor.topic, processor.partition);
+      if (offset > end) this.#halt(processor, offset, end);
+      else this.#seek(processor, offset);
     } catch (error) {
       this.#options.onError?.(error, processor.stream);
     }
+  }
+
+  /** Pauses `processor`'s partition: its stored offset is beyond the partition's end. */
+  #halt(processor: PartitionProcessor, storedOffset: number, partitionEnd: number): void {
+    if (this.#halted.has(processor.stream)) return;
+    this.#halted.set(processor.stream, processor);
+    this.#consumer.pause([{ topic: processor.topic, partitions: [processor.partition] }]);
+    this.#options.onAhead?.({ stream: processor.stream, storedOffset, partitionEnd });
+  }
+
+  /** Lets a halted partition go on once its stored offset is within the partition again. */
+  async #recheckHalted(stream: string, processor: PartitionProcessor): Promise<void> {
+    const stored = await this.#options.store.readOffset(resumeKey(stream));
+    const end = await this.#partitionEnd(processor.topic, processor.partition);
+    if (stored !== null && stored > end) return;
+    this.#halted.delete(stream);
+    processor.reopen();
+    this.#consumer.resume([{ topic: processor.topic, partitions: [processor.partition] }]);
+    this.#options.onAheadCleared?.(stream);
+    await this.#resume(processor);
   }
 
   /** Makes kafkajs fetch `processor`'s partition from `offset` next. */
@@ -313,6 +369,14 @@ export class ConsumerRunner {
         messages: batch,
       });
     }
+  }
+
+  /** The partition's end: the offset its next message will get. */
+  async #partitionEnd(topic: string, partition: number): Promise<number> {
+    const offsets = await this.#admin.fetchTopicOffsets(topic);
+    const high = offsets.find((entry) => entry.partition === partition)?.high;
+    if (high === undefined) throw new Error(`topic ${topic} has no partition ${partition}`);
+    return Number(high);
   }
 
   async #earliestOffset(topic: string, partition: number): Promise<number> {

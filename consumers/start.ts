@@ -17,7 +17,7 @@ import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unre
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { ConsumerRunner } from './runner.ts';
+import { type AheadReport, ConsumerRunner } from './runner.ts';
 
 /**
  * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
@@ -87,6 +87,8 @@ export function startConsumers(
   };
   let waiting: string | null = 'waiting for the store';
   let runner: ConsumerRunner | null = null;
+  /** Partitions paused because their stored offset is beyond their end. */
+  const halted = new Map<string, AheadReport>();
 
   const newRunner = () =>
     new ConsumerRunner({
@@ -122,6 +124,20 @@ export function startConsumers(
           void replaceRunner();
         }
       },
+      onAhead: (report) => {
+        halted.set(report.stream, report);
+        logger.error(
+          report,
+          `the stored offset of ${report.stream} (${report.storedOffset}) is beyond the ` +
+            `partition's end (${report.partitionEnd}): the topic was recreated, or its data moved ` +
+            'to another cluster. The partition is paused and nothing of it is skipped; see "A ' +
+            `stored offset beyond the partition's end" in docs/ROLLUPS.md for what to do`,
+        );
+      },
+      onAheadCleared: (stream) => {
+        halted.delete(stream);
+        logger.info({ stream }, `the stored offset of ${stream} is within the partition again`);
+      },
       onJoin: () => {
         if (waiting !== REJOINING) return;
         waiting = null;
@@ -133,6 +149,7 @@ export function startConsumers(
   const join = () =>
     retryUntilDone(async () => {
       if (stopping.signal.aborted) throw stopping.signal.reason;
+      halted.clear();
       const candidate = newRunner();
       runner = candidate;
       try {
@@ -188,7 +205,13 @@ export function startConsumers(
   running.catch(() => undefined);
 
   return {
-    notReady: () => waiting,
+    notReady: () => {
+      if (waiting !== null) return waiting;
+      const [first] = halted.values();
+      if (first === undefined) return null;
+      return `${halted.size} partition(s) paused: the stored offset of ${first.stream} ` +
+        `(${first.storedOffset}) is beyond its end (${first.partitionEnd})`;
+    },
     running,
     async stop() {
       // A start step under way is not waited for (kafkajs may retry one for a minute): the

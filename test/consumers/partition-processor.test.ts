@@ -119,6 +119,7 @@ async function consume(
     const batch = messages.slice(position, position + size);
     const outcome = await processor.process(batch, () => true);
     outcomes.push(outcome);
+    if (outcome.kind === 'ahead') throw new Error('the stored offset is beyond the partition');
     if (outcome.kind === 'seek') position = outcome.offset;
     else if (outcome.nextOffset === null) position = Number(batch[0]?.offset ?? position);
     else position = outcome.nextOffset;

@@ -80,7 +80,9 @@ describeOnRedisStores([], 'a store lost while the next project is not cached', (
         const outcome = await processor.process(messages.slice(position, to), () => true);
         await processor.drain();
         if (outcome.kind === 'seek') position = outcome.offset;
-        else if (outcome.nextOffset !== null) position = outcome.nextOffset;
+        else if (outcome.kind === 'consumed' && outcome.nextOffset !== null) {
+          position = outcome.nextOffset;
+        }
       }
     };
 
@@ -106,7 +108,7 @@ describeOnRedisStores([], 'a store lost while the next project is not cached', (
       const next = await processor.process(messages.slice(position), () => true);
       await processor.drain();
       if (next.kind === 'seek') position = next.offset;
-      else if (next.nextOffset !== null) position = next.nextOffset;
+      else if (next.kind === 'consumed' && next.nextOffset !== null) position = next.nextOffset;
     }
     expect(position).toBe(messages.length);
     expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);

@@ -168,11 +168,35 @@ describe('partition writer', () => {
     const other = partitionWriter(store, 's/1');
     expect(await other.open()).toBe(1);
     await flushOne(other, invocationEvent('b', 20), 1);
+    // Refused before any project is written: the stream's resume offset moved.
     await expect(flushOne(writer, invocationEvent('b', 20), 1)).rejects.toThrow(
-      /project writerprojectref0000 holds offset 2 from it, not 1/,
+      /the resume offset is 2, not 1/,
     );
     expect(await writer.open()).toBe(2);
     const [text] = await store.readParts([minuteKey()], 's/1');
     expect(invocationStats.deserialize(text ?? '').count).toBe(2);
+  });
+
+  test('a project whose watermark moved while the resume offset did not: refused for it', async () => {
+    const store = memoryStore();
+    const writer = partitionWriter(store, 's/2');
+    await writer.open();
+    await flushOne(writer, invocationEvent('a', 10), 0);
+    // A writer that committed the project's next event and stopped before moving the resume
+    // offset (a crash between the two steps of a flush).
+    const commit = await store.commitProject({
+      stream: 's/2',
+      resume: { key: resumeKey('s/2'), expected: 1 },
+      watermark: { key: watermarkKey(PROJECT), expected: 1, next: 2, expireAtMs: 1e15 },
+      parts: [],
+      sortedSets: [],
+    });
+    expect(commit).toEqual({ applied: true });
+    await expect(flushOne(writer, invocationEvent('b', 20), 1)).rejects.toThrow(
+      /project writerprojectref0000 holds offset 2 from it, not 1/,
+    );
+    // The stored resume offset is still 1: the replay starts there and skips by the watermark.
+    expect(await writer.open()).toBe(1);
+    expect(await store.readOffset(resumeKey('s/2'))).toBe(1);
   });
 });

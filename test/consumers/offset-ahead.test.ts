@@ -1,0 +1,115 @@
+/**
+ * Issue 12, item 8: a stored offset above the partition's end (the topic was deleted and created
+ * again, or its data moved to another cluster). Kafka answers a fetch beyond the end from the
+ * earliest offset, so every message would look already held and be skipped, silently. The
+ * consumers must say so and pause the partition instead; after the documented remedy (empty the
+ * store) they rebuild what the topic holds, exactly.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { AheadReport, ConsumerRunner } from '../../consumers/runner.ts';
+import { ensureTopics } from '../../src/kafka/topics.ts';
+import { resumeKey } from '../../src/rollup/keys.ts';
+import { describeWithServices } from '../support/services.ts';
+import { emptyStore } from '../support/store-target.ts';
+import {
+  expectStoreMatchesReference,
+  generatedStream,
+  validEvents,
+} from '../rollup/fold-and-read.ts';
+import { createWorld, PARTITIONS, type World } from './harness.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition', (services) => {
+  let world: World;
+  let runner: ConsumerRunner | null = null;
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+  const before = generatedStream(nowUs, 1_500);
+  const after = generatedStream(nowUs, 150);
+
+  beforeAll(async () => {
+    world = await createWorld(services.kafka.brokers, { kind: 'redis', url: services.redis.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await runner?.stop();
+    await world?.close();
+  }, 60_000);
+
+  /** Deletes the source topics and creates them again, empty, with the same names. */
+  async function recreateTopics(): Promise<void> {
+    const sources = [world.topics.edge, world.topics['function-edge']];
+    await world.admin.deleteTopics({ topics: sources });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await ensureTopics(world.admin, { partitions: PARTITIONS, topics: sources });
+        const offsets = await world.admin.fetchTopicOffsets(sources[0] ?? '');
+        if (offsets.every((entry) => entry.high === '0')) return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      await sleep(250);
+    }
+  }
+
+  test('is reported and paused, nothing skipped; rebuilt exactly after the remedy', async () => {
+    runner = world.runner({ offsetCheckMs: 250 });
+    await runner.start();
+    await world.publish(before.lines);
+    await world.drained(120_000);
+    await runner.stop();
+    runner = null;
+
+    await recreateTopics();
+    const storedBefore = new Map<string, number | null>();
+    for (const topic of [world.topics.edge, world.topics['function-edge']]) {
+      for (let partition = 0; partition < PARTITIONS; partition++) {
+        const stream = `${topic}/${partition}`;
+        storedBefore.set(stream, await world.store.readOffset(resumeKey(stream)));
+      }
+    }
+    // Fewer events than before in every partition's new life.
+    await world.publish(after.lines);
+
+    const reports: AheadReport[] = [];
+    const cleared: string[] = [];
+    runner = world.runner({
+      offsetCheckMs: 250,
+      onAhead: (report) => reports.push(report),
+      onAheadCleared: (stream) => cleared.push(stream),
+    });
+    await runner.start();
+    const ends = new Map<string, number>();
+    for (const topic of [world.topics.edge, world.topics['function-edge']]) {
+      for (const { partition, high } of await world.admin.fetchTopicOffsets(topic)) {
+        ends.set(`${topic}/${partition}`, Number(high));
+      }
+    }
+    const ahead = [...storedBefore].filter(([stream, stored]) =>
+      stored !== null && stored > (ends.get(stream) ?? 0)
+    ).map(([stream]) => stream).sort();
+    expect(ahead.length).toBeGreaterThan(PARTITIONS);
+    const deadline = Date.now() + 30_000;
+    while (new Set(reports.map((report) => report.stream)).size < ahead.length) {
+      if (Date.now() > deadline) break;
+      await sleep(100);
+    }
+    expect([...new Set(reports.map((report) => report.stream))].sort()).toEqual(ahead);
+    for (const report of reports) {
+      expect(report.storedOffset).toBe(storedBefore.get(report.stream));
+      expect(report.partitionEnd).toBe(ends.get(report.stream));
+    }
+    // Paused, nothing skipped: the stored offsets did not move.
+    await sleep(1_000);
+    for (const stream of ahead) {
+      expect(await world.store.readOffset(resumeKey(stream))).toBe(storedBefore.get(stream));
+    }
+
+    // The remedy documented in ROLLUPS.md: empty the store; the topics' content is rebuilt.
+    await emptyStore(world.target);
+    await world.drained(120_000);
+    expect([...new Set(cleared)].sort()).toEqual(ahead);
+    await expectStoreMatchesReference(world.store, validEvents(after.lines, nowUs), nowUs);
+  }, 300_000);
+});
