@@ -41,6 +41,7 @@ export function deadLetter(
   origin: Origin,
 ): DeadLetter {
   const headers: Record<string, string> = {
+    'rejection-kind': rejection.kind,
     reason: rejection.reason,
     path: rejection.path,
     'source-topic': origin.topic,

@@ -342,7 +342,10 @@ export class PartitionProcessor {
 
   #parse(message: InputMessage): ParseResult {
     if (message.value === null) {
-      return { ok: false, rejection: { reason: 'message has no value (a tombstone)', path: '' } };
+      return {
+        ok: false,
+        rejection: { kind: 'tombstone', reason: 'message has no value (a tombstone)', path: '' },
+      };
     }
     return parse(message.value, this.#options.source, {
       nowUs: judgedAtUs(message, this.#options.nowUs),

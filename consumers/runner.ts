@@ -18,6 +18,7 @@ import { type Source, SOURCES } from '../src/events/types.ts';
 import type { TopicNames } from '../src/kafka/topics.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
+import type { PartitionLag } from './metrics.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
 import { resumeKey } from '../src/rollup/keys.ts';
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
@@ -79,6 +80,8 @@ export interface ConsumerRunnerOptions {
    */
   readonly onAhead?: (report: AheadReport) => void;
   readonly onAheadCleared?: (stream: string) => void;
+  /** Told of each dead letter once it is published, with its `rejection-kind` header. */
+  readonly onDeadLetter?: (kind: string) => void;
 }
 
 /** A partition halted because its stored offset is beyond its end. */
@@ -286,6 +289,37 @@ export class ConsumerRunner {
     }
   }
 
+  /** How far each partition this process holds is behind its topic's end. */
+  async lag(): Promise<PartitionLag[]> {
+    const ends = new Map<string, { high: number; low: number }>();
+    const topics = new Set([...this.#processors.values()].map((processor) => processor.topic));
+    for (const topic of topics) {
+      for (const entry of await this.#admin.fetchTopicOffsets(topic)) {
+        ends.set(`${topic}/${entry.partition}`, {
+          high: Number(entry.high),
+          low: Number(entry.low),
+        });
+      }
+    }
+    const lags: PartitionLag[] = [];
+    for (const [stream, processor] of this.#processors) {
+      const end = ends.get(stream);
+      if (end === undefined) continue;
+      const stored = await this.#options.store.readOffset(resumeKey(stream));
+      lags.push({
+        topic: processor.topic,
+        partition: processor.partition,
+        events: Math.max(0, end.high - (stored ?? end.low)),
+      });
+    }
+    return lags;
+  }
+
+  /** Partitions paused because their stored offset is beyond their end. */
+  get paused(): number {
+    return this.#halted.size;
+  }
+
   /** Pauses `processor`'s partition: its stored offset is beyond the partition's end. */
   #halt(processor: PartitionProcessor, storedOffset: number, partitionEnd: number): void {
     if (this.#halted.has(processor.stream)) return;
@@ -308,11 +342,18 @@ export class ConsumerRunner {
 
   /** Makes kafkajs fetch `processor`'s partition from `offset` next. */
   #seek(processor: PartitionProcessor, offset: number): void {
-    this.#consumer.seek({
-      topic: processor.topic,
-      partition: processor.partition,
-      offset: String(offset),
-    });
+    try {
+      this.#consumer.seek({
+        topic: processor.topic,
+        partition: processor.partition,
+        offset: String(offset),
+      });
+    } catch {
+      // Between a crash of the group and its rejoin kafkajs has no group to seek in (it throws
+      // "consumer group was not initialized"): the rejoin's assignment re-reads the stored
+      // offset and seeks then, and the next batch re-reads it too.
+      processor.reopen();
+    }
   }
 
   /**
@@ -368,6 +409,9 @@ export class ConsumerRunner {
         acks: -1,
         messages: batch,
       });
+      for (const letter of batch) {
+        this.#options.onDeadLetter?.(letter.headers['rejection-kind'] ?? '');
+      }
     }
   }
 

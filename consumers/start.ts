@@ -17,17 +17,27 @@ import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unre
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
+import type { Registry } from 'prom-client';
+import { registerConsumerMetrics } from './metrics.ts';
 import { type AheadReport, ConsumerRunner } from './runner.ts';
 
 /**
  * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
- * opened it, once; a store that no longer holds what was written (lost or rolled back, or the
- * partition moved) is repaired by resuming where the store says, and said without a stack;
- * anything else is logged whole.
+ * opened it, once; Kafka away, by `kafkaAway` (an outage log: once, then a reminder); a store
+ * that no longer holds what was written (lost or rolled back, or the partition moved) is repaired
+ * by resuming where the store says, and said without a stack; anything else is logged whole.
  */
-function logBatchError(logger: Logger, error: unknown, stream: string): void {
+function logBatchError(
+  logger: Logger,
+  error: unknown,
+  stream: string,
+  kafkaAway: (error: unknown) => void,
+): void {
   if (isStoreAway(error)) {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: the store is away; retrying');
+  } else if (isKafkaAway(error)) {
+    logger.debug({ reason: messageOf(error), stream }, 'batch failed: Kafka is away; retrying');
+    kafkaAway(error);
   } else if (error instanceof OffsetConflictError) {
     logger.warn(
       { stream, reason: error.message },
@@ -36,6 +46,15 @@ function logBatchError(logger: Logger, error: unknown, stream: string): void {
   } else {
     logger.warn({ err: error, stream }, 'batch failed; retrying');
   }
+}
+
+/** Whether `error` is kafkajs saying a broker cannot be reached (it retries, and so do we). */
+function isKafkaAway(error: unknown): boolean {
+  if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return false;
+  return (error as { retriable?: unknown }).retriable === true ||
+    /^KafkaJS(Connection|ConnectionClosed|NumberOfRetriesExceeded|RequestTimeout)Error$/.test(
+      error.name,
+    );
 }
 
 /** Why the consumers are not consuming while the group is being joined again. */
@@ -57,6 +76,8 @@ export interface ConsumerHooks {
   readonly onUnreadable?: UnreadableReporter;
   /** Resolves once the store may be written (reached, and its settings checked). */
   readonly storeReady?: Promise<void>;
+  /** Where the consumers' metrics are registered (lag, paused partitions, dead letters). */
+  readonly metrics?: Registry;
 }
 
 /**
@@ -89,6 +110,10 @@ export function startConsumers(
   let runner: ConsumerRunner | null = null;
   /** Partitions paused because their stored offset is beyond their end. */
   const halted = new Map<string, AheadReport>();
+  const metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
+    lag: async () => (await runner?.lag()) ?? [],
+    paused: () => halted.size,
+  });
 
   const newRunner = () =>
     new ConsumerRunner({
@@ -104,8 +129,11 @@ export function startConsumers(
       flushIntervalMs: config.flushIntervalMs,
       concurrency: config.consumerConcurrency,
       sessionTimeoutMs: config.consumerSessionTimeoutMs,
-      onFlush: (report) => logger.debug(report, 'flushed'),
-      onError: (error, stream) => logBatchError(logger, error, stream),
+      onFlush: (report) => {
+        logger.debug(report, 'flushed');
+        if (waiting === null) outage.recovered();
+      },
+      onError: (error, stream) => logBatchError(logger, error, stream, (e) => outage.failed(e)),
       onUnreadable: (state) => {
         logger.error(state, MOVED_ASIDE_MESSAGE);
         hooks.onUnreadable?.(state);
@@ -134,6 +162,7 @@ export function startConsumers(
             `stored offset beyond the partition's end" in docs/ROLLUPS.md for what to do`,
         );
       },
+      onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
       onAheadCleared: (stream) => {
         halted.delete(stream);
         logger.info({ stream }, `the stored offset of ${stream} is within the partition again`);

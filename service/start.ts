@@ -19,6 +19,7 @@ import { openKafkaSink } from '../api/ingest/kafka-sink.ts';
 import type { IngestSink } from '../api/ingest/sink.ts';
 import { createMetrics } from '../api/metrics.ts';
 import type { Serve } from '../api/adapters/serve.ts';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { startConsumers } from '../consumers/start.ts';
 import type { Config } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
@@ -29,6 +30,7 @@ import { type OpenedStore, openStore } from '../src/store/open.ts';
 import { OutageLog } from '../src/async/outage-log.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { bannerLines } from './banner.ts';
+import { consumerOpsHandler } from './consumer-ops.ts';
 import { type Demo, startDemo } from './demo.ts';
 
 /** What a process runs. */
@@ -58,7 +60,10 @@ export interface StartOptions {
 
 /** The running service. */
 export interface Service {
-  /** The API's base URL; null for the `consumers` role, which serves no HTTP. */
+  /**
+   * The API's base URL; for the `consumers` role, the base URL of its metrics port, or null
+   * without `METRICS_PORT`.
+   */
   readonly url: string | null;
   /** Stops in order: new requests, demo, consumers, sink, store. */
   stop(): Promise<void>;
@@ -120,9 +125,21 @@ export async function startService(options: StartOptions): Promise<Service> {
             'which no separate API process can read',
         );
       }
-      const consumers = startConsumers(config, store, logger, nowUs, { storeReady });
+      const registry = new Registry();
+      collectDefaultMetrics({ register: registry });
+      const consumers = startConsumers(config, store, logger, nowUs, {
+        storeReady,
+        metrics: registry,
+      });
       stops.push(() => consumers.stop());
-      return { url: null, stop: stopAll };
+      if (config.metricsPort === null) return { url: null, stop: stopAll };
+      const served = await options.serve(consumerOpsHandler(registry, consumers.notReady), {
+        hostname: config.host,
+        port: config.metricsPort,
+      });
+      stops.push(() => served.close());
+      logger.info({ url: `${served.url}/metrics` }, 'consumer metrics listening');
+      return { url: served.url, stop: stopAll };
     }
     return await startHttp(options, store, storeReady, stops, stopAll);
   } catch (error) {
@@ -231,6 +248,7 @@ async function startHttp(
     const consumers = startConsumers(config, store, logger, nowUs, {
       onUnreadable: () => metrics.countUnreadable('write'),
       storeReady,
+      metrics: metrics.registry,
     });
     stops.push(() => consumers.stop());
     notReady.set('consumers', () => consumers.notReady());

@@ -69,6 +69,11 @@ export interface Config {
   readonly recentLogsCapacity: number;
   readonly host: string;
   readonly port: number;
+  /**
+   * Where the `consumers` role serves `/metrics`, `/healthz` and `/readyz` (`METRICS_PORT`), on
+   * `host`; null: it serves nothing (the `all` role has them on the API's port).
+   */
+  readonly metricsPort: number | null;
   /** Longest time from a request's first byte to its last, in ms (then 408). */
   readonly httpRequestTimeoutMs: number;
   /** Longest wait for a request's header fields, in ms (then 408). */
@@ -268,6 +273,9 @@ export function loadConfig(env: Env): Config {
     recentLogsCapacity: integer(env, 'RECENT_LOGS_CAPACITY', 10_000, 100, 1_000_000),
     host: text(env, 'HOST') ?? '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65_535),
+    metricsPort: text(env, 'METRICS_PORT') === null
+      ? null
+      : integer(env, 'METRICS_PORT', 0, 0, 65_535),
     httpRequestTimeoutMs: integer(
       env,
       'HTTP_REQUEST_TIMEOUT_MS',

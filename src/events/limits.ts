@@ -27,6 +27,12 @@ export const EVENT_LIMITS = {
   urlLength: 8_192,
   metadataEntries: 64,
   requestEntries: 64,
+  /**
+   * Most distinct request hosts one edge event may name: each is an API-counts key of its own at
+   * every grain, and a producer must not create thousands of keys with one message. A real edge
+   * event names one.
+   */
+  hostsPerEvent: 16,
   responseEntries: 64,
   /**
    * Largest `execution_time_ms`: about 11.6 days, far beyond any function's run. Bounded so that

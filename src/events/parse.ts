@@ -19,7 +19,7 @@ import {
   validateFunctionEdgeEvent,
 } from './schema.ts';
 import type { ErrorObject } from 'ajv';
-import type { Json, ParseResult, Source } from './types.ts';
+import type { Json, ParseResult, RejectionKind, Source } from './types.ts';
 
 /** Options of `parse`. */
 export interface ParseOptions {
@@ -76,7 +76,7 @@ export function parse(
     ? bytes.length
     : utf8Length(bytes);
   if (size > maxBytes) {
-    return reject(`event is larger than the limit of ${maxBytes} bytes: got ${size}`);
+    return reject('size', `event is larger than the limit of ${maxBytes} bytes: got ${size}`);
   }
   let text: string;
   if (typeof bytes === 'string') {
@@ -85,7 +85,9 @@ export function parse(
     try {
       text = utf8.decode(bytes);
     } catch (error) {
-      if (error instanceof TypeError) return reject(`not valid UTF-8: ${error.message}`);
+      if (error instanceof TypeError) {
+        return reject('encoding', `not valid UTF-8: ${error.message}`);
+      }
       throw error;
     }
   }
@@ -93,7 +95,7 @@ export function parse(
   try {
     value = JSON.parse(text);
   } catch (error) {
-    if (error instanceof SyntaxError) return reject(`not valid JSON: ${error.message}`);
+    if (error instanceof SyntaxError) return reject('json', `not valid JSON: ${error.message}`);
     throw error;
   }
 
@@ -106,8 +108,20 @@ export function parse(
     if (typeof timestampUs !== 'number') return timestampUs;
     const requests = edgeRequests(value.metadata);
     const longHost = longUrlHost(value.metadata, requests, EVENT_LIMITS.hostLength);
+    const hosts = new Set(requests.flatMap((request) =>
+      request.host === null ? [] : [request.host]
+    ))
+      .size;
+    if (hosts > EVENT_LIMITS.hostsPerEvent) {
+      return reject(
+        'cardinality',
+        `/metadata must name at most ${EVENT_LIMITS.hostsPerEvent} distinct request hosts: got ${hosts}`,
+        '/metadata',
+      );
+    }
     if (longHost !== null) {
       return reject(
+        'size',
         `${longHost.path} must have a host of at most ${EVENT_LIMITS.hostLength} characters: got ${longHost.length}`,
         longHost.path,
       );
@@ -135,11 +149,12 @@ export function parse(
   if (typeof timestampUs !== 'number') return timestampUs;
   const first = value.metadata[0];
   if (first === undefined) {
-    return reject('/metadata must have at least 1 entry: got 0', '/metadata');
+    return reject('schema', '/metadata must have at least 1 entry: got 0', '/metadata');
   }
   const other = value.metadata.findIndex((entry) => entry.project_ref !== first.project_ref);
   if (other !== -1) {
     return reject(
+      'schema',
       `every metadata entry must name the same project_ref (the event's project): entry 0 has ${
         JSON.stringify(first.project_ref)
       }, entry ${other} has ${JSON.stringify(value.metadata[other]?.project_ref)}`,
@@ -197,11 +212,12 @@ function checkTimestamp(
   options: ParseOptions,
 ): number | Rejected {
   const timestampUs = eventTimestampUs(value);
-  if (timestampUs === null) return reject(timestampFormReason(value), '/timestamp');
+  if (timestampUs === null) return reject('timestamp', timestampFormReason(value), '/timestamp');
   const skew = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
   const ahead = timestampUs - options.nowUs;
   if (ahead > skew) {
     return reject(
+      'future',
       `timestamp is ${describeDuration(ahead)} in the future (allowed skew ${
         describeDuration(skew)
       })`,
@@ -212,6 +228,7 @@ function checkTimestamp(
   const age = options.nowUs - timestampUs;
   if (age > maxAge) {
     return reject(
+      'too-old',
       `timestamp is ${describeDuration(age)} old (events older than ${
         describeDuration(maxAge)
       } are rejected)`,
@@ -226,30 +243,36 @@ function schemaRejection(
 ): Rejected {
   const error = errors?.[0];
   if (error !== undefined && error.instancePath === '/timestamp') {
-    return reject(timestampFormReason(error.data), '/timestamp');
+    return reject('timestamp', timestampFormReason(error.data), '/timestamp');
   }
   const path = error === undefined
     ? ''
     : error.keyword === 'required'
     ? `${error.instancePath}/${String(error.params.missingProperty)}`
     : error.instancePath;
-  return reject(describeSchemaError(error), path);
+  return reject('schema', describeSchemaError(error), path);
 }
 
 function illFormedRejection(pointer: string): Rejected {
-  return reject(`${pointer} must be well-formed Unicode: it holds a lone surrogate`, pointer);
+  return reject(
+    'encoding',
+    `${pointer} must be well-formed Unicode: it holds a lone surrogate`,
+    pointer,
+  );
 }
 
 function depthRejection(): Rejected {
   return reject(
+    'size',
     `/metadata must not nest deeper than ${EVENT_LIMITS.maxDepth} levels`,
     '/metadata',
   );
 }
 
 function reject(
+  kind: RejectionKind,
   reason: string,
   path = '',
 ): Rejected {
-  return { ok: false, rejection: { reason, path } };
+  return { ok: false, rejection: { kind, reason, path } };
 }

@@ -83,10 +83,33 @@ export type LogEvent = EdgeEvent | FunctionEdgeEvent;
 
 /** Why an event was rejected: a sentence a producer can act on, and the JSON path it concerns. */
 export interface Rejection {
+  /** Which rule the message broke: a short label of a bounded set, for metrics and headers. */
+  readonly kind: RejectionKind;
   readonly reason: string;
   /** JSON pointer of the offending value (`/metadata/0/project_ref`), or `` for the whole event. */
   readonly path: string;
 }
+
+/** Every {@link RejectionKind}, in the order of the checks. */
+export const REJECTION_KINDS = [
+  'tombstone',
+  'size',
+  'encoding',
+  'json',
+  'schema',
+  'timestamp',
+  'future',
+  'too-old',
+  'cardinality',
+] as const;
+
+/**
+ * Which rule a rejected message broke: `tombstone` (no value), `size` (too large, too deep, a
+ * value too long), `encoding` (not UTF-8, a lone surrogate), `json`, `schema`, `timestamp` (not a
+ * timestamp), `future` (beyond the allowed skew), `too-old` (beyond the longest retention),
+ * `cardinality` (more distinct keys than one event may create).
+ */
+export type RejectionKind = (typeof REJECTION_KINDS)[number];
 
 /** The outcome of parsing one producer message. */
 export type ParseResult =

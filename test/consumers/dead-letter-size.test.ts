@@ -91,6 +91,7 @@ describeWithServices(['kafka', 'redis'], 'dead letters beyond one message', ({ k
       expect(ids).toEqual(Array.from({ length: INVALID + 1 }, (_, offset) => String(offset)));
       const cut = letters[INVALID];
       expect(cut?.headers['value-truncated-from']).toBe(String(Buffer.byteLength(nearLimit)));
+      expect(cut?.headers['rejection-kind']).toBe('size');
       expect(cut?.value.length).toBe(MAX_DEAD_LETTER_VALUE_BYTES);
       expect(nearLimit.startsWith(cut?.value ?? '-')).toBe(true);
       expect(letters[0]?.value).toBe(invalid('invalid-0', PADDING));

@@ -318,6 +318,7 @@ describe('PartitionProcessor', () => {
       'ahead-when-produced',
     ]);
     expect(sinks.letters[0]?.headers['reason']).toMatch(/in the future/);
+    expect(sinks.letters[0]?.headers['rejection-kind']).toBe('future');
     expect(sinks.reports.reduce((sum, report) => sum + report.events, 0)).toBe(2);
   });
 });

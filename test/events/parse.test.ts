@@ -5,7 +5,13 @@ import {
   parse,
   type ParseOptions,
 } from '../../src/events/parse.ts';
-import type { JsonObject, ParseResult, Source } from '../../src/events/types.ts';
+import type {
+  JsonObject,
+  ParseResult,
+  Rejection,
+  RejectionKind,
+  Source,
+} from '../../src/events/types.ts';
 import { LONGEST_RETENTION_US } from '../../src/contract/tiers.ts';
 import { us } from '../fixtures/events.ts';
 
@@ -47,7 +53,7 @@ const FUNCTION_EDGE: JsonObject = {
   }],
 };
 
-function rejection(result: ParseResult): { reason: string; path: string } {
+function rejection(result: ParseResult): Rejection {
   if (result.ok) throw new Error(`expected a rejection, got ${JSON.stringify(result.event)}`);
   return result.rejection;
 }
@@ -170,6 +176,7 @@ describe('parse: valid events', () => {
     expect(result).toEqual({
       ok: false,
       rejection: {
+        kind: 'schema',
         reason: "every metadata entry must name the same project_ref (the event's project): " +
           'entry 0 has "first", entry 1 has "second"',
         path: '/metadata/1/project_ref',
@@ -320,6 +327,7 @@ describe('parse: rejections', () => {
   ])('rejects a timestamp that is %s', (_, timestamp, shown) => {
     const rejected = rejection(parse(withField(EDGE, { timestamp }), 'edge', OPTIONS));
     expect(rejected).toEqual({
+      kind: 'timestamp',
       reason:
         `timestamp must be an RFC 3339 string with a zone or an integer of microseconds since the epoch: got ${shown}`,
       path: '/timestamp',
@@ -333,10 +341,11 @@ describe('parse: rejections', () => {
     [NOW - 91 * DAY, 'timestamp is 91 days old (events older than 90 days are rejected)'],
     [NOW - 90 * DAY - 1, 'timestamp is 90.1 days old (events older than 90 days are rejected)'],
   ])('rejects timestamp %d relative to now', (timestamp, reason) => {
+    const kind = timestamp > NOW ? 'future' : 'too-old';
     expect(rejection(parse(withField(EDGE, { timestamp }), 'edge', OPTIONS)))
-      .toEqual({ reason, path: '/timestamp' });
+      .toEqual({ kind, reason, path: '/timestamp' });
     expect(rejection(parse(withField(FUNCTION_EDGE, { timestamp }), 'function-edge', OPTIONS)))
-      .toEqual({ reason, path: '/timestamp' });
+      .toEqual({ kind, reason, path: '/timestamp' });
   });
 
   it('rejects a message over the size limit before parsing it', () => {
@@ -356,6 +365,7 @@ describe('parse: rejections', () => {
       rejection(parse(withField(EDGE, { metadata: [{ request: requests }] }), 'edge', OPTIONS)),
     )
       .toEqual({
+        kind: 'schema',
         reason: '/metadata/0/request must have at most 64 entries: got 65',
         path: '/metadata/0/request',
       });
@@ -368,6 +378,7 @@ describe('parse: rejections', () => {
       { request: [{ path: '/x' }, { url: `https://${host}/rest/v1/t` }] },
     ];
     expect(rejection(parse(withField(EDGE, { metadata }), 'edge', OPTIONS))).toEqual({
+      kind: 'size',
       reason:
         `/metadata/1/request/1/url must have a host of at most 1024 characters: got ${host.length}`,
       path: '/metadata/1/request/1/url',
@@ -383,12 +394,52 @@ describe('parse: rejections', () => {
     let deep: JsonObject = { leaf: 1 };
     for (let i = 0; i < 40; i++) deep = { child: deep };
     expect(rejection(parse(withField(EDGE, { metadata: [deep] }), 'edge', OPTIONS))).toEqual({
+      kind: 'size',
       reason: '/metadata must not nest deeper than 32 levels',
       path: '/metadata',
     });
     let fine: JsonObject = { leaf: 1 };
     for (let i = 0; i < 20; i++) fine = { child: fine };
     expect(parse(withField(EDGE, { metadata: [fine] }), 'edge', OPTIONS).ok).toBe(true);
+  });
+});
+
+describe('parse: bounded keys per event', () => {
+  const hostsRequests = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ host: `h${i}.example`, path: '/rest' }));
+
+  it('accepts an edge event naming 16 distinct request hosts', () => {
+    // Repeats of one host count once; requests without a host count for none.
+    const request: JsonObject[] = [
+      ...hostsRequests(16),
+      { host: 'h0.example' },
+      { path: '/no-host' },
+    ];
+    expect(parse(withField(EDGE, { metadata: [{ request }] }), 'edge', OPTIONS).ok).toBe(true);
+  });
+
+  it('rejects one naming 17, across its metadata entries, as a cardinality rejection', () => {
+    const requests = hostsRequests(17);
+    const metadata = [{ request: requests.slice(0, 9) }, { request: requests.slice(9) }];
+    expect(rejection(parse(withField(EDGE, { metadata }), 'edge', OPTIONS))).toEqual({
+      kind: 'cardinality',
+      reason: '/metadata must name at most 16 distinct request hosts: got 17',
+      path: '/metadata',
+    });
+  });
+});
+
+describe('parse: each rejection says its kind', () => {
+  it.each<[RejectionKind, string | Uint8Array, Source, ParseOptions?]>([
+    ['json', '{"id": "a",', 'edge'],
+    ['encoding', new Uint8Array([0x7b, 0xff, 0x7d]), 'edge'],
+    ['size', JSON.stringify(EDGE), 'edge', { ...OPTIONS, maxBytes: 100 }],
+    ['schema', withField(EDGE, { id: '' }), 'edge'],
+    ['timestamp', withField(EDGE, { timestamp: 'yesterday' }), 'edge'],
+    ['future', withField(EDGE, { timestamp: NOW + 12 * MINUTE }), 'edge'],
+    ['too-old', withField(FUNCTION_EDGE, { timestamp: NOW - 91 * DAY }), 'function-edge'],
+  ])('%s', (kind, input, source, options = OPTIONS) => {
+    expect(rejection(parse(input, source, options)).kind).toBe(kind);
   });
 });
 

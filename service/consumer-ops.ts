@@ -1,0 +1,40 @@
+/**
+ * What the `consumers` role serves on `METRICS_PORT`: `/metrics` (the consumers' lag, paused
+ * partitions and dead letters, and the process's own figures), `/healthz` (the process runs) and
+ * `/readyz` (503 with the reason while the consumers are not consuming). No API, no keys: it
+ * tells nothing about the data, only offsets and counts, and listens on `HOST` like the API.
+ *
+ * @module
+ */
+import type { Registry } from 'prom-client';
+
+/** The fetch handler of the consumers' operations port. */
+export function consumerOpsHandler(
+  registry: Registry,
+  notReady: () => string | null,
+): (request: Request) => Promise<Response> {
+  const text = (status: number, body: string, headers: Record<string, string> = {}) =>
+    new Response(body, {
+      status,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8', ...headers },
+    });
+  return async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      return text(405, 'method not allowed: use GET\n', { Allow: 'GET, HEAD' });
+    }
+    switch (new URL(request.url).pathname) {
+      case '/metrics':
+        return text(200, await registry.metrics(), { 'Content-Type': registry.contentType });
+      case '/healthz':
+        return text(200, 'ok\n');
+      case '/readyz': {
+        const reason = notReady();
+        return reason === null
+          ? text(200, 'ready\n')
+          : text(503, `not ready: consumers: ${reason}\n`, { 'Retry-After': '1' });
+      }
+      default:
+        return text(404, 'not found: this port serves /metrics, /healthz and /readyz\n');
+    }
+  };
+}
