@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       topicPartitions: 12,
       flushIntervalMs: 250,
       flushEvents: 5_000,
+      metricsPort: null,
       maxFutureSkewUs: 300_000_000,
       recentLogsCapacity: 10_000,
       host: '127.0.0.1',
@@ -95,6 +96,7 @@ describe('loadConfig', () => {
     [{ KAFKA_BROKERS: 'h:1,nohostport' }, 'KAFKA_BROKERS="h:1,nohostport" is not allowed'],
     [{ TOPIC_PARTITIONS: '0' }, 'TOPIC_PARTITIONS="0" is not allowed: an integer from 1 to 10000'],
     [{ PORT: '8080.5' }, 'PORT="8080.5" is not allowed: an integer from 0 to 65535 (default 8080)'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT="70000" is not allowed: an integer from 0 to 65535'],
     [{ KAFKA_SESSION_TIMEOUT_MS: '1000' }, 'an integer from 6000 to 300000'],
     [{ MAX_FUTURE_SKEW: 'soon' }, 'MAX_FUTURE_SKEW="soon" is not allowed: a duration such as 30s'],
     [{ RESULT_CACHE_MS: '5000' }, 'an integer from 0 to 2000'],
@@ -143,6 +145,8 @@ describe('loadConfig', () => {
 
   test('blank values are absent values', () => {
     expect(loadConfig({ PORT: '  ', KAFKA_BROKERS: '' }).port).toBe(8080);
+    expect(loadConfig({ METRICS_PORT: ' ' }).metricsPort).toBeNull();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
     expect(loadConfig({ KAFKA_BROKERS: ' 127.0.0.1:9092 , [::1]:9093 ' }).kafkaBrokers).toEqual([
       '127.0.0.1:9092',
       '[::1]:9093',
