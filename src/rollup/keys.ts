@@ -124,6 +124,16 @@ export function watermarkKey(project: string): string {
 }
 
 /**
+ * Key of the watermark of one stream that is never replayed (an API process's direct-ingest
+ * stream, `ingest/<id>`) in a project: a hash of that one stream, in the project's hash slot. It
+ * expires soon after the stream's last commit of the project, so that process starts do not pile
+ * up as fields of {@link watermarkKey}, which lives as long as the project is written.
+ */
+export function streamWatermarkKey(project: string, stream: string): string {
+  return `${projectPrefix(project)}:wm:${stream}`;
+}
+
+/**
  * Key of a stream's resume offset: where its next owner starts reading (every project below
  * it holds everything the stream had for it). In the stream's own hash slot: no writer of
  * another stream ever touches it.

@@ -34,6 +34,7 @@
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { RollupStore, SortedSetWrite, StateWrite } from '../store/port.ts';
+import { DAY_US } from '../time/civil.ts';
 import type { PendingState, ProjectDelta, RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
 import {
@@ -46,6 +47,7 @@ import {
   quarantineKey,
   recentLogsKey,
   resumeKey,
+  streamWatermarkKey,
   watermarkKey,
 } from './keys.ts';
 import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
@@ -100,12 +102,27 @@ const NEW_KEY = Symbol('new key');
 const WATERMARK_LIFE_US = MAX_EVENT_AGE_US + EXPIRY_SLACK_US;
 
 /**
+ * How long the watermark of a stream that is never replayed (direct ingest) lives after its last
+ * commit of the project: only its own process ever reads it, to fence its own commits.
+ */
+export const DIRECT_WATERMARK_LIFE_US = 2 * DAY_US;
+
+/**
+ * How old a cached watermark of a direct stream may be before it is read again: well within its
+ * life, so a watermark read from the store is still there when the commit checks it, and one that
+ * expired is known as expired (none) rather than cached.
+ */
+const DIRECT_WATERMARK_REREAD_US = DIRECT_WATERMARK_LIFE_US / 2;
+
+/**
  * What this writer knows of a project: its watermark of the stream, as last read or written,
  * and the stream's parts of its buckets (deserialized), which are valid exactly as long as the
  * watermark is (they are read after it, and any other write of them moves it).
  */
 interface KnownProject {
   offset: number | null;
+  /** When the watermark was last read or committed (µs). */
+  seenAtUs: number;
   readonly parts: Map<string, PendingState | typeof NEW_KEY>;
   /** The flush that last needed it: one a fold under way still needs is not forgotten. */
   usedIn: number;
@@ -246,21 +263,41 @@ export class PartitionWriter {
    */
   async loadWatermarks(projects: Iterable<string>): Promise<void> {
     const unknown: string[] = [];
+    const nowUs = this.#nowUs();
     for (const project of projects) {
       const known = this.#projects.get(project);
-      if (known === undefined) unknown.push(project);
+      if (
+        known !== undefined && this.#direct && nowUs - known.seenAtUs > DIRECT_WATERMARK_REREAD_US
+      ) {
+        // Its stored watermark may expire before the next commit: read it again.
+        this.#projects.delete(project);
+        this.#partCount -= known.parts.size;
+        unknown.push(project);
+      } else if (known === undefined) unknown.push(project);
       else known.usedIn = this.#flushes;
     }
     if (unknown.length === 0) return;
-    const stored = await this.#store.readWatermarks(unknown.map(watermarkKey), this.#stream);
+    const keys = unknown.map((project) => this.#watermarkKey(project));
+    const stored = await this.#store.readWatermarks(keys, this.#stream);
     unknown.forEach((project, i) => {
       if (this.#projects.has(project)) return;
       this.#projects.set(project, {
         offset: stored[i] ?? null,
+        seenAtUs: nowUs,
         parts: new Map(),
         usedIn: this.#flushes,
       });
     });
+  }
+
+  /** Whether this stream is never replayed (direct ingest: it keeps no resume offset). */
+  get #direct(): boolean {
+    return this.#earliestOffset === undefined;
+  }
+
+  /** Where `project`'s watermark of this stream is kept. */
+  #watermarkKey(project: string): string {
+    return this.#direct ? streamWatermarkKey(project, this.#stream) : watermarkKey(project);
   }
 
   /**
@@ -356,7 +393,10 @@ export class PartitionWriter {
       expected.push(next.value[1].offset);
     }
     if (projects.length === 0) return { consistent: true };
-    const stored = await this.#store.readWatermarks(projects.map(watermarkKey), this.#stream);
+    const stored = await this.#store.readWatermarks(
+      projects.map((project) => this.#watermarkKey(project)),
+      this.#stream,
+    );
     const lost = projects.flatMap((project, i) => {
       const now = stored[i] ?? null;
       const known = this.#projects.get(project);
@@ -416,16 +456,19 @@ export class PartitionWriter {
         ? {}
         : { resume: { key: resumeKey(this.#stream), expected: this.#resume } }),
       watermark: {
-        key: watermarkKey(project),
+        key: this.#watermarkKey(project),
         expected: known.offset,
         next: nextOffset,
-        expireAtMs: Math.floor((nowUs + WATERMARK_LIFE_US) / 1000),
+        expireAtMs: Math.floor(
+          (nowUs + (this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US)) / 1000,
+        ),
       },
       parts,
       sortedSets,
     });
     if (result.applied) {
       known.offset = nextOffset;
+      known.seenAtUs = nowUs;
       known.usedIn = this.#flushes;
       // Re-insert so that Map order is least-recently-committed first.
       this.#projects.delete(project);

@@ -15,7 +15,7 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
-import { watermarkKey } from '../../src/rollup/keys.ts';
+import { streamWatermarkKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
@@ -303,10 +303,12 @@ function keyedSuite(open: () => Promise<RollupStore>): void {
     await flushNext(owner);
     await expect(flushNext(zombie)).rejects.toThrow(/holds offset/);
     // A flush replayed with the watermark it was first written with: refused as well.
+    // These writers keep no resume offset (as direct ingest): their watermarks are keys of
+    // their own stream.
     const replayed = await store.commitProject({
       stream: name,
       watermark: {
-        key: watermarkKey(first.project),
+        key: streamWatermarkKey(first.project, name),
         expected: next ?? 0,
         next: (next ?? 0) + 1,
         expireAtMs: Date.now() + 60_000,

@@ -2,7 +2,8 @@
  * Issue 12, item 3: no key is kept forever. After direct ingest (the embedded write path, one
  * stream per process) and a second process start, every key on a real Redis carries an expiry no
  * later than its data's longest life (90 days and the slack), except the host registry (one key,
- * trimmed to its horizon at every write) — and no key counts process starts.
+ * trimmed to its horizon at every write) — and what each process start adds (its watermark of
+ * each project it wrote) expires two days after its last commit.
  */
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -10,6 +11,7 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { MAX_EVENT_AGE_US } from '../../src/events/limits.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
+import { DIRECT_WATERMARK_LIFE_US } from '../../src/rollup/partition-writer.ts';
 import { EXPIRY_SLACK_US, HOSTS_KEY } from '../../src/rollup/keys.ts';
 import type { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
@@ -57,7 +59,21 @@ describeWithServices(['redis'], 'key lifetimes on Redis', ({ redis }) => {
         else expect(expireAtMs, key).toBeLessThanOrEqual(latestMs + 60_000);
       }
       expect(forever).toEqual([]);
-      expect(keys.filter((key) => /offsets|resume|ingest\//.test(key))).toEqual([]);
+      expect(keys.filter((key) => /offsets|resume/.test(key))).toEqual([]);
+      // A process start's watermarks are keys of their own that expire soon after its last
+      // commit, never fields of a project's long-lived watermark hash.
+      const starts = keys.filter((key) => key.includes(':wm:ingest/'));
+      expect(starts.length).toBeGreaterThanOrEqual(2 * 5);
+      const soonMs = Math.ceil((Date.now() * 1000 + DIRECT_WATERMARK_LIFE_US) / 1000) + 60_000;
+      for (const key of starts) expect(await client.pExpireTime(key), key).toBeLessThan(soonMs);
+      for (const key of keys.filter((candidate) => candidate.endsWith(':wm'))) {
+        expect(
+          Object.keys(await client.hGetAll(key)).filter((field) => field.startsWith('ingest/')),
+        )
+          .toEqual([]);
+      }
+      const other = keys.filter((key) => key.includes('ingest/') && !key.includes(':wm:ingest/'));
+      expect(other).toEqual([]);
     } finally {
       await client.close();
     }

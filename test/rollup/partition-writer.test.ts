@@ -13,6 +13,7 @@ import {
   projectPrefix,
   quarantineKey,
   resumeKey,
+  streamWatermarkKey,
   watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
@@ -77,6 +78,33 @@ function partitionWriter(
 function memoryStore(): MemoryStore {
   return new MemoryStore({ nowMs: () => Math.floor(NOW_US / 1000) });
 }
+
+describe('a direct-ingest writer (never replayed)', () => {
+  test('keeps its watermark in a key of its own, which expires; a quiet project goes on', async () => {
+    let nowUs = NOW_US;
+    const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const writer = new PartitionWriter({ store, stream: 'ingest/one', nowUs: () => nowUs });
+    expect(await writer.open()).toBe(0);
+    await flushOne(writer, invocationEvent('a', 10), 0);
+    expect(await store.readWatermarks([watermarkKey(PROJECT)], 'ingest/one')).toEqual([null]);
+    const own = streamWatermarkKey(PROJECT, 'ingest/one');
+    expect(await store.readWatermarks([own], 'ingest/one')).toEqual([1]);
+    // A day and a half later the cached watermark is read again (still stored); three days
+    // later it has expired, and the writer knows it rather than failing its commit.
+    for (const [days, offset] of [[1.5, 1], [4.5, 2]] as const) {
+      nowUs = NOW_US + days * 86_400_000_000;
+      const event = invocationEvent(`later-${days}`, 20);
+      const moved = { ...event, timestampUs: nowUs - 1_000_000 };
+      await writer.loadWatermarks([PROJECT]);
+      const fold = new Fold();
+      fold.add(moved, logPosition(writer.stream, offset), nowUs);
+      await writer.flush(fold.take(), offset + 1);
+      expect(await store.readWatermarks([own], 'ingest/one')).toEqual([offset + 1]);
+    }
+    nowUs += 3 * 86_400_000_000;
+    expect(await store.readWatermarks([own], 'ingest/one')).toEqual([null]);
+  });
+});
 
 describe('partition writer', () => {
   test('a second flush merges into the state the first one stored', async () => {
