@@ -76,10 +76,11 @@ export interface ConsumerRunnerOptions {
   /**
    * A partition's stored offset is beyond its end (the topic was recreated, or the data moved to
    * another cluster): it is paused, nothing skipped, until its stored offset is within the
-   * partition again (see docs/ROLLUPS.md for the remedy); then `onAheadCleared`.
+   * partition again (see docs/ROLLUPS.md for the remedy), or the partition moved to another
+   * member; then `onAheadCleared`.
    */
   readonly onAhead?: (report: AheadReport) => void;
-  readonly onAheadCleared?: (stream: string) => void;
+  readonly onAheadCleared?: (stream: string, why: 'within' | 'moved') => void;
   /** Told of each dead letter once it is published, with its `rejection-kind` header. */
   readonly onDeadLetter?: (kind: string) => void;
 }
@@ -266,6 +267,8 @@ export class ConsumerRunner {
     // lands or is refused by the stored-offset check, and the one-second check leaves it alone.
     for (const [stream, processor] of this.#processors) {
       if (assigned.has(stream)) continue;
+      // A paused partition that moved away is its new owner's to report.
+      if (this.#halted.delete(stream)) this.#options.onAheadCleared?.(stream, 'moved');
       this.#processors.delete(stream);
       this.#retired.add(processor);
       void processor.drain().finally(() => this.#retired.delete(processor));
@@ -322,9 +325,10 @@ export class ConsumerRunner {
 
   /** Pauses `processor`'s partition: its stored offset is beyond the partition's end. */
   #halt(processor: PartitionProcessor, storedOffset: number, partitionEnd: number): void {
+    // Paused again each time (a rejoin may have resumed it); reported once.
+    this.#consumer.pause([{ topic: processor.topic, partitions: [processor.partition] }]);
     if (this.#halted.has(processor.stream)) return;
     this.#halted.set(processor.stream, processor);
-    this.#consumer.pause([{ topic: processor.topic, partitions: [processor.partition] }]);
     this.#options.onAhead?.({ stream: processor.stream, storedOffset, partitionEnd });
   }
 
@@ -336,7 +340,7 @@ export class ConsumerRunner {
     this.#halted.delete(stream);
     processor.reopen();
     this.#consumer.resume([{ topic: processor.topic, partitions: [processor.partition] }]);
-    this.#options.onAheadCleared?.(stream);
+    this.#options.onAheadCleared?.(stream, 'within');
     await this.#resume(processor);
   }
 

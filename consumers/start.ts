@@ -163,9 +163,14 @@ export function startConsumers(
         );
       },
       onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
-      onAheadCleared: (stream) => {
+      onAheadCleared: (stream, why) => {
         halted.delete(stream);
-        logger.info({ stream }, `the stored offset of ${stream} is within the partition again`);
+        logger.info(
+          { stream },
+          why === 'within'
+            ? `the stored offset of ${stream} is within the partition again`
+            : `${stream} moved to another member of the group, which reports it if still paused`,
+        );
       },
       onJoin: () => {
         if (waiting !== REJOINING) return;

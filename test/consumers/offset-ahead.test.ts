@@ -23,6 +23,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition', (services) => {
   let world: World;
   let runner: ConsumerRunner | null = null;
+  let second: ConsumerRunner | null = null;
   const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
   const before = generatedStream(nowUs, 1_500);
   const after = generatedStream(nowUs, 150);
@@ -32,6 +33,7 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
   }, 60_000);
 
   afterAll(async () => {
+    await second?.stop();
     await runner?.stop();
     await world?.close();
   }, 60_000);
@@ -77,7 +79,7 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     runner = world.runner({
       offsetCheckMs: 250,
       onAhead: (report) => reports.push(report),
-      onAheadCleared: (stream) => cleared.push(stream),
+      onAheadCleared: (stream, why) => cleared.push(`${stream} ${why}`),
     });
     await runner.start();
     const ends = new Map<string, number>();
@@ -100,6 +102,30 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
       expect(report.storedOffset).toBe(storedBefore.get(report.stream));
       expect(report.partitionEnd).toBe(ends.get(report.stream));
     }
+    // A second member joins: the paused partitions that move to it are its to report, and the
+    // first member stops counting them.
+    const secondReports: AheadReport[] = [];
+    const secondCleared: string[] = [];
+    second = world.runner({
+      offsetCheckMs: 250,
+      onAhead: (report) => secondReports.push(report),
+      onAheadCleared: (stream, why) => secondCleared.push(`${stream} ${why}`),
+    });
+    await second.start();
+    const moved = () =>
+      cleared.filter((entry) => entry.endsWith(' moved')).map((e) => e.split(' ')[0]);
+    const rebalanced = Date.now() + 60_000;
+    while (
+      moved().length === 0 || new Set(secondReports.map((r) => r.stream)).size < moved().length
+    ) {
+      if (Date.now() > rebalanced) break;
+      await sleep(100);
+    }
+    expect(moved().length).toBeGreaterThan(0);
+    expect([...new Set(secondReports.map((report) => report.stream))].sort())
+      .toEqual([...moved()].sort());
+    expect(runner.paused + second.paused).toBe(ahead.length);
+
     // Paused, nothing skipped: the stored offsets did not move.
     await sleep(1_000);
     for (const stream of ahead) {
@@ -109,7 +135,9 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     // The remedy documented in ROLLUPS.md: empty the store; the topics' content is rebuilt.
     await emptyStore(world.target);
     await world.drained(120_000);
-    expect([...new Set(cleared)].sort()).toEqual(ahead);
+    const within = [...cleared, ...secondCleared].filter((entry) => entry.endsWith(' within'));
+    expect(within.map((entry) => entry.split(' ')[0]).sort()).toEqual(ahead);
+    expect(runner.paused + second.paused).toBe(0);
     await expectStoreMatchesReference(world.store, validEvents(after.lines, nowUs), nowUs);
   }, 300_000);
 });
