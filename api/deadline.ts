@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { withTimeout } from '../src/async/timeout.ts';
 import { HttpError, unavailable } from './errors.ts';
 
 /**
@@ -14,19 +15,10 @@ import { HttpError, unavailable } from './errors.ts';
  * await withDeadline(store.ping(), 2_000, 'the store');
  * ```
  */
-export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(unavailable(`${what} did not answer within ${ms} ms; retry shortly`)),
-      ms,
-    );
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  return withTimeout(work, ms, (): never => {
+    throw unavailable(`${what} did not answer within ${ms} ms; retry shortly`);
   });
-  try {
-    return await Promise.race([work, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -7,21 +7,11 @@
  * @module
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { withTimeout } from '../src/async/timeout.ts';
 import { REJECTION_KINDS } from '../src/events/types.ts';
 
 /** Longest a scrape waits for the partitions' ends and stored offsets, in ms. */
 const LAG_TIMEOUT_MS = 2_000;
-
-/** `work`, or null once `ms` have passed. */
-async function within<T>(ms: number, work: Promise<T>): Promise<T | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** How far one partition's stored offset is behind its end. */
 export interface PartitionLag {
@@ -66,7 +56,7 @@ export function registerConsumerMetrics(
     async collect() {
       this.reset();
       // A scrape must answer while Kafka or the store is away: then the gauge is left empty.
-      const lags = await within(LAG_TIMEOUT_MS, sources.lag()).catch(() => null);
+      const lags = await withTimeout(sources.lag(), LAG_TIMEOUT_MS, () => null).catch(() => null);
       for (const { topic, partition, events } of lags ?? []) {
         this.set({ topic, partition: String(partition) }, events);
       }

@@ -275,38 +275,55 @@ export class ConsumerRunner {
     }
     for (const [topic, partitions] of Object.entries(assignment)) {
       if (!this.#sourceOfTopic.has(topic)) continue;
-      for (const partition of partitions) await this.#resume(this.#processor(topic, partition));
+      await this.#resumeAll(partitions.map((partition) => this.#processor(topic, partition)));
     }
   }
 
   /** Seeks `processor`'s partition to its stored offset if it must resume there. */
-  async #resume(processor: PartitionProcessor): Promise<void> {
+  #resume(processor: PartitionProcessor): Promise<void> {
+    return this.#resumeAll([processor]);
+  }
+
+  /**
+   * Seeks each of `processors` (of one topic) to its stored offset where it must resume there,
+   * or pauses it when that offset is beyond the partition's end. The ends are read once, after
+   * the stored offsets: an end read before could be older than what was stored meanwhile.
+   */
+  async #resumeAll(processors: readonly PartitionProcessor[]): Promise<void> {
+    const resumes: [PartitionProcessor, number][] = [];
+    for (const processor of processors) {
+      try {
+        const offset = await processor.resume();
+        if (offset !== null) resumes.push([processor, offset]);
+      } catch (error) {
+        this.#options.onError?.(error, processor.stream);
+      }
+    }
+    const [first] = resumes;
+    if (first === undefined) return;
+    let ends: Map<number, { high: number; low: number }>;
     try {
-      const offset = await processor.resume();
-      if (offset === null) return;
-      const end = await this.#partitionEnd(processor.topic, processor.partition);
-      if (offset > end) this.#halt(processor, offset, end);
-      else this.#seek(processor, offset);
+      ends = await this.#topicOffsets(first[0].topic);
     } catch (error) {
-      this.#options.onError?.(error, processor.stream);
+      for (const [processor] of resumes) this.#options.onError?.(error, processor.stream);
+      return;
+    }
+    for (const [processor, offset] of resumes) {
+      const end = ends.get(processor.partition)?.high;
+      if (end !== undefined && offset > end) this.#halt(processor, offset, end);
+      else this.#seek(processor, offset);
     }
   }
 
   /** How far each partition this process holds is behind its topic's end. */
   async lag(): Promise<PartitionLag[]> {
-    const ends = new Map<string, { high: number; low: number }>();
-    const topics = new Set([...this.#processors.values()].map((processor) => processor.topic));
-    for (const topic of topics) {
-      for (const entry of await this.#admin.fetchTopicOffsets(topic)) {
-        ends.set(`${topic}/${entry.partition}`, {
-          high: Number(entry.high),
-          low: Number(entry.low),
-        });
-      }
+    const ends = new Map<string, Map<number, { high: number; low: number }>>();
+    for (const { topic } of this.#processors.values()) {
+      if (!ends.has(topic)) ends.set(topic, await this.#topicOffsets(topic));
     }
     const lags: PartitionLag[] = [];
     for (const [stream, processor] of this.#processors) {
-      const end = ends.get(stream);
+      const end = ends.get(processor.topic)?.get(processor.partition);
       if (end === undefined) continue;
       const stored = await this.#options.store.readOffset(resumeKey(stream));
       lags.push({
@@ -419,18 +436,31 @@ export class ConsumerRunner {
     }
   }
 
+  /** Each partition's end (the offset its next message will get) and earliest offset. */
+  async #topicOffsets(topic: string): Promise<Map<number, { high: number; low: number }>> {
+    const offsets = await this.#admin.fetchTopicOffsets(topic);
+    return new Map(
+      offsets.map((
+        entry,
+      ) => [entry.partition, { high: Number(entry.high), low: Number(entry.low) }]),
+    );
+  }
+
+  async #partitionOffsets(
+    topic: string,
+    partition: number,
+  ): Promise<{ high: number; low: number }> {
+    const offsets = (await this.#topicOffsets(topic)).get(partition);
+    if (offsets === undefined) throw new Error(`topic ${topic} has no partition ${partition}`);
+    return offsets;
+  }
+
   /** The partition's end: the offset its next message will get. */
   async #partitionEnd(topic: string, partition: number): Promise<number> {
-    const offsets = await this.#admin.fetchTopicOffsets(topic);
-    const high = offsets.find((entry) => entry.partition === partition)?.high;
-    if (high === undefined) throw new Error(`topic ${topic} has no partition ${partition}`);
-    return Number(high);
+    return (await this.#partitionOffsets(topic, partition)).high;
   }
 
   async #earliestOffset(topic: string, partition: number): Promise<number> {
-    const offsets = await this.#admin.fetchTopicOffsets(topic);
-    const low = offsets.find((entry) => entry.partition === partition)?.low;
-    if (low === undefined) throw new Error(`topic ${topic} has no partition ${partition}`);
-    return Number(low);
+    return (await this.#partitionOffsets(topic, partition)).low;
   }
 }

@@ -10,7 +10,7 @@
 import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
 import { messageOf, OutageLog } from '../src/async/outage-log.ts';
 import type { Config } from '../src/config.ts';
-import { kafkaClient } from '../src/kafka/client.ts';
+import { isKafkaAway, kafkaClient } from '../src/kafka/client.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
@@ -46,15 +46,6 @@ function logBatchError(
   } else {
     logger.warn({ err: error, stream }, 'batch failed; retrying');
   }
-}
-
-/** Whether `error` is kafkajs saying a broker cannot be reached (it retries, and so do we). */
-function isKafkaAway(error: unknown): boolean {
-  if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return false;
-  return (error as { retriable?: unknown }).retriable === true ||
-    /^KafkaJS(Connection|ConnectionClosed|NumberOfRetriesExceeded|RequestTimeout)Error$/.test(
-      error.name,
-    );
 }
 
 /** Why the consumers are not consuming while the group is being joined again. */

@@ -34,6 +34,15 @@ function kafkaLogCreator(logger: Logger) {
   };
 }
 
+/** Whether `error` is kafkajs saying a broker cannot be reached (it retries, and so do we). */
+export function isKafkaAway(error: unknown): boolean {
+  if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return false;
+  return (error as { retriable?: unknown }).retriable === true ||
+    /^KafkaJS(Connection|ConnectionClosed|NumberOfRetriesExceeded|RequestTimeout)Error$/.test(
+      error.name,
+    );
+}
+
 /**
  * The kafkajs client for `brokers`.
  *

@@ -11,14 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { serveNode } from '../../api/adapters/node.ts';
-import { type Service, startService } from '../../service/start.ts';
+import type { Service } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
+import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { TEST_KEY } from './helpers/app.ts';
 import { type Call, expectLiveAnswersMatchReference, ingestLines } from './helpers/http.ts';
@@ -57,14 +57,10 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
       API_KEYS: TEST_KEY,
       PORT: '0',
     });
-    service = await startService({
+    service = await startTestService({
       config,
       logger: createLogger('warn', 'api-e2e'),
       role: 'all',
-      demo: false,
-      serve: serveNode,
-      nowUs: () => Date.now() * 1000,
-      print: () => {},
       onFatal: (message) => (fatal = message),
     });
     const url = service.url;

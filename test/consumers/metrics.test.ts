@@ -4,12 +4,12 @@
  * (the topic's end minus the stored offset: 0 once drained), paused partitions, and /readyz.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { serveNode } from '../../api/adapters/node.ts';
-import { type Service, startService } from '../../service/start.ts';
+import type { Service } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { parse } from '../../src/events/parse.ts';
 import { generatedStream } from '../rollup/fold-and-read.ts';
+import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, PARTITIONS, type World } from './harness.ts';
 
@@ -53,14 +53,10 @@ describeWithServices(['kafka', 'redis'], 'the consumers role on METRICS_PORT', (
       REDIS_URL: services.redis.url,
       METRICS_PORT: '0',
     });
-    service = await startService({
+    service = await startTestService({
       config,
       logger: createLogger('warn', 'consumer-metrics'),
       role: 'consumers',
-      demo: false,
-      serve: serveNode,
-      nowUs: () => Date.now() * 1000,
-      print: () => {},
       onFatal: (message) => {
         throw new Error(message);
       },

@@ -38,6 +38,18 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     await world?.close();
   }, 60_000);
 
+  /** A member of the world's group, not started, with what it reports about paused partitions. */
+  function watchedRunner() {
+    const reports: AheadReport[] = [];
+    const cleared: string[] = [];
+    const runner = world.runner({
+      offsetCheckMs: 250,
+      onAhead: (report) => reports.push(report),
+      onAheadCleared: (stream, why) => cleared.push(`${stream} ${why}`),
+    });
+    return { runner, reports, cleared };
+  }
+
   /** Deletes the source topics and creates them again, empty, with the same names. */
   async function recreateTopics(): Promise<void> {
     const sources = [world.topics.edge, world.topics['function-edge']];
@@ -74,13 +86,9 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     // Fewer events than before in every partition's new life.
     await world.publish(after.lines);
 
-    const reports: AheadReport[] = [];
-    const cleared: string[] = [];
-    runner = world.runner({
-      offsetCheckMs: 250,
-      onAhead: (report) => reports.push(report),
-      onAheadCleared: (stream, why) => cleared.push(`${stream} ${why}`),
-    });
+    const first = watchedRunner();
+    const { reports, cleared } = first;
+    runner = first.runner;
     await runner.start();
     const ends = new Map<string, number>();
     for (const topic of [world.topics.edge, world.topics['function-edge']]) {
@@ -104,13 +112,9 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     }
     // A second member joins: the paused partitions that move to it are its to report, and the
     // first member stops counting them.
-    const secondReports: AheadReport[] = [];
-    const secondCleared: string[] = [];
-    second = world.runner({
-      offsetCheckMs: 250,
-      onAhead: (report) => secondReports.push(report),
-      onAheadCleared: (stream, why) => secondCleared.push(`${stream} ${why}`),
-    });
+    const watched = watchedRunner();
+    const { reports: secondReports, cleared: secondCleared } = watched;
+    second = watched.runner;
     await second.start();
     const moved = () =>
       cleared.filter((entry) => entry.endsWith(' moved')).map((e) => e.split(' ')[0]);

@@ -17,8 +17,7 @@ import { rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { serveNode } from '../../api/adapters/node.ts';
-import { type Service as RunningService, startService } from '../../service/start.ts';
+import type { Service as RunningService } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { extraBrokerService } from '../../tools/services/kafka.ts';
 import { down, up } from '../../tools/services/lifecycle.ts';
@@ -29,6 +28,7 @@ import type { Service } from '../../tools/services/service.ts';
 import { TEST_KEY } from '../api/helpers/app.ts';
 import { type Call, expectLiveAnswersMatchReference, ingestLines } from '../api/helpers/http.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
+import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -125,14 +125,10 @@ describeWithServices(['kafka', 'redis'], 'faults mid-stream', () => {
         },
       }),
     );
-    service = await startService({
+    service = await startTestService({
       config,
       logger,
       role: 'all',
-      demo: false,
-      serve: serveNode,
-      nowUs: () => Date.now() * 1000,
-      print: () => {},
       onFatal: (message) => (fatal = message),
     });
     const url = service.url;

@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { extraBrokerService } from '../../tools/services/kafka.ts';
 import { down, up } from '../../tools/services/lifecycle.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
+import { redisServerService } from '../../tools/services/redis.ts';
+import type { Service } from '../../tools/services/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -230,35 +232,21 @@ describeWithServices(['kafka', 'redis'], 'starting the roles', ({ kafka, redis }
   }, 60_000);
 
   describe('a Redis that may evict keys', () => {
-    let server: ChildProcess | undefined;
+    let server: Service | undefined;
     let url = '';
 
     beforeAll(async () => {
-      const port = await freePort();
-      server = spawn('redis-server', [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--maxmemory-policy',
-        'allkeys-lru',
-      ], { stdio: 'ignore' });
-      url = `redis://127.0.0.1:${port}`;
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const probe = startProbe(port);
-        if (await probe) break;
-        if (Date.now() > deadline) throw new Error('redis-server did not start');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      server = redisServerService({
+        name: 'redis-evicting',
+        port: await freePort(),
+        extraArgs: ['--maxmemory-policy', 'allkeys-lru'],
+      });
+      await up(server, () => undefined);
+      url = server.address;
     });
 
-    afterAll(() => {
-      server?.kill('SIGTERM');
+    afterAll(async () => {
+      if (server !== undefined) await down(server);
     });
 
     test('is refused with what to set', async () => {
@@ -284,16 +272,3 @@ describeWithServices(['kafka', 'redis'], 'starting the roles', ({ kafka, redis }
     }, 30_000);
   });
 });
-
-/** Whether something accepts TCP connections on loopback `port`. */
-async function startProbe(port: number): Promise<boolean> {
-  const { connect } = await import('node:net');
-  return await new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
