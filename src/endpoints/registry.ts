@@ -1,13 +1,13 @@
 /**
  * One descriptor per endpoint, in one registry that everything uses: how its parameters are
- * read (the contract's parser), how it is answered from the rollups (the read side), and how the
- * reference evaluator answers it exactly over raw events. Answering and evaluating are written
- * once, for any endpoint, and the row cap of the endpoint record is applied in one place.
+ * read (the contract's parser) and how it is answered from the rollups (the read side).
+ * Answering is written once, for any endpoint, and the row cap of the endpoint record is applied
+ * in one place. The reference evaluator (`src/reference/evaluate.ts`), which checks both, has its
+ * own parameter reading and is not registered here.
  *
  * @example
  * ```ts
  * const answer = await answerEndpoint('logs.all', new URLSearchParams('project=p&project_tier=PRO'), context);
- * const expected = evaluateEndpoint('logs.all', events, new URLSearchParams('project=p&project_tier=PRO'), nowUs);
  * ```
  *
  * @module
@@ -26,10 +26,6 @@ import type { LogsAllParams } from '../contract/params/logs-all.ts';
 import { parseLogsAllParams } from '../contract/params/logs-all.ts';
 import { type EndpointName, MAX_ROWS } from '../contract/registry.ts';
 import type { EndpointRows } from '../contract/rows.ts';
-import type { LogEvent } from '../events/types.ts';
-import { apiCountsRows } from '../reference/api-counts.ts';
-import { invocationStatsRows } from '../reference/invocation-stats.ts';
-import { logsAllRows } from '../reference/logs-all.ts';
 import { readApiCounts } from './read/api-counts.ts';
 import type { ReadContext } from './read/context.ts';
 import { readInvocationStats } from './read/invocation-stats.ts';
@@ -48,8 +44,6 @@ export interface EndpointDescriptor<P, R> {
   readonly parse: (source: ParamSource) => ParamResult<P>;
   /** The rows from the rollups in the store; rejects only when the store fails. */
   readonly read: (context: ReadContext, params: P) => Promise<R[]>;
-  /** The exact rows over raw events, from the reference evaluator. */
-  readonly reference: (events: readonly LogEvent[], params: P, nowUs: number) => R[];
 }
 
 type Descriptors = {
@@ -58,17 +52,9 @@ type Descriptors = {
 
 /** The descriptor of every endpoint. */
 export const DESCRIPTORS: Descriptors = {
-  'functions.invocation-stats': {
-    parse: parseInvocationStatsParams,
-    read: readInvocationStats,
-    reference: invocationStatsRows,
-  },
-  'logs.all': { parse: parseLogsAllParams, read: readLogsAll, reference: logsAllRows },
-  'usage.api-counts': {
-    parse: parseApiCountsParams,
-    read: readApiCounts,
-    reference: apiCountsRows,
-  },
+  'functions.invocation-stats': { parse: parseInvocationStatsParams, read: readInvocationStats },
+  'logs.all': { parse: parseLogsAllParams, read: readLogsAll },
+  'usage.api-counts': { parse: parseApiCountsParams, read: readApiCounts },
 };
 
 /** Rows of an endpoint, or why its parameters were refused. */
@@ -76,7 +62,7 @@ export type Answer<N extends EndpointName> =
   | { readonly ok: true; readonly rows: EndpointRows[N][] }
   | { readonly ok: false; readonly error: ParamError };
 
-/** Options of {@link answerEndpoint} and {@link evaluateEndpoint}. */
+/** Options of {@link answerEndpoint}. */
 export interface AnswerOptions {
   /** Row cap of the endpoint record. Default {@link MAX_ROWS}. */
   readonly maxRows?: number;
@@ -110,21 +96,4 @@ export async function answerEndpoint<N extends EndpointName>(
     if (error instanceof ParamRefusal) return { ok: false, error: error.error };
     throw error;
   }
-}
-
-/**
- * The exact answer of endpoint `name` over `events` at `nowUs` (the reference evaluator of
- * DESIGN section 7): the oracle of the tests and the naive baseline of the benchmarks.
- */
-export function evaluateEndpoint<N extends EndpointName>(
-  name: N,
-  events: readonly LogEvent[],
-  source: ParamSource,
-  nowUs: number,
-  options: AnswerOptions = {},
-): Answer<N> {
-  const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
-  const parsed = descriptor.parse(source);
-  if (!parsed.ok) return parsed;
-  return { ok: true, rows: cap(descriptor.reference(events, parsed.params, nowUs), options) };
 }

@@ -4,12 +4,11 @@
  * @module
  */
 
-import type { InvocationStatsParams } from '../contract/params/invocation-stats.ts';
 import type { InvocationStatsRow } from '../contract/rows.ts';
 import type { LogEvent } from '../events/types.ts';
-import { truncate } from '../time/grain.ts';
-import { INVOCATION_INTERVALS, invocationSeries } from '../time/series.ts';
 import { nearestRank } from './quantile.ts';
+import { INVOCATION_INTERVALS, type InvocationQuery } from './query.ts';
+import { bucketStart } from './time.ts';
 
 interface Bucket {
   count: number;
@@ -34,21 +33,26 @@ interface Bucket {
  */
 export function invocationStatsRows(
   events: readonly LogEvent[],
-  params: InvocationStatsParams,
+  query: InvocationQuery,
   nowUs: number,
 ): InvocationStatsRow[] {
-  const grain = INVOCATION_INTERVALS[params.interval].grain;
-  const series = invocationSeries(nowUs, params.interval);
+  const { spanUs, grainUs } = INVOCATION_INTERVALS[query.interval];
+  // DESIGN 5: trunc(now - span, grain), then each grain step up to and including trunc(now).
+  const series: number[] = [];
+  const last = bucketStart(nowUs, grainUs);
+  for (let start = bucketStart(nowUs - spanUs, grainUs); start <= last; start += grainUs) {
+    series.push(start);
+  }
   const buckets = new Map<number, Bucket>();
   for (const start of series) buckets.set(start, { count: 0, errors: 0, times: [] });
 
   for (const event of events) {
     if (event.source !== 'function-edge') continue;
-    const bucket = buckets.get(truncate(event.timestampUs, grain));
+    const bucket = buckets.get(bucketStart(event.timestampUs, grainUs));
     if (bucket === undefined) continue;
     for (const invocation of event.invocations) {
-      if (invocation.projectRef !== params.project) continue;
-      if (params.functionId !== null && invocation.functionId !== params.functionId) continue;
+      if (invocation.projectRef !== query.project) continue;
+      if (query.functionId !== null && invocation.functionId !== query.functionId) continue;
       bucket.count++;
       if (invocation.statusCode !== null && invocation.statusCode >= 400) bucket.errors++;
       if (invocation.executionTimeMs !== null) bucket.times.push(invocation.executionTimeMs);

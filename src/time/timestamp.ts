@@ -131,7 +131,12 @@ function scan(text: string, rules: Leniency): number | null {
   if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   if (text[4] !== '-' || text[7] !== '-') return null;
   const days = daysFromCivil(year, month, day);
-  if (length === 10) return rules.shortForms && rules.zoneOptional ? days * DAY_US : null;
+  if (length === 10) {
+    const midnight = days * DAY_US;
+    return rules.shortForms && rules.zoneOptional && Number.isSafeInteger(midnight)
+      ? midnight
+      : null;
+  }
 
   const separator = text[10];
   if (separator !== 'T' && separator !== 't' && separator !== ' ') return null;

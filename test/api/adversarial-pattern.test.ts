@@ -6,7 +6,7 @@
 import { expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 

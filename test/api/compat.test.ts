@@ -10,7 +10,7 @@ import { ENDPOINTS } from '../../src/contract/registry.ts';
 import type { ApiCountsRow } from '../../src/contract/rows.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { TEST_KEY, TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 import { responseValidator } from './helpers/openapi-validator.ts';

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import type { IngestSink } from '../../api/ingest/sink.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { SKEW_US, TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 import { responseValidator } from './helpers/openapi-validator.ts';

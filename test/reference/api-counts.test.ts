@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiCountsRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { edgeEvent, functionEvent, type RequestSpec, us } from '../fixtures/events.ts';
 
 const NOW = us('2026-11-21T10:15:30.5Z');
@@ -11,7 +11,7 @@ const HOST = `${PROJECT}.supabase.co`;
 
 function rows(events: readonly LogEvent[], query: string): ApiCountsRow[] {
   const result = evaluateEndpoint('usage.api-counts', events, new URLSearchParams(query), NOW);
-  if (!result.ok) throw new Error(result.error.message);
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
   return result.rows;
 }
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InvocationStatsRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
 import { edgeEvent, functionEvent, us } from '../fixtures/events.ts';
 
@@ -16,7 +16,7 @@ function rows(events: readonly LogEvent[], query: string, now = NOW): Invocation
     new URLSearchParams(query),
     now,
   );
-  if (!result.ok) throw new Error(result.error.message);
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
   return result.rows;
 }
 

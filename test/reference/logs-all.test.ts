@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LogRow } from '../../src/contract/rows.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { edgeEvent, functionEvent, us } from '../fixtures/events.ts';
 
 const NOW = us('2026-11-21T10:15:30.5Z');
@@ -14,7 +14,7 @@ function rows(events: readonly LogEvent[], params: Record<string, string>): LogR
     project_tier: 'FREE',
     ...params,
   }, NOW);
-  if (!result.ok) throw new Error(result.error.message);
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
   return result.rows;
 }
 

@@ -7,7 +7,8 @@
  * @module
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { answerEndpoint, evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { answerEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { EndpointName } from '../../src/contract/registry.ts';
 import { parse } from '../../src/events/parse.ts';

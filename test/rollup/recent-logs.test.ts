@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { answerEndpoint, evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { answerEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';

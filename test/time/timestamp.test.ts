@@ -100,6 +100,9 @@ describe('parseParameterTimestamp (API parameters: no zone = UTC)', () => {
     '2026-02-30',
     '2026-11-21T10:15:30 01',
     '21/11/2026',
+    // A bare date beyond safe-integer microseconds (found by test/reference/query.test.ts).
+    '2256-01-01',
+    '1684-01-01',
   ])('rejects %j', (text) => {
     expect(parseParameterTimestamp(text)).toBeNull();
   });

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { Row } from '../../../src/contract/rows.ts';
 import type { LogEvent, Source } from '../../../src/events/types.ts';
-import { evaluateEndpoint } from '../../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../../src/reference/evaluate.ts';
 import { ENDPOINTS } from '../../../src/contract/registry.ts';
 import { expectSameAnswer } from '../../support/answers.ts';
 import type { CheckedResponse } from './openapi-validator.ts';

@@ -7,7 +7,7 @@
  */
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
-import { evaluateEndpoint } from '../../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../../src/reference/evaluate.ts';
 import { nearestRank } from './load.ts';
 
 /** What the baseline measured. */
@@ -39,7 +39,7 @@ export function baseline(
     const before = performance.now();
     const answer = evaluateEndpoint(endpoint, events, new URLSearchParams(query), limits.nowUs);
     latencies.push(performance.now() - before);
-    if (!answer.ok) throw new Error(`baseline query refused: ${answer.error.message}`);
+    if (!answer.ok) throw new Error(`baseline query refused: ${JSON.stringify(answer.error)}`);
   }
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { MAX_ROWS } from '../../src/contract/registry.ts';
-import { evaluateEndpoint } from '../../src/endpoints/registry.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { generateEvents, syntheticPopulation } from '../../src/synthetic/generator.ts';
 import { edgeEvent, us } from '../fixtures/events.ts';
 
@@ -30,7 +30,7 @@ function refs(seed: number): string[] {
   return syntheticPopulation(seed, 5).projects.map((p) => p.ref);
 }
 
-describe('evaluateEndpoint', () => {
+describe('evaluateEndpoint (the reference)', () => {
   it('dispatches to each endpoint', () => {
     const events = [edgeEvent({ at: NOW - 1 })];
     const stats = evaluateEndpoint(
