@@ -1,5 +1,5 @@
 import { createClient } from 'redis';
-import { afterAll, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
@@ -19,6 +19,7 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { UpstashStore } from '../../src/store/upstash.ts';
 import { describeWithServices } from '../support/services.ts';
 import { emptyStore, openStore } from '../support/store-target.ts';
+import { boundarySuite } from './boundaries.ts';
 import { foldAndReadSuite } from './fold-and-read.ts';
 
 /** The rollup keys are global (the host registry, the offsets): start from an empty database. */
@@ -31,22 +32,28 @@ async function flushDatabase(url: string): Promise<void> {
 describeWithServices(['redis'], 'fold and read on Redis over TCP', ({ redis }) => {
   let store: RollupStore | null = null;
   afterAll(() => store?.close());
-  foldAndReadSuite(async () => {
+  const open = async () => {
+    await store?.close();
     await flushDatabase(redis.url);
     store = await RedisStore.connect(redis.url);
     return store;
-  });
+  };
+  foldAndReadSuite(open);
+  describe('DESIGN 5 boundaries', () => boundarySuite(open));
 });
 
 describeWithServices(['redisCluster'], 'fold and read on a Redis Cluster', ({ redisCluster }) => {
   const target = { kind: 'redis-cluster', nodes: redisCluster.nodes } as const;
   let store: RollupStore | null = null;
   afterAll(() => store?.close());
-  foldAndReadSuite(async () => {
+  const open = async () => {
+    await store?.close();
     await emptyStore(target);
     store = await openStore(target);
     return store;
-  });
+  };
+  foldAndReadSuite(open);
+  describe('DESIGN 5 boundaries', () => boundarySuite(open));
 });
 
 describeWithServices(
