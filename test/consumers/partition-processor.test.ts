@@ -223,7 +223,7 @@ describe('PartitionProcessor', () => {
   });
 
   test('skips what the store already covers, and seeks when a batch starts past it', async () => {
-    const { store, messages, reports, errors, processor } = world(nowUs);
+    const { store, lines, messages, reports, errors, processor } = world(nowUs);
     await consume(processor, messages.slice(0, 200), 200);
     await processor.drain();
     // A second processor (the partition moved after a rebalance) starts where the store says.
@@ -235,6 +235,9 @@ describe('PartitionProcessor', () => {
     });
     await next.drain();
     expect(await store.readOffset(resumeKey(STREAM))).toBe(250);
+    // Messages 150..199 were folded once, not twice.
+    const events = validEvents(lines.slice(0, 250), nowUs);
+    expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
     const other = processorOn(store, nowUs, 200, sinks);
     expect(await other.process(messages.slice(400, 450), () => true)).toEqual({
       kind: 'seek',

@@ -16,8 +16,8 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
-import { streamWatermarkKey } from '../../src/rollup/keys.ts';
-import type { RollupStore } from '../../src/store/port.ts';
+import { projectPrefix } from '../../src/rollup/keys.ts';
+import type { ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
 import { expectSameAnswer } from '../support/answers.ts';
@@ -95,16 +95,16 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
 /**
  * Asserts that every query answered from `store` equals the reference over `events`, and, with
  * `nonEmptyAbove`, that more than that many queries had data (so the comparison is not vacuous).
- * Answers how many had data.
+ * Answers how many had data. `queries` defaults to {@link queriesFor} the events.
  */
 export async function expectStoreMatchesReference(
   store: RollupStore,
   events: readonly LogEvent[],
   nowUs: number,
   nonEmptyAbove?: number,
+  queries: readonly (readonly [EndpointName, string])[] = queriesFor(events, nowUs),
 ): Promise<number> {
   const context: ReadContext = { store, nowUs, maxFutureSkewUs: MAX_FUTURE_SKEW_US };
-  const queries = queriesFor(events, nowUs);
   let nonEmpty = 0;
   for (const [name, query] of queries) {
     const expected = evaluateEndpoint(name, events, new URLSearchParams(query), nowUs);
@@ -231,6 +231,22 @@ export async function foldThroughWriters(
   }
 }
 
+/** `store`, with every project commit also pushed to `commits` (as sent). */
+function recordingCommits(store: RollupStore, commits: ProjectCommit[]): RollupStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'commitProject') {
+        return (commit: ProjectCommit) => {
+          commits.push(commit);
+          return target.commitProject(commit);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /**
  * Registers the suite for a store made by `open` (which may clear a shared server first): once
  * with events keyed by project, once with every stream writing every project.
@@ -283,13 +299,23 @@ function keyedSuite(open: () => Promise<RollupStore>): void {
   }, 120_000);
 
   test('a zombie writer of a stream, or a replayed flush, changes nothing', async () => {
-    const first = stream.events[0];
+    // A recent invocation: it writes parts at every grain, so a replay applied would show.
+    const first = stream.events.findLast((event) =>
+      event.source === 'function-edge' && event.timestampUs > nowUs - 60_000_000
+    );
     if (first === undefined) throw new Error('no events');
     const name = `test/${byProject(first.project, 4)}`;
     // The stream's new owner and an old one (a consumer that lost the partition) both read
     // the project's watermark, then both flush the next event.
-    const owner = new PartitionWriter({ store, stream: name, nowUs: () => nowUs });
-    const zombie = new PartitionWriter({ store, stream: name, nowUs: () => nowUs });
+    const sent = { owner: [] as ProjectCommit[], zombie: [] as ProjectCommit[] };
+    const writer = (commits: ProjectCommit[]) =>
+      new PartitionWriter({
+        store: recordingCommits(store, commits),
+        stream: name,
+        nowUs: () => nowUs,
+      });
+    const owner = writer(sent.owner);
+    const zombie = writer(sent.zombie);
     await owner.open();
     await zombie.open();
     await owner.loadWatermarks([first.project]);
@@ -303,21 +329,25 @@ function keyedSuite(open: () => Promise<RollupStore>): void {
     };
     await flushNext(owner);
     await expect(flushNext(zombie)).rejects.toThrow(/holds offset/);
-    // A flush replayed with the watermark it was first written with: refused as well.
-    // These writers keep no resume offset (as direct ingest): their watermarks are keys of
-    // their own stream.
-    const replayed = await store.commitProject({
-      stream: name,
-      watermark: {
-        key: streamWatermarkKey(first.project, name),
-        expected: next ?? 0,
-        next: (next ?? 0) + 1,
-        expireAtMs: Date.now() + 60_000,
-      },
-      parts: [],
-      sortedSets: [],
+    // The zombie's flush, sent again as it was (a client retry): its parts hold the event on
+    // top of the owner's, so applied it would count the event once more. Refused.
+    const ofProject = (commits: ProjectCommit[]) =>
+      commits.find((commit) => commit.watermark.key.includes(projectPrefix(first.project)));
+    const replayed = ofProject(sent.zombie);
+    if (replayed === undefined) throw new Error('the zombie sent no commit for the project');
+    expect(replayed.parts.length).toBeGreaterThan(0);
+    expect(replayed.parts).not.toEqual(ofProject(sent.owner)?.parts);
+    expect(await store.commitProject(replayed)).toEqual({
+      applied: false,
+      stored: (next ?? 0) + 1,
     });
-    expect(replayed).toEqual({ applied: false, stored: (next ?? 0) + 1 });
-    await expectStoreMatchesReference(store, [...stream.events, first], nowUs);
+    const events = [...stream.events, first];
+    await expectStoreMatchesReference(store, events, nowUs);
+    // The event's own project, at every grain it was written to.
+    const intervals = ['5min', '1hr', '1day', '7day'];
+    const own = intervals.map((interval) =>
+      ['functions.invocation-stats', `project=${first.project}&interval=${interval}`] as const
+    );
+    expect(await expectStoreMatchesReference(store, events, nowUs, 3, own)).toBe(4);
   }, 120_000);
 }
