@@ -33,6 +33,8 @@ export interface ConsumerMetricSources {
 export interface ConsumerMetrics {
   /** Counts one dead letter published, by its `rejection-kind`. */
   countDeadLetter(kind: string): void;
+  /** Counts messages a replay found already folded (see `FlushReport.skipped`). */
+  countSkipped(messages: number): void;
 }
 
 /**
@@ -77,5 +79,14 @@ export function registerConsumerMetrics(
     registers: [registry],
   });
   for (const kind of REJECTION_KINDS) deadLetters.inc({ kind }, 0);
-  return { countDeadLetter: (kind) => deadLetters.inc({ kind }) };
+  const skipped = new Counter({
+    name: 'consumer_skipped_messages_total',
+    help: 'Messages a replay found already folded: their project held them (a crash had landed ' +
+      "between a flush's project commits and its stream's resume offset).",
+    registers: [registry],
+  });
+  return {
+    countDeadLetter: (kind) => deadLetters.inc({ kind }),
+    countSkipped: (messages) => skipped.inc(messages),
+  };
 }

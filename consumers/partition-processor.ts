@@ -68,6 +68,11 @@ export interface FlushReport {
   readonly stream: string;
   readonly events: number;
   readonly rejected: number;
+  /**
+   * Valid messages not folded because their project already holds them: a replay after a crash
+   * landed between the project commits of one flush and the stream's resume offset.
+   */
+  readonly skipped: number;
   readonly durationMs: number;
   /** Earliest Kafka timestamp (ms) of the messages flushed: produce-to-visible is measured from it. */
   readonly oldestProducedMs: number | null;
@@ -88,6 +93,8 @@ interface Pending {
   fold: Fold;
   letters: DeadLetter[];
   rejected: number;
+  /** Valid messages skipped: their project already holds them. */
+  skipped: number;
   /** Bytes of the message values folded into it, rejected ones included. */
   bytes: number;
   oldestProducedMs: number | null;
@@ -126,6 +133,7 @@ function emptyPending(): Pending {
     fold: new Fold(),
     letters: [],
     rejected: 0,
+    skipped: 0,
     bytes: 0,
     oldestProducedMs: null,
     nextOffset: null,
@@ -384,7 +392,10 @@ export class PartitionProcessor {
       await this.#writer.loadWatermarks([event.project]);
       watermark = this.#writer.watermark(event.project);
     }
-    if (watermark !== undefined && watermark !== null && offset < watermark) return;
+    if (watermark !== undefined && watermark !== null && offset < watermark) {
+      pending.skipped += 1;
+      return;
+    }
     pending.fold.add(event, logPosition(this.#stream, offset), this.#options.nowUs());
   }
 
@@ -418,6 +429,7 @@ export class PartitionProcessor {
       stream: this.#stream,
       events: delta.events,
       rejected: pending.rejected,
+      skipped: pending.skipped,
       durationMs: performance.now() - started,
       oldestProducedMs: pending.oldestProducedMs,
     });

@@ -122,6 +122,7 @@ export function startConsumers(
       sessionTimeoutMs: config.consumerSessionTimeoutMs,
       onFlush: (report) => {
         logger.debug(report, 'flushed');
+        if (report.skipped > 0) metrics?.countSkipped(report.skipped);
         if (waiting === null) outage.recovered();
       },
       onError: (error, stream) => logBatchError(logger, error, stream, (e) => outage.failed(e)),

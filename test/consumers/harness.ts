@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
+import { type Admin, type EachMessagePayload, Kafka, logLevel, type Producer } from 'kafkajs';
 import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
 import { ensureTopics, type TopicNames, topicNames } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
@@ -32,19 +32,30 @@ export interface World {
   readonly brokers: readonly string[];
   /**
    * A consumer process of the world's group (`service/main.ts --role consumers`), started;
-   * its stderr goes to the test's.
+   * its stderr goes to the test's. `env` adds to or overrides the test defaults.
    */
-  consumerProcess(): ChildProcess;
+  consumerProcess(env?: Readonly<Record<string, string>>): ChildProcess;
   /** A consumer of the world's group, not started; `overrides` change the test defaults. */
   runner(overrides?: Partial<ConsumerRunnerOptions>): ConsumerRunner;
   /** Publishes lines keyed by project (or at random); resolves once acknowledged. */
   publish(lines: readonly SourcedLine[], keys?: 'project' | 'random'): Promise<number>;
   /** Sum of the stored next offsets of both source topics' partitions. */
   storedTotal(): Promise<number>;
+  /**
+   * Messages the group's committed Kafka offsets have passed but the store does not cover: what
+   * a member folded (and kafkajs acknowledged) before its flush landed. The next member resumes
+   * from the store, so it reads them again.
+   */
+  committedAheadOfStore(): Promise<number>;
   /** Resolves once every partition's stored offset reaches the topic's end; rejects on timeout. */
   drained(timeoutMs: number): Promise<void>;
   /** The dead letters published so far, read from the start until `expected` arrived or 30 s. */
   deadLetters(expected: number): Promise<DeadLetterRead[]>;
+  /**
+   * Every message of both source topics, by origin (`topic/partition/offset`), read from the
+   * start up to the topics' ends as they are now.
+   */
+  sourceMessages(): Promise<Map<string, string>>;
   close(): Promise<void>;
 }
 
@@ -59,6 +70,34 @@ export function exited(child: ChildProcess): Promise<void> {
 export interface DeadLetterRead {
   readonly value: string;
   readonly headers: Record<string, string>;
+}
+
+/**
+ * Reads `topics` from the start with a consumer group of its own, handing every message to
+ * `each`, until `expected` messages arrived or 30 s passed.
+ */
+async function readTopic(
+  kafka: Kafka,
+  topics: readonly string[],
+  expected: number,
+  each: (payload: EachMessagePayload) => void,
+): Promise<void> {
+  const consumer = kafka.consumer({ groupId: `reader-${randomUUID()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [...topics], fromBeginning: true });
+  let received = 0;
+  await consumer.run({
+    eachMessage: (payload) => {
+      received += 1;
+      each(payload);
+      return Promise.resolve();
+    },
+  });
+  const deadline = Date.now() + 30_000;
+  while (received < expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await consumer.disconnect();
 }
 
 /** Sets up a world on the given services. */
@@ -117,7 +156,7 @@ export async function createWorld(
     store,
     target,
     brokers,
-    consumerProcess: () =>
+    consumerProcess: (env = {}) =>
       spawn(
         process.execPath,
         ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', 'consumers'],
@@ -131,6 +170,7 @@ export async function createWorld(
             KAFKA_SESSION_TIMEOUT_MS: '6000',
             FLUSH_EVENTS: '1000',
             LOG_LEVEL: 'warn',
+            ...env,
           },
           stdio: ['ignore', 'ignore', 'inherit'],
         },
@@ -152,6 +192,18 @@ export async function createWorld(
       }),
     publish: (lines, keys = 'project') => publishLines(lines, { producer, topics, keys }),
     storedTotal,
+    async committedAheadOfStore() {
+      const sources = [topics.edge, topics['function-edge']];
+      const committed = await admin.fetchOffsets({ groupId: `${prefix}group`, topics: sources });
+      let ahead = 0;
+      for (const { topic, partitions } of committed) {
+        for (const { partition, offset } of partitions) {
+          const stored = (await store.readOffset(resumeKey(`${topic}/${partition}`))) ?? 0;
+          ahead += Math.max(0, Number(offset) - stored);
+        }
+      }
+      return ahead;
+    },
     async drained(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       const end = await endTotal();
@@ -165,26 +217,23 @@ export async function createWorld(
       }
     },
     async deadLetters(expected) {
-      const consumer = kafka.consumer({ groupId: `${prefix}group-dead-letters-${randomUUID()}` });
-      await consumer.connect();
-      await consumer.subscribe({ topic: topics.deadLetter, fromBeginning: true });
       const received: DeadLetterRead[] = [];
-      await consumer.run({
-        eachMessage: ({ message }) => {
-          const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(message.headers ?? {})) {
-            headers[name] = String(value);
-          }
-          received.push({ value: message.value?.toString() ?? '', headers });
-          return Promise.resolve();
-        },
+      await readTopic(kafka, [topics.deadLetter], expected, ({ message }) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.headers ?? {})) {
+          headers[name] = String(value);
+        }
+        received.push({ value: message.value?.toString() ?? '', headers });
       });
-      const deadline = Date.now() + 30_000;
-      while (received.length < expected && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await consumer.disconnect();
       return received;
+    },
+    async sourceMessages() {
+      const messages = new Map<string, string>();
+      const sources = [topics.edge, topics['function-edge']];
+      await readTopic(kafka, sources, await endTotal(), ({ topic, partition, message }) => {
+        messages.set(`${topic}/${partition}/${message.offset}`, message.value?.toString() ?? '');
+      });
+      return messages;
     },
     async close() {
       await producer.disconnect();

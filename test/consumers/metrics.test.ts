@@ -85,6 +85,8 @@ describeWithServices(['kafka', 'redis'], 'the consumers role on METRICS_PORT', (
       expect(sample(text, 'consumer_dead_letters_total{kind="json"}')).toBe(3);
       expect(sample(text, 'consumer_dead_letters_total{kind="future"}')).toBe(2);
       expect(sample(text, 'consumer_dead_letters_total{kind="schema"}')).toBe(0);
+      // Nothing replayed in this run: no message was found already folded.
+      expect(sample(text, 'consumer_skipped_messages_total')).toBe(0);
       expect(sample(text, 'consumer_partitions_paused')).toBe(0);
       // One member holds every partition of both sources; once drained, none lags.
       const lags = text.split('\n').filter((line) => line.startsWith('consumer_lag_events{'));

@@ -161,7 +161,7 @@ describe('PartitionProcessor', () => {
   });
 
   test('after a flush failed for one project, the replay skips what the others hold', async () => {
-    const { store, lines, messages, errors, processor } = world(nowUs);
+    const { store, lines, messages, errors, reports, processor } = world(nowUs);
     await consume(processor, messages.slice(0, 600), 100);
     await processor.drain();
     expect(await store.readOffset(resumeKey(STREAM))).toBe(600);
@@ -179,9 +179,15 @@ describe('PartitionProcessor', () => {
       offset: 600,
     });
     expect(processor.failed).toBe(false);
+    const skippedBefore = reports.reduce((sum, report) => sum + report.skipped, 0);
     await consume(processor, messages, 100, 600);
     await processor.drain();
     expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
+    // The replay of 600..699 found the projects whose commits had landed, and said so.
+    expect(skippedBefore).toBe(0);
+    const skipped = reports.reduce((sum, report) => sum + report.skipped, 0);
+    expect(skipped).toBeGreaterThan(0);
+    expect(skipped).toBeLessThan(100);
     const events = validEvents(lines, nowUs);
     expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
   });

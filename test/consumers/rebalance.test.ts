@@ -1,6 +1,7 @@
 /**
  * A rebalance under load: a second consumer joins the group while the first is folding, then
- * leaves; the answers equal the reference.
+ * leaves; the answers equal the reference. Both members must have flushed events while both were
+ * in the group: the partitions really were shared while events flowed.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerRunner } from '../../consumers/runner.ts';
@@ -23,7 +24,17 @@ describeOnRedisStores(['kafka'], 'a rebalance under load', ({ kafka }, target) =
   });
 
   test('a second consumer joining and leaving changes no answer', async () => {
-    const first = world.runner({ flushEvents: 500 });
+    // Events each member flushed while both were in the group.
+    const flushed = { first: 0, second: 0 };
+    let together = false;
+    const member = (name: keyof typeof flushed) =>
+      world.runner({
+        flushEvents: 500,
+        onFlush: (report) => {
+          if (together) flushed[name] += report.events;
+        },
+      });
+    const first = member('first');
     runners.push(first);
     await first.start();
     // Published in three parts, so that the second consumer joins while the second part is
@@ -37,24 +48,31 @@ describeOnRedisStores(['kafka'], 'a rebalance under load', ({ kafka }, target) =
     ];
     const waitFor = async (share: number) => {
       const deadline = Date.now() + 120_000;
-      while ((await world.storedTotal()) < total * share && Date.now() < deadline) {
+      while ((await world.storedTotal()) < total * share) {
+        if (Date.now() > deadline) throw new Error(`${share * 100}% not folded within 120 s`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
     await world.publish(parts[0] ?? []);
     await waitFor(0.2);
     const publishingSecond = world.publish(parts[1] ?? []);
-    const second = world.runner({ flushEvents: 500 });
+    const second = member('second');
     runners.push(second);
+    together = true;
     await second.start();
     await publishingSecond;
     await waitFor(0.5);
     const publishingThird = world.publish(parts[2] ?? []);
     const storedWhenLeaving = await world.storedTotal();
     await second.stop();
+    together = false;
     await publishingThird;
     await world.drained(180_000);
     expect(storedWhenLeaving).toBeLessThan(total);
+    expect(flushed.first, 'events the first member flushed with two in the group').toBeGreaterThan(
+      0,
+    );
+    expect(flushed.second, 'events the second member flushed').toBeGreaterThan(0);
     await expectStoreMatchesReference(world.store, stream.events, Date.now() * 1000, 60);
   }, 400_000);
 });

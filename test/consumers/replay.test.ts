@@ -43,14 +43,30 @@ describeOnRedisStores(
         expect(new Set(received.map((letter) => letter.value))).toEqual(
           new Set(invalid.map(({ line }) => line)),
         );
+        // Each letter names where its message is: the message there is the letter's bytes,
+        // and the rule it broke is the one the parser gives for them.
+        const origins = await world.sourceMessages();
+        expect(origins.size).toBe(stream.lines.length);
+        const origin = new Set<string>();
         for (const letter of received) {
-          expect(letter.headers.reason).toMatch(/\S/);
-          expect([world.topics.edge, world.topics['function-edge']]).toContain(
-            letter.headers['source-topic'],
+          const topic = letter.headers['source-topic'] ?? '';
+          const at = `${topic}/${letter.headers['source-partition']}/${
+            letter.headers['source-offset']
+          }`;
+          expect(origins.get(at), at).toBe(letter.value);
+          origin.add(at);
+          const source = topic === world.topics.edge ? 'edge' : 'function-edge';
+          const parsed = parse(letter.value, source, {
+            nowUs: stream.nowUs,
+            maxFutureSkewUs: 5 * 60_000_000,
+          });
+          expect(parsed.ok ? null : parsed.rejection.kind, at).toBe(
+            letter.headers['rejection-kind'],
           );
-          expect(Number(letter.headers['source-partition'])).toBeGreaterThanOrEqual(0);
-          expect(Number(letter.headers['source-offset'])).toBeGreaterThanOrEqual(0);
+          expect(letter.headers.reason, at).toMatch(/\S/);
         }
+        // No two letters claim the same message.
+        expect(origin.size).toBe(received.length);
       },
       60_000,
     );

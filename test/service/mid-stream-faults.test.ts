@@ -22,7 +22,6 @@ import { loadConfig } from '../../src/config.ts';
 import { extraBrokerService } from '../../tools/services/kafka.ts';
 import { down, up } from '../../tools/services/lifecycle.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
-import { readPid } from '../../tools/services/process.ts';
 import { redisServerService } from '../../tools/services/redis.ts';
 import type { Service } from '../../tools/services/service.ts';
 import { TEST_KEY } from '../api/helpers/app.ts';
@@ -31,26 +30,7 @@ import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { freePort } from '../support/free-port.ts';
-
-/** Sends `signal` to the process a service of ours runs as. */
-function signal(service: Service, name: NodeJS.Signals): void {
-  const pid = readPid(service.pidFile);
-  if (pid === undefined) throw new Error(`${service.name} has no pid file`);
-  process.kill(pid, name);
-}
-
-/** Resolves once `service` no longer accepts connections. */
-async function gone(service: Service): Promise<void> {
-  const pid = readPid(service.pidFile);
-  for (;;) {
-    try {
-      if (pid !== undefined) process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { gone, signal } from '../support/own-services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
