@@ -330,4 +330,70 @@ describe('PartitionProcessor', () => {
     expect(sinks.letters[0]?.headers['rejection-kind']).toBe('future');
     expect(sinks.reports.reduce((sum, report) => sum + report.events, 0)).toBe(2);
   });
+
+  test('a message without a usable Kafka timestamp is judged by the clock', async () => {
+    const line = JSON.stringify({
+      id: 'no-kafka-time',
+      timestamp: nowUs - MINUTE_US,
+      metadata: [{ project_ref: 'clockjudgedprojectab', function_id: 'f', execution_time_ms: 5 }],
+    });
+    const sinks = { letters: [] as DeadLetter[], reports: [] as FlushReport[], errors: [] };
+    const processor = processorOn(
+      new FaultyStore({ nowMs: () => nowUs / 1000 }),
+      nowUs,
+      100,
+      sinks,
+    );
+    // Judged at 0 or at -1 ms, an event of today would be decades in the future.
+    const messages = ['0', '-1', 'x', undefined].map((timestamp, offset): InputMessage => ({
+      offset: String(offset),
+      ...(timestamp === undefined ? {} : { timestamp }),
+      key: null,
+      value: Buffer.from(line),
+    }));
+    await processor.process(messages, () => true);
+    await processor.drain();
+    expect(sinks.letters).toEqual([]);
+    expect(sinks.reports.reduce((sum, report) => sum + report.events, 0)).toBe(4);
+  });
+
+  test('a flush reports its oldest Kafka timestamp and its duration, and sends no empty batch of dead letters', async () => {
+    const line = (id: string) =>
+      JSON.stringify({
+        id,
+        timestamp: nowUs - MINUTE_US,
+        metadata: [{ project_ref: 'reportedprojectrefab', function_id: 'f', execution_time_ms: 5 }],
+      });
+    const producedMs = [nowUs / 1000 - 500, nowUs / 1000 - 900, nowUs / 1000 - 700];
+    const messages = producedMs.map((ms, offset): InputMessage => ({
+      offset: String(offset),
+      timestamp: String(ms),
+      key: null,
+      value: Buffer.from(line(`m${offset}`)),
+    }));
+    const batches: number[] = [];
+    const sinks = { letters: [] as DeadLetter[], reports: [] as FlushReport[], errors: [] };
+    const processor = processorOn(
+      new FaultyStore({ nowMs: () => nowUs / 1000 }),
+      nowUs,
+      100,
+      sinks,
+      {
+        publishDeadLetters: (batch) => {
+          batches.push(batch.length);
+          return Promise.resolve();
+        },
+      },
+    );
+    const started = performance.now();
+    await processor.process(messages, () => true);
+    await processor.drain();
+    const elapsed = performance.now() - started;
+    expect(batches).toEqual([]);
+    expect(sinks.reports.map((report) => report.oldestProducedMs)).toEqual([nowUs / 1000 - 900]);
+    for (const report of sinks.reports) {
+      expect(report.durationMs).toBeGreaterThanOrEqual(0);
+      expect(report.durationMs).toBeLessThanOrEqual(elapsed);
+    }
+  });
 });

@@ -95,6 +95,10 @@ describe('Fold', () => {
     ]);
     // The registry keeps the newest time a host was seen, whatever the arrival order.
     expect([...delta.hosts]).toEqual([['p.example', NOW_US - 1]]);
+    const inOrder = new Fold();
+    inOrder.add(older, 'a', NOW_US);
+    inOrder.add(newer, 'b', NOW_US);
+    expect([...projectDelta(inOrder.take(), 'p').hosts]).toEqual([['p.example', NOW_US - 1]]);
   });
 
   test('a late event skips the grains whose buckets nothing reads any more', () => {

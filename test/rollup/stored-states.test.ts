@@ -1,0 +1,237 @@
+/**
+ * The states the rollups keep, as stored and read back: every malformed form is refused with a
+ * message that quotes (the start of) what was found, every valid one is read exactly, and the
+ * parts of a state no endpoint returns (status classes, zero and negative bins, the sorted bin
+ * encoding) are kept as DESIGN says. Written from mutation testing's survivors (docs/TESTING.md).
+ */
+import { describe, expect, test } from 'vitest';
+import { hostMember, parseHostMember } from '../../src/rollup/keys.ts';
+import { invocationStats } from '../../src/rollup/invocation-stats.ts';
+import {
+  fromSerialized,
+  quantile,
+  type QuantileSketch,
+  quantileSketch,
+  toSerialized,
+} from '../../src/rollup/quantiles.ts';
+import { parseRecentLog, recentLogMember } from '../../src/rollup/recent-logs.ts';
+import { usageCounts } from '../../src/rollup/usage-counts.ts';
+import { edgeEvent } from '../fixtures/events.ts';
+
+/** A text of 200 characters that starts like JSON of the given kind but is not a valid state. */
+const LONG_ARRAY = `[${Array.from({ length: 60 }, () => '7').join(',')}]`;
+
+function sketchOf(values: readonly number[]): QuantileSketch {
+  let sketch = quantileSketch.empty();
+  for (const value of values) sketch = quantileSketch.add(sketch, value);
+  return sketch;
+}
+
+describe('usage counts state', () => {
+  test('reads 5 non-negative integers', () => {
+    expect(usageCounts.deserialize('[9,1,2,3,4]')).toEqual({
+      total: 9,
+      rest: 1,
+      storage: 2,
+      auth: 3,
+      realtime: 4,
+    });
+  });
+
+  test.each(['[1,2,3,4]', '[1,2,3,4,-1]', '[1,2,3,4,1.5]', '[1,2,3,4,"5"]', '{}', 'null'])(
+    'refuses %s',
+    (text) => {
+      expect(() => usageCounts.deserialize(text)).toThrow(
+        `usage counts state must be 5 non-negative integers: got ${text}`,
+      );
+    },
+  );
+
+  test('quotes only the first 80 characters of a long state', () => {
+    expect(() => usageCounts.deserialize(LONG_ARRAY)).toThrow(
+      new Error(
+        `usage counts state must be 5 non-negative integers: got ${LONG_ARRAY.slice(0, 80)}`,
+      ),
+    );
+  });
+});
+
+describe('invocation stats state', () => {
+  test('keeps the status classes 1xx..5xx, not returned but stored and merged', () => {
+    const state = invocationStats.empty();
+    for (const statusCode of [101, 200, 204, 302, 404, 500, 503, 99, 600, null]) {
+      invocationStats.add(state, {
+        projectRef: 'p',
+        functionId: null,
+        executionTimeMs: null,
+        statusCode,
+      });
+    }
+    expect(JSON.parse(invocationStats.serialize(state)).s).toEqual([1, 2, 1, 1, 2]);
+    const merged = invocationStats.merge(
+      invocationStats.deserialize(invocationStats.serialize(state)),
+      state,
+    );
+    expect(JSON.parse(invocationStats.serialize(merged)).s).toEqual([2, 4, 2, 2, 4]);
+    expect(merged.count).toBe(20);
+    expect(merged.errorCount).toBe(8);
+  });
+
+  const valid = {
+    n: 1,
+    e: 0,
+    s: [0, 1, 0, 0, 0],
+    t: 0,
+    sum: 0,
+    min: null,
+    max: null,
+    q: { v: [] },
+  };
+  test.each([
+    ['null', 'null'],
+    ['no count', JSON.stringify({ ...valid, n: undefined })],
+    ['errors as text', JSON.stringify({ ...valid, e: '0' })],
+    ['4 status classes', JSON.stringify({ ...valid, s: [0, 1, 0, 0] })],
+    ['status classes not an array', JSON.stringify({ ...valid, s: 5 })],
+    ['no timed count', JSON.stringify({ ...valid, t: undefined })],
+    ['no sum', JSON.stringify({ ...valid, sum: undefined })],
+  ])('refuses a state with %s', (_what, text) => {
+    expect(() => invocationStats.deserialize(text)).toThrow(
+      `invocation stats state is malformed: ${text.slice(0, 80)}`,
+    );
+  });
+
+  test('reads a valid state back', () => {
+    expect(invocationStats.deserialize(JSON.stringify(valid)).count).toBe(1);
+  });
+});
+
+describe('quantile sketch state', () => {
+  test('the 101st value turns the exact list into bins; 100 stay exact, also when merged', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(sketchOf(hundred).kind).toBe('exact');
+    expect(sketchOf([...hundred, 101]).kind).toBe('bins');
+    const merge = (a: number, b: number) =>
+      quantileSketch.merge(
+        sketchOf(hundred.slice(0, a)),
+        sketchOf(hundred.concat(hundred).slice(0, b)),
+      ).kind;
+    expect([merge(50, 50), merge(60, 41)]).toEqual(['exact', 'bins']);
+  });
+
+  test('bins are stored sorted, as gaps from the first', () => {
+    const high = fromSerialized({ b: [0, [20, 1], []] });
+    const low = fromSerialized({ b: [0, [10, 2], []] });
+    expect(toSerialized(quantileSketch.merge(high, low))).toEqual({ b: [0, [10, 2, 10, 1], []] });
+  });
+
+  test('zeros and negative values are kept in bins mode and merged', () => {
+    const zeros = sketchOf([...Array.from({ length: 100 }, () => 0), 5]);
+    expect(zeros.kind).toBe('bins');
+    // Rank ceil(0.99 * 101) = 100 is still a zero.
+    expect(quantile(zeros, 0.99)).toBe(0);
+    const merged = quantileSketch.merge(zeros, sketchOf(Array.from({ length: 101 }, () => 0)));
+    expect(quantile(merged, 0.99)).toBe(0);
+    const negatives = sketchOf(Array.from({ length: 101 }, (_, i) => -(i + 1)));
+    const both = quantileSketch.merge(negatives, sketchOf(Array.from({ length: 101 }, () => -1)));
+    expect(toSerialized(both)).toMatchObject({ b: [0, [], expect.any(Array)] });
+    // 202 values, 102 of them -1: the 95th percentile is -1 within the sketch's accuracy.
+    expect(Math.abs((quantile(both, 0.95) ?? 0) + 1)).toBeLessThanOrEqual(0.005);
+  });
+
+  test('a value of exactly a nanosecond is binned, not taken as zero', () => {
+    const tiny = sketchOf(Array.from({ length: 101 }, () => 1e-6));
+    expect(Math.abs((quantile(tiny, 0.99) ?? 0) - 1e-6) / 1e-6).toBeLessThanOrEqual(0.005);
+  });
+
+  test('an empty bins sketch has no quantile', () => {
+    expect(quantile(fromSerialized({ b: [0, [], []] }), 0.99)).toBeNull();
+    expect(quantile(fromSerialized({ b: [2, [], []] }), 0.99)).toBe(0);
+  });
+
+  test.each([
+    ['a value that is not a number', { v: [1, null] }],
+    ['a value as text', { v: [1, '2'] }],
+    ['two bin lists', { b: [0, []] }],
+    ['four bin lists', { b: [0, [], [], []] }],
+    ['a zero count as text', { b: ['0', [], []] }],
+  ])('refuses a sketch with %s', (_what, form) => {
+    expect(() => fromSerialized(form)).toThrow(
+      `quantile sketch must be {"v": [numbers]} or {"b": [zero, bins, bins]}: got ${
+        JSON.stringify(form)
+      }`,
+    );
+  });
+
+  test.each([
+    ['an odd number of entries', [1, 2, 3], 'sketch bins must come in (bin, count) pairs'],
+    ['a zero count', [1, 0], 'sketch bins must be integers with positive counts: got 1, 0'],
+    ['a negative count', [1, -2], 'sketch bins must be integers with positive counts: got 1, -2'],
+    ['a fractional bin', [1.5, 2], 'sketch bins must be integers with positive counts: got 1.5, 2'],
+    [
+      'a fractional count',
+      [1, 2.5],
+      'sketch bins must be integers with positive counts: got 1, 2.5',
+    ],
+  ])('refuses bins with %s', (_what, bins, message) => {
+    expect(() => fromSerialized({ b: [0, bins, []] })).toThrow(message);
+    expect(() => fromSerialized({ b: [0, [], bins] })).toThrow(message);
+  });
+
+  test('quotes only the first 80 characters of a long malformed sketch', () => {
+    const form = { v: Array.from({ length: 40 }, () => 'x') };
+    expect(() => fromSerialized(form)).toThrow(
+      new Error(
+        'quantile sketch must be {"v": [numbers]} or {"b": [zero, bins, bins]}: got ' +
+          JSON.stringify(form).slice(0, 80),
+      ),
+    );
+  });
+});
+
+describe('recent log members', () => {
+  const event = edgeEvent({ at: 1_795_256_130_000_000, id: 'entry', message: 'GET | 200' });
+  const { member } = recentLogMember(event, 'position');
+
+  test('read back as written', () => {
+    expect(parseRecentLog(member)).toMatchObject({
+      id: 'entry',
+      timestampUs: 1_795_256_130_000_000,
+      eventMessage: 'GET | 200',
+    });
+  });
+
+  test.each([
+    ['no separators', 'just text'],
+    ['no timestamp field', `entry\u0000${JSON.stringify({ id: 'x', metadata: [] })}`],
+    ['a timestamp that is not an integer', `entry\u0000p\u00001.5\u0000{"id":"x","metadata":[]}`],
+    ['an event that is not an object', `entry\u0000p\u00001\u0000"text"`],
+    ['an event that is null', `entry\u0000p\u00001\u0000null`],
+    ['an event without an id', `entry\u0000p\u00001\u0000{"metadata":[]}`],
+    ['an event with a numeric id', `entry\u0000p\u00001\u0000{"id":1,"metadata":[]}`],
+    ['an event without metadata', `entry\u0000p\u00001\u0000{"id":"x"}`],
+    ['an empty member', ''],
+  ])('refuses a member with %s', (_what, text) => {
+    expect(() => parseRecentLog(text)).toThrow(
+      `recent log member is malformed: ${text.slice(0, 80)}`,
+    );
+  });
+
+  test('a leading separator is not an empty entry', () => {
+    expect(() => parseRecentLog(`\u0000${JSON.stringify({ id: 'x', metadata: [] })}`)).toThrow(
+      /recent log member is malformed/,
+    );
+  });
+});
+
+describe('host registry members', () => {
+  test('read back as written; anything else is not ours', () => {
+    expect(parseHostMember(hostMember('p', 'h.example'))).toEqual({
+      project: 'p',
+      host: 'h.example',
+    });
+    for (const member of ['["p"]', '["p","h","x"]', '[1,"h"]', '["p",2]', '{}', 'x']) {
+      expect(parseHostMember(member), member).toBeNull();
+    }
+  });
+});
