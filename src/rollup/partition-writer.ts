@@ -257,6 +257,11 @@ export class PartitionWriter {
     this.#rewind = this.#rewind === undefined ? offset : earlier(this.#rewind, offset);
   }
 
+  /** What the writer keeps between flushes: projects (watermarks) and parts, each bounded. */
+  get cached(): { readonly projects: number; readonly parts: number } {
+    return { projects: this.#projects.size, parts: this.#partCount };
+  }
+
   /**
    * Reads the stored watermarks of the `projects` not known yet. Call it before folding their
    * events: an event at an offset below its project's {@link watermark} is already held.

@@ -228,3 +228,78 @@ describe('partition writer', () => {
     expect(await store.readOffset(resumeKey('s/2'))).toBe(1);
   });
 });
+
+describe('partition writer caches', () => {
+  const at = (project: string, id: string, timestampUs: number): LogEvent => {
+    const result = parse(
+      JSON.stringify({
+        id,
+        timestamp: timestampUs,
+        metadata: [{
+          project_ref: project,
+          function_id: 'f1',
+          execution_time_ms: 5,
+          response: [{ status_code: 200 }],
+        }],
+      }),
+      'function-edge',
+      { nowUs: timestampUs },
+    );
+    if (!result.ok) throw new Error(result.rejection.reason);
+    return result.event;
+  };
+  const flushAll = async (
+    writer: PartitionWriter,
+    events: LogEvent[],
+    from: number,
+    nowUs: number,
+  ) => {
+    await writer.loadWatermarks(events.map((event) => event.project));
+    const fold = new Fold();
+    events.forEach((event, i) => fold.add(event, logPosition(writer.stream, from + i), nowUs));
+    await writer.flush(fold.take(), from + events.length);
+  };
+
+  test('keep at most cacheLimit parts and projects once a flush is done', async () => {
+    const store = memoryStore();
+    const writer = new PartitionWriter({
+      store,
+      stream: 's/0',
+      nowUs: () => NOW_US,
+      earliestOffset: () => Promise.resolve(0),
+      cacheLimit: 10,
+    });
+    await writer.open();
+    const many = Array.from({ length: 30 }, (_, i) => at(`cachedproject${i}`, `e${i}`, NOW_US - 1));
+    await flushAll(writer, many, 0, NOW_US);
+    // The 30 projects of the flush under way are kept; their parts (8 each) are not.
+    expect(writer.cached.projects).toBe(30);
+    expect(writer.cached.parts).toBeLessThanOrEqual(10);
+    await flushAll(writer, [at('cachedprojectlast', 'last', NOW_US - 1)], 30, NOW_US);
+    expect(writer.cached.projects).toBe(10);
+    expect(writer.cached.parts).toBeLessThanOrEqual(10);
+    expect(writer.cached.parts).toBeGreaterThan(0);
+  });
+
+  test('drop the parts of buckets that expired, oldest first', async () => {
+    let nowUs = NOW_US;
+    const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const writer = new PartitionWriter({
+      store,
+      stream: 's/0',
+      nowUs: () => nowUs,
+      earliestOffset: () => Promise.resolve(0),
+    });
+    await writer.open();
+    await flushAll(writer, [at(PROJECT, 'first', nowUs - 1)], 0, nowUs);
+    const first = writer.cached.parts;
+    expect(first).toBeGreaterThan(0);
+    expect(first).toBe(8);
+    // 10 minutes on, the second-grain buckets of the first event have expired (5 min read, 2 min
+    // slack). The next flush writes new second and minute parts (12 known), and forgets expired
+    // parts from the least recently written on, up to the first that has not expired.
+    nowUs += 10 * 60_000_000;
+    await flushAll(writer, [at(PROJECT, 'second', nowUs - 1)], 1, nowUs);
+    expect(writer.cached.parts).toBe(11);
+  });
+});
