@@ -397,3 +397,46 @@ describe('PartitionProcessor', () => {
     }
   });
 });
+
+describe('PartitionProcessor: where a batch may start and stop', () => {
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+
+  test('a stored offset beyond the partition end: ahead, nothing folded', async () => {
+    const { store, messages, processor } = world(nowUs);
+    await consume(processor, messages.slice(0, 300), 100);
+    await processor.drain();
+    const next = processorOn(store, nowUs, 200, { letters: [], reports: [], errors: [] });
+    expect(await next.process(messages.slice(0, 50), () => true, 120)).toEqual({
+      kind: 'ahead',
+      stored: 300,
+      end: 120,
+    });
+    expect(await next.process(messages.slice(300, 350), () => true, 300)).toEqual({
+      kind: 'consumed',
+      nextOffset: 350,
+    });
+  });
+
+  test('after a seek, a batch that still starts later is a gap the log has (retention): taken', async () => {
+    const { messages, processor } = world(nowUs);
+    await consume(processor, messages.slice(0, 100), 100);
+    expect(await processor.process(messages.slice(150, 200), () => true)).toEqual({
+      kind: 'seek',
+      offset: 100,
+    });
+    expect(await processor.process(messages.slice(160, 200), () => true)).toEqual({
+      kind: 'consumed',
+      nextOffset: 200,
+    });
+    await processor.drain();
+    expect(processor.offset).toBe(200);
+  });
+
+  test('stops folding a batch once the consumer is no longer running', async () => {
+    const { messages, processor } = world(nowUs);
+    expect(await processor.process(messages.slice(0, 50), () => false)).toEqual({
+      kind: 'consumed',
+      nextOffset: 1,
+    });
+  });
+});
