@@ -357,6 +357,68 @@ describe('parse: rejections', () => {
       .toMatch(/^event is larger than the limit of 100 bytes: got \d+$/);
   });
 
+  it('measures a string in UTF-8 bytes, and accepts exactly the limit', () => {
+    // 30 characters of 2 bytes each: 30 UTF-16 units, 60 bytes.
+    const text = withField(EDGE, { event_message: 'é'.repeat(30) });
+    const bytes = new TextEncoder().encode(text).length;
+    expect(parse(text, 'edge', { ...OPTIONS, maxBytes: bytes }).ok).toBe(true);
+    expect(rejection(parse(text, 'edge', { ...OPTIONS, maxBytes: bytes - 1 })).reason).toBe(
+      `event is larger than the limit of ${bytes - 1} bytes: got ${bytes}`,
+    );
+    // Fewer UTF-16 units than the limit, more bytes: refused by its bytes.
+    const units = text.length;
+    expect(units).toBeLessThan(bytes - 10);
+    expect(rejection(parse(text, 'edge', { ...OPTIONS, maxBytes: units + 5 })).kind).toBe('size');
+  });
+
+  it('refuses a lone surrogate in any field that names a key', () => {
+    const lone = JSON.parse('"a\\ud800b"') as string;
+    const functionEntry = (patch: JsonObject) =>
+      withField(FUNCTION_EDGE, {
+        metadata: [{ ...(FUNCTION_EDGE.metadata as JsonObject[])[0], ...patch }],
+      });
+    expect(rejection(parse(functionEntry({ project_ref: lone }), 'function-edge', OPTIONS)))
+      .toMatchObject({ kind: 'encoding', path: '/metadata/0/project_ref' });
+    expect(rejection(parse(functionEntry({ function_id: lone }), 'function-edge', OPTIONS)))
+      .toMatchObject({ kind: 'encoding', path: '/metadata/0/function_id' });
+    const request: JsonObject[] = [{ host: 'fine.example' }, { host: lone, path: '/rest' }];
+    expect(
+      rejection(parse(withField(EDGE, { metadata: [{ request }] }), 'edge', OPTIONS)),
+    ).toMatchObject({ kind: 'encoding', path: '/metadata/0/request/1/host' });
+  });
+
+  it('rejects a function-edge event nested deeper than 32 levels', () => {
+    let deep: JsonObject = { leaf: 1 };
+    for (let i = 0; i < 40; i++) deep = { child: deep };
+    const metadata = [{ ...(FUNCTION_EDGE.metadata as JsonObject[])[0], deep }];
+    expect(rejection(parse(withField(FUNCTION_EDGE, { metadata }), 'function-edge', OPTIONS)))
+      .toEqual({
+        kind: 'size',
+        reason: '/metadata must not nest deeper than 32 levels',
+        path: '/metadata',
+      });
+  });
+
+  it('takes the path from request.url when only the host is given, and the reverse', () => {
+    const read = (request: JsonObject) => {
+      const result = parse(
+        withField(EDGE, { metadata: [{ request: [request] }] }),
+        'edge',
+        OPTIONS,
+      );
+      return result.ok && result.event.source === 'edge' ? result.event.requests : null;
+    };
+    expect(read({ host: 'h.example', url: 'https://u.example/rest/v1/t' })).toEqual([
+      { host: 'h.example', path: '/rest/v1/t' },
+    ]);
+    expect(read({ path: '/auth/v1', url: 'https://u.example/rest/v1/t' })).toEqual([
+      { host: 'u.example', path: '/auth/v1' },
+    ]);
+    expect(read({ host: 'h.example', path: '/storage', url: 'https://u.example/rest' })).toEqual([
+      { host: 'h.example', path: '/storage' },
+    ]);
+  });
+
   it('rejects an overlong string and an oversized array', () => {
     expect(rejection(parse(withField(EDGE, { id: 'x'.repeat(257) }), 'edge', OPTIONS)).reason)
       .toBe('/id must have at most 256 characters: got 257');
