@@ -107,7 +107,8 @@ module.exports = {
     },
     {
       name: 'nothing-runs-the-oracle',
-      comment: 'Only tests and benchmarks run the reference evaluator: the service answers without it.',
+      comment:
+        'Only tests and benchmarks run the reference evaluator: the service answers without it.',
       severity: 'error',
       from: { path: '^(src|api|consumers|service)/', pathNot: '^src/reference/' },
       to: { path: '^src/reference/' },
