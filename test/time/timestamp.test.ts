@@ -103,6 +103,22 @@ describe('parseParameterTimestamp (API parameters: no zone = UTC)', () => {
     // A bare date beyond safe-integer microseconds (found by test/reference/query.test.ts).
     '2256-01-01',
     '1684-01-01',
+    // Every 30-day month has 30 days.
+    '2026-04-31',
+    '2026-06-31',
+    '2026-09-31',
+    '2026-11-31T10:00',
+    // Letters where digits belong, with the separators in place.
+    'abcd-11-21',
+    '2026-11-21Tab:15:00Z',
+    '2026-11-21T10:ab:00Z',
+    '2026-11-21T10:15:30+ab:00',
+    '2026-11-21T10:15:30+01:ab',
+    '2026-11-21T10:15:30+01ab',
+    // Anything after a complete zone.
+    '2026-11-21T10:15:30+01:00x',
+    '2026-11-21T10:15:30+01001',
+    '2026-11-21T10:15:30 01:00x',
   ])('rejects %j', (text) => {
     expect(parseParameterTimestamp(text)).toBeNull();
   });
