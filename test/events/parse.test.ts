@@ -387,6 +387,25 @@ describe('parse: rejections', () => {
     ).toMatchObject({ kind: 'encoding', path: '/metadata/0/request/1/host' });
   });
 
+  it('points at the long url host when it opens the second metadata entry', () => {
+    const host = `${'h'.repeat(1_030)}.example`;
+    const metadata: JsonObject[] = [
+      { request: [{ host: 'fine.example' }] },
+      { request: [{ url: `https://${host}/rest` }] },
+    ];
+    expect(rejection(parse(withField(EDGE, { metadata }), 'edge', OPTIONS)).path).toBe(
+      '/metadata/1/request/0/url',
+    );
+  });
+
+  it('refuses a lone surrogate in the project of an edge event', () => {
+    const lone = JSON.parse('"p\\udc00"') as string;
+    expect(rejection(parse(withField(EDGE, { project: lone }), 'edge', OPTIONS))).toMatchObject({
+      kind: 'encoding',
+      path: '/project',
+    });
+  });
+
   it('rejects a function-edge event nested deeper than 32 levels', () => {
     let deep: JsonObject = { leaf: 1 };
     for (let i = 0; i < 40; i++) deep = { child: deep };
