@@ -121,6 +121,14 @@ describe('partition writer', () => {
       avg_execution_time: 20,
     });
     expect(writer.offset).toBe(2);
+    // A writer that starts afresh reads the stored part: readable, so nothing is set aside.
+    const next = partitionWriter(store, 's/0');
+    expect(await next.open()).toBe(2);
+    await flushOne(next, invocationEvent('c', 20), 2);
+    expect(await store.readParts([minuteKey(), quarantineKey(minuteKey())], 's/0')).toEqual([
+      expect.stringContaining('"n":3'),
+      null,
+    ]);
   });
 
   test('a stored state it cannot read is moved aside, reported, and the flush goes on', async () => {
@@ -161,6 +169,33 @@ describe('partition writer', () => {
     await flushOne(writer, invocationEvent('b', 30), 1);
     const [merged] = await store.readParts([minuteKey()], 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(merged ?? '')).count).toBe(2);
+  });
+
+  test('the copy set aside is kept for 7 days', async () => {
+    let nowUs = NOW_US;
+    const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const corrupt = '{"n":"x"}';
+    const expireAtMs = Math.floor(NOW_US / 1000) + 60_000;
+    await store.commitProject({
+      stream: 's/0',
+      watermark: { key: watermarkKey(PROJECT), expected: null, next: 0, expireAtMs },
+      parts: [{ key: minuteKey(), value: corrupt, expireAtMs }],
+      sortedSets: [],
+    });
+    const writer = new PartitionWriter({
+      store,
+      stream: 's/0',
+      nowUs: () => nowUs,
+      earliestOffset: () => Promise.resolve(0),
+      onUnreadable: () => undefined,
+    });
+    await writer.open();
+    await flushOne(writer, invocationEvent('a', 10), 0);
+    const aside = async () => (await store.readParts([quarantineKey(minuteKey())], 's/0'))[0];
+    nowUs = NOW_US + 6.9 * 86_400_000_000;
+    expect(await aside()).toBe(corrupt);
+    nowUs = NOW_US + 7.1 * 86_400_000_000;
+    expect(await aside()).toBeNull();
   });
 
   test('a project that lost data is found by verify(); the next open resumes where it needs', async () => {
