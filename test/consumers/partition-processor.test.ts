@@ -440,3 +440,28 @@ describe('PartitionProcessor: where a batch may start and stop', () => {
     });
   });
 });
+
+describe('PartitionProcessor: a flush that fails while a batch waits for room', () => {
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+
+  test('voids the rest of the batch, starts no flush after it, and is asked again', async () => {
+    const { store, lines, messages, errors, processor } = world(nowUs, 50);
+    store.commitDelayMs = 5;
+    store.failCommits = 1;
+    // 50 events fill a flush; the batch waits for room while the first flush fails.
+    expect(await processor.process(messages.slice(0, 300), () => true)).toEqual({
+      kind: 'consumed',
+      nextOffset: null,
+    });
+    await processor.drain();
+    expect(errors).toHaveLength(1);
+    expect(processor.failed).toBe(true);
+    store.commitDelayMs = 0;
+    await consume(processor, messages, 100);
+    await processor.drain();
+    expect(errors).toHaveLength(1);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
+    const events = validEvents(lines, nowUs);
+    expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
+  });
+});
