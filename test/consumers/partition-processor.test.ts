@@ -106,6 +106,15 @@ function processorOn(
   });
 }
 
+/** A function-edge event of one timed invocation of `project`, as a producer writes it. */
+function invocationLine(id: string, project: string, timestampUs: number): string {
+  return JSON.stringify({
+    id,
+    timestamp: timestampUs,
+    metadata: [{ project_ref: project, function_id: 'f', execution_time_ms: 5 }],
+  });
+}
+
 /** Feeds `messages` in batches of `size`, following seeks as kafkajs would. */
 async function consume(
   processor: PartitionProcessor,
@@ -332,11 +341,7 @@ describe('PartitionProcessor', () => {
   });
 
   test('a message without a usable Kafka timestamp is judged by the clock', async () => {
-    const line = JSON.stringify({
-      id: 'no-kafka-time',
-      timestamp: nowUs - MINUTE_US,
-      metadata: [{ project_ref: 'clockjudgedprojectab', function_id: 'f', execution_time_ms: 5 }],
-    });
+    const line = invocationLine('no-kafka-time', 'clockjudgedprojectab', nowUs - MINUTE_US);
     const sinks = { letters: [] as DeadLetter[], reports: [] as FlushReport[], errors: [] };
     const processor = processorOn(
       new FaultyStore({ nowMs: () => nowUs / 1000 }),
@@ -358,12 +363,7 @@ describe('PartitionProcessor', () => {
   });
 
   test('a flush reports its oldest Kafka timestamp and its duration, and sends no empty batch of dead letters', async () => {
-    const line = (id: string) =>
-      JSON.stringify({
-        id,
-        timestamp: nowUs - MINUTE_US,
-        metadata: [{ project_ref: 'reportedprojectrefab', function_id: 'f', execution_time_ms: 5 }],
-      });
+    const line = (id: string) => invocationLine(id, 'reportedprojectrefab', nowUs - MINUTE_US);
     const producedMs = [nowUs / 1000 - 500, nowUs / 1000 - 900, nowUs / 1000 - 700];
     const messages = producedMs.map((ms, offset): InputMessage => ({
       offset: String(offset),

@@ -75,6 +75,17 @@ function partitionWriter(
   });
 }
 
+/** Stores `corrupt` as stream s/0's part of the minute key, as an older version might have. */
+async function storeUnreadablePart(store: MemoryStore, corrupt: string): Promise<void> {
+  const expireAtMs = Math.floor(NOW_US / 1000) + 60_000;
+  await store.commitProject({
+    stream: 's/0',
+    watermark: { key: watermarkKey(PROJECT), expected: null, next: 0, expireAtMs },
+    parts: [{ key: minuteKey(), value: corrupt, expireAtMs }],
+    sortedSets: [],
+  });
+}
+
 function memoryStore(): MemoryStore {
   return new MemoryStore({ nowMs: () => Math.floor(NOW_US / 1000) });
 }
@@ -134,13 +145,7 @@ describe('partition writer', () => {
   test('a stored state it cannot read is moved aside, reported, and the flush goes on', async () => {
     const store = memoryStore();
     const corrupt = '{"n":2,"e":0,"s":[0,0,0,0,0],"t":2,"sum":null,"min":1e308,"max":1e308}';
-    const expireAtMs = Math.floor(NOW_US / 1000) + 60_000;
-    await store.commitProject({
-      stream: 's/0',
-      watermark: { key: watermarkKey(PROJECT), expected: null, next: 0, expireAtMs },
-      parts: [{ key: minuteKey(), value: corrupt, expireAtMs }],
-      sortedSets: [],
-    });
+    await storeUnreadablePart(store, corrupt);
     const reported: UnreadableState[] = [];
     const writer = partitionWriter(store, 's/0', (state) => reported.push(state));
     await writer.open();
@@ -175,13 +180,7 @@ describe('partition writer', () => {
     let nowUs = NOW_US;
     const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
     const corrupt = '{"n":"x"}';
-    const expireAtMs = Math.floor(NOW_US / 1000) + 60_000;
-    await store.commitProject({
-      stream: 's/0',
-      watermark: { key: watermarkKey(PROJECT), expected: null, next: 0, expireAtMs },
-      parts: [{ key: minuteKey(), value: corrupt, expireAtMs }],
-      sortedSets: [],
-    });
+    await storeUnreadablePart(store, corrupt);
     const writer = new PartitionWriter({
       store,
       stream: 's/0',

@@ -18,7 +18,7 @@ import { parseRecentLog, recentLogMember } from '../../src/rollup/recent-logs.ts
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
 import { edgeEvent } from '../fixtures/events.ts';
 
-/** A text of 200 characters that starts like JSON of the given kind but is not a valid state. */
+/** A JSON array of 60 numbers (121 characters): no valid state, and longer than a message quotes. */
 const LONG_ARRAY = `[${Array.from({ length: 60 }, () => '7').join(',')}]`;
 
 function sketchOf(values: readonly number[]): QuantileSketch {
