@@ -38,30 +38,34 @@ describeOnRedisStores(['kafka'], 'a rebalance under load', ({ kafka }, target) =
     runners.push(first);
     await first.start();
     // Published in three parts, so that the second consumer joins while the second part is
-    // arriving and leaves while the third is: consumers are fast enough to finish one part
-    // before a group rebalance completes.
+    // arriving and leaves while the third is.
     const total = stream.lines.length;
     const parts = [
       stream.lines.slice(0, Math.floor(total * 0.4)),
       stream.lines.slice(Math.floor(total * 0.4), Math.floor(total * 0.7)),
       stream.lines.slice(Math.floor(total * 0.7)),
     ];
-    const waitFor = async (share: number) => {
+    const waitFor = async (messages: number) => {
       const deadline = Date.now() + 120_000;
-      while ((await world.storedTotal()) < total * share) {
-        if (Date.now() > deadline) throw new Error(`${share * 100}% not folded within 120 s`);
+      while ((await world.storedTotal()) < messages) {
+        if (Date.now() > deadline) throw new Error(`${messages} messages not stored within 120 s`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
     await world.publish(parts[0] ?? []);
-    await waitFor(0.2);
-    const publishingSecond = world.publish(parts[1] ?? []);
+    await waitFor(Math.floor(total * 0.2));
+    // The second part: half arrives while the second member joins, half once it holds
+    // partitions (the first member alone may fold the first half before the rebalance ends).
     const second = member('second');
     runners.push(second);
+    const half = Math.floor((parts[1] ?? []).length / 2);
+    const publishingSecond = world.publish((parts[1] ?? []).slice(0, half));
     together = true;
     await second.start();
     await publishingSecond;
-    await waitFor(0.5);
+    await world.publish((parts[1] ?? []).slice(half));
+    // All of the second part stored: the second member flushed its share of it.
+    await waitFor((parts[0] ?? []).length + (parts[1] ?? []).length);
     const publishingThird = world.publish(parts[2] ?? []);
     const storedWhenLeaving = await world.storedTotal();
     await second.stop();
