@@ -18,6 +18,7 @@ export default defineConfig({
       'test/rollup/fold.test.ts',
       'test/rollup/keys.test.ts',
       'test/rollup/partition-writer.test.ts',
+      'test/rollup/partition-writer-resume.test.ts',
       'test/rollup/quantiles.test.ts',
       'test/rollup/recent-logs.test.ts',
       'test/rollup/stored-states.test.ts',

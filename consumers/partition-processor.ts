@@ -44,6 +44,8 @@ export interface PartitionProcessorOptions {
   readonly nowUs: () => number;
   readonly maxFutureSkewUs: number;
   readonly recentLogsCapacity: number;
+  /** Most projects and stored parts the writer caches between flushes. Default 50,000. */
+  readonly cacheLimit?: number;
   /** Most events folded and not yet written; folding waits for the store beyond it. */
   readonly flushEvents: number;
   /**
@@ -169,6 +171,7 @@ export class PartitionProcessor {
       nowUs: options.nowUs,
       earliestOffset: options.earliestOffset,
       recentLogsCapacity: options.recentLogsCapacity,
+      ...(options.cacheLimit === undefined ? {} : { cacheLimit: options.cacheLimit }),
       ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
     });
   }

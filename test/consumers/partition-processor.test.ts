@@ -12,10 +12,21 @@ import {
   type PartitionProcessorOptions,
 } from '../../consumers/partition-processor.ts';
 import type { DeadLetter } from '../../consumers/dead-letter.ts';
-import { resumeKey } from '../../src/rollup/keys.ts';
+import { Fold } from '../../src/rollup/fold.ts';
+import {
+  functionScope,
+  invocationKey,
+  projectPrefix,
+  resumeKey,
+  watermarkKey,
+} from '../../src/rollup/keys.ts';
+import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
+import { logPosition } from '../../src/rollup/recent-logs.ts';
+import type { UnreadableState } from '../../src/rollup/unreadable.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { CommitResult, ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
+import { truncate } from '../../src/time/grain.ts';
 import { expectStoreMatchesReference, validEvents } from '../rollup/fold-and-read.ts';
 
 const MINUTE_US = 60_000_000;
@@ -32,6 +43,7 @@ class FaultyStore extends MemoryStore {
   failOffsetReads = 0;
   commitDelayMs = 0;
   commits = 0;
+  watermarkReads = 0;
 
   override async commitProject(commit: ProjectCommit): Promise<CommitResult> {
     this.commits += 1;
@@ -43,6 +55,11 @@ class FaultyStore extends MemoryStore {
       throw new Error('injected store failure');
     }
     return super.commitProject(commit);
+  }
+
+  override readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
+    this.watermarkReads += 1;
+    return super.readWatermarks(keys, stream);
   }
 
   override async readOffset(key: string): Promise<number | null> {
@@ -111,7 +128,12 @@ function invocationLine(id: string, project: string, timestampUs: number): strin
   return JSON.stringify({
     id,
     timestamp: timestampUs,
-    metadata: [{ project_ref: project, function_id: 'f', execution_time_ms: 5 }],
+    metadata: [{
+      project_ref: project,
+      function_id: 'f',
+      execution_time_ms: 5,
+      response: [{ status_code: 200 }],
+    }],
   });
 }
 
@@ -153,7 +175,7 @@ describe('PartitionProcessor', () => {
   });
 
   test('answers before the store does, and never holds more than flushEvents unwritten', async () => {
-    const { store, messages, reports, processor } = world(nowUs, 150);
+    const { store, messages, reports, errors, processor } = world(nowUs, 150);
     store.commitDelayMs = 20;
     const first = await processor.process(messages.slice(0, 100), () => true);
     // The batch is folded and its flush under way, not landed.
@@ -163,6 +185,9 @@ describe('PartitionProcessor', () => {
     await consume(processor, messages, 100, 100);
     await processor.drain();
     expect(processor.busy).toBe(false);
+    // One flush at a time: a batch that ends while one is under way leaves its folds for the
+    // next (two at once would race for the same watermarks, and one would fail).
+    expect(errors).toEqual([]);
     expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
     for (const report of reports) expect(report.events + report.rejected).toBeLessThanOrEqual(150);
     // Folds that waited for a slow store went out together: fewer flushes than batches.
@@ -463,5 +488,94 @@ describe('PartitionProcessor: a flush that fails while a batch waits for room', 
     expect(await store.readOffset(resumeKey(STREAM))).toBe(messages.length);
     const events = validEvents(lines, nowUs);
     expect(await expectStoreMatchesReference(store, events, nowUs)).toBeGreaterThan(5);
+  });
+});
+
+describe('PartitionProcessor: what the store holds from before', () => {
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+  const sinks = () => ({
+    letters: [] as DeadLetter[],
+    reports: [] as FlushReport[],
+    errors: [] as unknown[],
+  });
+  const messagesOf = (lines: readonly string[]): InputMessage[] =>
+    lines.map((line, offset) => ({ offset: String(offset), key: null, value: Buffer.from(line) }));
+
+  test('a watermark the cache forgot during a batch is read again before the next event of it', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    // Events of a held project at even offsets, of a new one at odd offsets.
+    const lines = Array.from(
+      { length: 10 },
+      (_, i) =>
+        invocationLine(
+          `e${i}`,
+          i % 2 === 0 ? 'heldprojectref000000' : 'newprojectref0000000',
+          nowUs - i,
+        ),
+    );
+    // A crash left the held project's commit of offsets 0..9 landed, and neither the new
+    // project's commit nor the stream's resume offset.
+    const writer = new PartitionWriter({
+      store,
+      stream: STREAM,
+      nowUs: () => nowUs,
+      earliestOffset: () => Promise.resolve(0),
+    });
+    await writer.open();
+    await writer.loadWatermarks(['heldprojectref000000']);
+    const fold = new Fold();
+    const held = validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
+    held.forEach((event, offset) => {
+      if (offset % 2 === 0) fold.add(event, logPosition(STREAM, offset), nowUs);
+    });
+    await writer.flush(fold.take(), 10);
+    expect(await store.advanceOffset(resumeKey(STREAM), 10, 0)).toBe(true);
+    const readsBefore = store.watermarkReads;
+
+    // Each new event fills a flush, which forgets the held project (a cache of one project).
+    const out = sinks();
+    const processor = processorOn(store, nowUs, 1, out, { cacheLimit: 1 });
+    await consume(processor, messagesOf(lines), 10);
+    await processor.drain();
+    expect(out.errors).toEqual([]);
+    expect(store.watermarkReads - readsBefore).toBeGreaterThan(1);
+    expect(out.reports.reduce((sum, report) => sum + report.skipped, 0)).toBe(5);
+    await expectStoreMatchesReference(store, held, nowUs);
+  });
+
+  test('a stored state it cannot read is reported to onUnreadable', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const project = 'unreadableprojref000';
+    const key = invocationKey(
+      projectPrefix(project),
+      functionScope(null),
+      'minute',
+      truncate(nowUs - 1, 'minute'),
+    );
+    const expireAtMs = nowUs / 1000 + 60_000;
+    await store.commitProject({
+      stream: STREAM,
+      watermark: { key: watermarkKey(project), expected: null, next: 0, expireAtMs },
+      parts: [{ key, value: '{"n":"x"}', expireAtMs }],
+      sortedSets: [],
+    });
+    const reported: UnreadableState[] = [];
+    const processor = processorOn(store, nowUs, 100, sinks(), {
+      onUnreadable: (state) => reported.push(state),
+    });
+    await consume(processor, messagesOf([invocationLine('u', project, nowUs - 1)]), 10);
+    await processor.drain();
+    expect(reported.map((state) => state.key)).toEqual([key]);
+  });
+
+  test('verify() that finds the store rolled back makes the partition resume where it must', async () => {
+    const { store, messages, processor } = world(nowUs);
+    await consume(processor, messages.slice(0, 300), 100);
+    await processor.drain();
+    expect(await processor.verify()).toEqual({ consistent: true });
+    expect(await processor.resume()).toBeNull();
+    expect(await store.advanceOffset(resumeKey(STREAM), 300, 100)).toBe(true);
+    expect(await processor.verify()).toMatchObject({ consistent: false });
+    expect(await processor.resume()).toBe(100);
   });
 });

@@ -8,9 +8,6 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
-  functionScope,
-  invocationKey,
-  projectPrefix,
   quarantineKey,
   resumeKey,
   streamWatermarkKey,
@@ -20,60 +17,15 @@ import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import type { UnreadableState } from '../../src/rollup/unreadable.ts';
 import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import { truncate } from '../../src/time/grain.ts';
-
-const NOW_US = 1_795_256_130_123_456;
-const PROJECT = 'writerprojectref0000';
-
-function invocationEvent(id: string, executionTimeMs: number): LogEvent {
-  const result = parse(
-    JSON.stringify({
-      id,
-      timestamp: NOW_US - 1_000_000,
-      metadata: [{
-        project_ref: PROJECT,
-        function_id: 'f1',
-        execution_time_ms: executionTimeMs,
-        response: [{ status_code: 200 }],
-      }],
-    }),
-    'function-edge',
-    { nowUs: NOW_US },
-  );
-  if (!result.ok) throw new Error(result.rejection.reason);
-  return result.event;
-}
-
-function minuteKey(): string {
-  return invocationKey(
-    projectPrefix(PROJECT),
-    functionScope(null),
-    'minute',
-    truncate(NOW_US - 1_000_000, 'minute'),
-  );
-}
-
-async function flushOne(writer: PartitionWriter, event: LogEvent, offset: number): Promise<void> {
-  await writer.loadWatermarks([event.project]);
-  const fold = new Fold();
-  fold.add(event, logPosition(writer.stream, offset), NOW_US);
-  await writer.flush(fold.take(), offset + 1);
-}
-
-/** A writer of a Kafka-like stream (it keeps a resume offset; the earliest offset is 0). */
-function partitionWriter(
-  store: MemoryStore,
-  stream: string,
-  onUnreadable?: (state: UnreadableState) => void,
-): PartitionWriter {
-  return new PartitionWriter({
-    store,
-    stream,
-    nowUs: () => NOW_US,
-    earliestOffset: () => Promise.resolve(0),
-    ...(onUnreadable === undefined ? {} : { onUnreadable }),
-  });
-}
+import {
+  flushOne,
+  invocationEvent,
+  memoryStore,
+  minuteKey,
+  NOW_US,
+  partitionWriter,
+  PROJECT,
+} from './partition-writer-fixtures.ts';
 
 /** Stores `corrupt` as stream s/0's part of the minute key, as an older version might have. */
 async function storeUnreadablePart(store: MemoryStore, corrupt: string): Promise<void> {
@@ -84,10 +36,6 @@ async function storeUnreadablePart(store: MemoryStore, corrupt: string): Promise
     parts: [{ key: minuteKey(), value: corrupt, expireAtMs }],
     sortedSets: [],
   });
-}
-
-function memoryStore(): MemoryStore {
-  return new MemoryStore({ nowMs: () => Math.floor(NOW_US / 1000) });
 }
 
 describe('a direct-ingest writer (never replayed)', () => {
