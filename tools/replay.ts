@@ -1,113 +1,272 @@
 /**
- * `npm run replay -- FILE... [--rate N] [--source edge|function-edge]`: publishes NDJSON files
- * to their topics, keyed by project ref. A file's source is taken from its name
- * (`edge.ndjson`, `function-edge.ndjson`, as `npm run generate` writes them) unless `--source`
- * says otherwise. Brokers and topic prefix come from `KAFKA_BROKERS` and `KAFKA_TOPIC_PREFIX`.
+ * `npm run replay -- FILE... [options]`: publishes NDJSON event streams to their topics, as they
+ * stream (files of any size, `.gz`, standard input), at their own pace or faster, optionally
+ * rebased to now and repeated (see `tools/replay/flags.ts` for every option). Brokers and topic
+ * prefix come from `KAFKA_BROKERS` and `KAFKA_TOPIC_PREFIX`. Ends with a summary (also on
+ * Ctrl-C): what was published, and what was skipped and why.
  *
  * @module
  */
-import { createReadStream, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { Partitioners } from 'kafkajs';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { type Source, SOURCES } from '../src/events/types.ts';
 import { createLogger } from '../src/logger.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
-import { Progress } from './replay/progress.ts';
-import { publishLines, replayProducer, type SourcedLine } from './replay/publish.ts';
+import {
+  FlagError,
+  parseReplayFlags,
+  realTime,
+  type ReplayCommand,
+  USAGE,
+} from './replay/flags.ts';
+import { InputError, inputSizes, MAX_LINE_BYTES, readCounters } from './replay/input.ts';
+import { play, type PlayCounters, scanSpan, type Span } from './replay/play.ts';
+import { megabytes, Progress } from './replay/progress.ts';
+import { MARKER_PROJECT, Prober, type ProbeReport } from './replay/probe.ts';
+import { projectKey, publishLines, replayProducer, type SourcedLine } from './replay/publish.ts';
+import { writeReport } from './replay/report.ts';
 
-const USAGE =
-  'usage: npm run replay -- FILE... [--rate EVENTS_PER_SECOND] [--source edge|function-edge]';
-
-function fail(message: string): never {
-  console.error(`replay: ${message}\n${USAGE}`);
+function fail(message: string, usage = false): never {
+  console.error(`replay: ${message}${usage ? `\n\n${USAGE}` : ''}`);
   process.exit(2);
 }
 
-function sourceOf(file: string, forced: string | undefined): Source {
-  const name = forced ?? basename(file).replace(/\.ndjson$/, '');
-  const source = SOURCES.find((candidate) => candidate === name);
-  if (source === undefined) {
-    fail(
-      `cannot tell the source of ${file}: name it edge.ndjson or function-edge.ndjson, or pass --source`,
+function command(): ReplayCommand {
+  try {
+    const parsed = parseReplayFlags(
+      process.argv.slice(2),
+      `http://127.0.0.1:${process.env.PORT ?? '8080'}`,
     );
-  }
-  return source;
-}
-
-function countLines(file: string): number {
-  const bytes = readFileSync(file);
-  let lines = 0;
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
-  return lines;
-}
-
-async function* readLines(
-  files: readonly string[],
-  forced: string | undefined,
-): AsyncGenerator<SourcedLine> {
-  for (const file of files) {
-    const source = sourceOf(file, forced);
-    const reader = createInterface({
-      input: createReadStream(file),
-      crlfDelay: Number.POSITIVE_INFINITY,
-    });
-    for await (const line of reader) if (line.trim() !== '') yield { source, line };
+    if (parsed === null) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    if (error instanceof FlagError) fail(error.message, true);
+    throw error;
   }
 }
 
 async function main(): Promise<void> {
-  let parsed;
+  const plan = command();
+  let totalBytes: number | null;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: { rate: { type: 'string' }, source: { type: 'string' } },
-    });
+    totalBytes = await inputSizes(plan.inputs);
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    if (error instanceof InputError) fail(error.message);
+    throw error;
   }
-  const files = parsed.positionals;
-  if (files.length === 0) fail('name at least one NDJSON file');
-  const rate = parsed.values.rate === undefined ? 0 : Number(parsed.values.rate);
-  if (!Number.isFinite(rate) || rate < 0) {
-    fail(`--rate must be a non-negative number: got ${parsed.values.rate}`);
-  }
-  for (const file of files) sourceOf(file, parsed.values.source);
-
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(kafkaSettings(process.env));
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
   if (config.kafkaBrokers === null) fail('set KAFKA_BROKERS (e.g. 127.0.0.1:9092)');
+  const apiKey = plan.probe === null ? null : probeKey();
+  if (plan.probe !== null && apiKey !== null) await checkApi(plan.probe.url, apiKey);
+
+  let span: Span | null = null;
+  if (plan.rebase && !realTime(plan.pace)) {
+    try {
+      span = await scanSpan(plan);
+    } catch (error) {
+      if (error instanceof InputError) fail(error.message);
+      throw error;
+    }
+  }
+
   const logger = createLogger('warn', 'replay');
   const kafka = kafkaClient(config, logger, config.kafkaBrokers);
   const topics = topicNames(config.kafkaTopicPrefix);
   const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, { partitions: config.topicPartitions, topics: Object.values(topics) });
-  await admin.disconnect();
-
-  const total = files.reduce((sum, file) => sum + countLines(file), 0);
-  const progress = new Progress(total);
   const producer = replayProducer(kafka);
-  await producer.connect();
-  const started = performance.now();
-  const sent = await publishLines(readLines(files, parsed.values.source), {
-    producer,
-    topics,
-    rate,
-    onProgress: (done) => progress.update(done),
+  try {
+    await admin.connect();
+    await ensureTopics(admin, {
+      partitions: config.topicPartitions,
+      topics: Object.values(topics),
+    });
+    await admin.disconnect();
+    await producer.connect();
+  } catch (error) {
+    fail(
+      `cannot reach Kafka at ${config.kafkaBrokers.join(',')}: ` +
+        (error instanceof Error ? error.message : String(error)),
+    );
+  }
+
+  const read = readCounters();
+  const played: PlayCounters = { played: 0, notRewritten: 0 };
+  const progress = new Progress(totalBytes === null ? null : totalBytes * plan.loops);
+  const stop = new AbortController();
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    // A second Ctrl-C does not wait for the broker.
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    stop.abort();
   });
-  await producer.disconnect();
+  let sent = 0;
+  let failure: unknown = null;
+  // Until the stream shows its own, the endpoints are asked about the markers' project.
+  const projects = { edge: MARKER_PROJECT, functionEdge: MARKER_PROJECT };
+  const markers = kafka.producer({
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  let prober: Prober | null = null;
+  if (plan.probe !== null && apiKey !== null) {
+    await markers.connect();
+    prober = new Prober({
+      apiUrl: plan.probe.url,
+      apiKey,
+      requestsPerSecond: plan.probe.requestsPerSecond,
+      markersPerSecond: 2,
+      project: () => projects,
+      publishMarker: async (line) => {
+        await markers.send({ topic: topics.edge, acks: -1, messages: [{ value: line }] });
+      },
+    });
+  }
+  const started = performance.now();
+  prober?.start();
+  try {
+    await publishLines(
+      noticeProjects(
+        play({
+          command: plan,
+          span,
+          nowUs: () => Date.now() * 1000,
+          clockMs: () => performance.now(),
+          read,
+          played,
+        }),
+        projects,
+      ),
+      {
+        producer,
+        topics,
+        keys: plan.keys,
+        signal: stop.signal,
+        onProgress: (done) => {
+          sent = done;
+          progress.update({ events: sent, bytes: read.bytes });
+        },
+      },
+    );
+  } catch (error) {
+    failure = error;
+  }
+  progress.update({ events: sent, bytes: read.bytes }, true);
   const seconds = (performance.now() - started) / 1000;
-  console.log(
-    `published ${sent} events in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)} events/s)`,
+  const probed: ProbeReport | null = prober === null ? null : await prober.stop();
+  await producer.disconnect().catch(() => undefined);
+  await markers.disconnect().catch(() => undefined);
+  console.log(summary({ sent, seconds, read, played, interrupted }));
+  if (probed !== null && plan.probe !== null) {
+    console.log(writeReport(plan.probe.reportPath, { sent, seconds, interrupted }, probed));
+  }
+  if (failure !== null) {
+    console.error(`replay: ${failure instanceof Error ? failure.message : String(failure)}`);
+    process.exit(1);
+  }
+  if (interrupted) process.exit(130);
+}
+
+/**
+ * The settings a replay uses, the broker's and the topics': the store's and the API's are not
+ * its business (a shell set up for the service may hold settings that only the service judges).
+ */
+function kafkaSettings(env: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) =>
+      name.startsWith('KAFKA_') || name === 'TOPIC_PARTITIONS' || name === 'LOG_LEVEL'
+    ),
   );
 }
 
-await main();
+/** The key the prober sends: `PROBE_API_KEY`, else the first of `API_KEYS`. */
+function probeKey(): string {
+  const key = process.env.PROBE_API_KEY ?? process.env.API_KEYS?.split(',')[0]?.trim();
+  if (key === undefined || key === '') {
+    fail('probing needs a key the API accepts: set PROBE_API_KEY (or API_KEYS)');
+  }
+  return key;
+}
+
+/** Fails, saying why, unless the API at `url` answers with `key`. */
+async function checkApi(url: string, key: string): Promise<void> {
+  let status: number;
+  try {
+    const response = await fetch(`${url}/api/endpoints`, { headers: { 'X-API-KEY': key } });
+    await response.arrayBuffer();
+    status = response.status;
+  } catch (error) {
+    fail(`cannot reach the API at ${url}: ${error instanceof Error ? error.message : error}`);
+  }
+  if (status === 401 || status === 403) fail(`the API at ${url} refuses the key (${status})`);
+  if (status !== 200) fail(`the API at ${url} answers ${status} to GET /api/endpoints`);
+}
+
+/** Passes `lines` on, noting the first project of each source for the prober to ask about. */
+async function* noticeProjects(
+  lines: AsyncIterable<SourcedLine>,
+  projects: { edge: string; functionEdge: string },
+): AsyncGenerator<SourcedLine> {
+  for await (const item of lines) {
+    if (
+      item.source === 'edge'
+        ? projects.edge === MARKER_PROJECT
+        : projects.functionEdge === MARKER_PROJECT
+    ) {
+      const project = projectKey(item.source, item.line);
+      if (project !== null) {
+        if (item.source === 'edge') projects.edge = project;
+        else projects.functionEdge = project;
+      }
+    }
+    yield item;
+  }
+}
+
+function summary(figures: {
+  sent: number;
+  seconds: number;
+  read: ReturnType<typeof readCounters>;
+  played: PlayCounters;
+  interrupted: boolean;
+}): string {
+  const { sent, seconds, read, played } = figures;
+  const lines = [
+    `${figures.interrupted ? 'interrupted: ' : ''}published ${sent} events in ` +
+    `${seconds.toFixed(1)} s (${Math.round(sent / Math.max(seconds, 1e-3))} events/s)`,
+    `  read ${megabytes(read.bytes)}, ${read.lines} lines; played ${played.played}; ` +
+    `peak memory (RSS) ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+  ];
+  if (played.notRewritten > 0) {
+    lines.push(
+      `  ${played.notRewritten} published as they are: not a JSON object with a usable timestamp`,
+    );
+  }
+  if (read.blank > 0) lines.push(`  ${read.blank} blank lines skipped`);
+  if (read.tooLong > 0) {
+    lines.push(
+      `  ${read.tooLong} lines skipped: longer than ${MAX_LINE_BYTES} bytes (more than the ` +
+        'broker takes in one message)',
+    );
+  }
+  const unsent = played.played - sent;
+  if (unsent > 0) lines.push(`  ${unsent} read and not acknowledged by the broker`);
+  return lines.join('\n');
+}
+
+try {
+  await main();
+} catch (error) {
+  // Whatever no step above explains is still said in one line, not as a stack trace.
+  console.error(`replay: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -14,11 +14,10 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Service } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
-import { startTestService } from '../support/service.ts';
+import { startReadyService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { TEST_KEY } from './helpers/app.ts';
 import { type Call, expectLiveAnswersMatchReference, ingestLines } from './helpers/http.ts';
@@ -40,7 +39,6 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
   const nowUs = Date.now() * 1000;
   const stream = generatedStream(nowUs, 4_000);
   let service: Service | null = null;
-  let fatal: string | null = null;
   let call: Call = () => Promise.reject(new Error('the service did not start'));
 
   beforeAll(async () => {
@@ -57,23 +55,7 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
       API_KEYS: TEST_KEY,
       PORT: '0',
     });
-    service = await startTestService({
-      config,
-      logger: createLogger('warn', 'api-e2e'),
-      role: 'all',
-      onFatal: (message) => (fatal = message),
-    });
-    const url = service.url;
-    call = (path, init = {}) =>
-      fetch(`${url}${path}`, { ...init, headers: { 'X-API-KEY': TEST_KEY, ...init.headers } });
-    // The service answers at once and says when its store, topics and consumers are ready.
-    const deadline = Date.now() + 60_000;
-    while ((await call('/readyz')).status !== 200) {
-      if (fatal !== null || Date.now() > deadline) {
-        throw new Error(`the service did not get ready: ${fatal ?? 'no fatal message'}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    ({ service, call } = await startReadyService(config, 'api-e2e', TEST_KEY));
   }, 120_000);
 
   afterAll(async () => {

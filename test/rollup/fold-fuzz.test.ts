@@ -19,6 +19,8 @@ import { MemoryStore } from '../../src/store/memory.ts';
 const NOW_US = 1_795_256_130_123_456;
 const PROJECT = 'fuzzprojectref000000';
 const DAY_US = 86_400_000_000;
+/** Generated cases per run; the mutation run asks for fewer (vitest.mutation.config.ts). */
+const RUNS = Number(process.env.FOLD_FUZZ_RUNS ?? 100);
 
 /** Doubles from the whole range, with the usual suspects made likely. */
 const extremeNumber = fc.oneof(
@@ -117,6 +119,6 @@ test('folded, stored, read back and merged, every state round-trips and every an
         expect(unreadable).toEqual([]);
       },
     ),
-    { numRuns: 100 },
+    { numRuns: RUNS },
   );
 });

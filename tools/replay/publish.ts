@@ -1,6 +1,7 @@
 /**
  * Publishes NDJSON event lines to their topics, keyed by project ref (so one project's events
- * land in one partition, in order), as fast as the broker takes them or at a given rate.
+ * land in one partition, in order), as fast as the broker takes them, at a given rate, or each
+ * line at its own due time.
  *
  * @example
  * ```ts
@@ -18,6 +19,8 @@ import type { TopicNames } from '../../src/kafka/topics.ts';
 export interface SourcedLine {
   readonly source: Source;
   readonly line: string;
+  /** When to publish it, on the `performance.now()` clock (ms); absent: at once. */
+  readonly dueMs?: number;
 }
 
 /** Options of {@link publishLines}. */
@@ -40,6 +43,8 @@ export interface PublishOptions {
   readonly keys?: 'project' | 'random';
   /** Called after each acknowledged batch with the running total. */
   readonly onProgress?: (sent: number) => void;
+  /** Stops reading lines: what was read is still published, then the count resolves. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -108,7 +113,19 @@ export async function publishLines(
     if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
   };
 
-  for await (const { source, line } of lines) {
+  for await (const { source, line, dueMs } of lines) {
+    if (stopped(options.signal)) break;
+    const due = dueMs ??
+      (options.rate !== undefined && options.rate > 0
+        ? started + (queued / options.rate) * 1000
+        : undefined);
+    // Ahead of time: what is read goes out first, then the wait (batches never hold a line
+    // back past its time).
+    if (due !== undefined && due - performance.now() >= 1) {
+      if (pendingCount > 0) await send();
+      await sleep(due - performance.now(), options.signal);
+      if (stopped(options.signal)) break;
+    }
     const topic = options.topics[source];
     let group = pending.find((entry) => entry.topic === topic);
     if (group === undefined) {
@@ -119,16 +136,27 @@ export async function publishLines(
     group.messages.push({ key, value: line });
     pendingCount += 1;
     queued += 1;
-    if (pendingCount >= batchSize) {
-      await send();
-      if (options.rate !== undefined && options.rate > 0) {
-        const due = started + (queued / options.rate) * 1000;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
+    if (pendingCount >= batchSize) await send();
   }
   if (pendingCount > 0) await send();
   await Promise.all(inFlight);
   return sent;
+}
+
+function stopped(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
