@@ -20,7 +20,10 @@ interface Report {
 }
 
 const REPORT = 'reports/mutation/mutation.json';
-/** Why each survivor is left, by `file:line` (keep it in step when lines move). */
+/**
+ * Why each survivor is left, by `file:line`, or `file:line:Mutator` for one kind of mutant of a
+ * line (keep it in step when lines move).
+ */
 const REASONS = new URL('./reasons.json', import.meta.url);
 
 interface Reasons {
@@ -66,7 +69,9 @@ function main(): void {
       const { line, column } = mutant.location.start;
       const original = cell((lines[line - 1] ?? '').trim());
       const status = mutant.status === 'NoCoverage' ? 'no test' : 'survived';
-      const code = reasons.lines[`${path}:${line}`] ?? 'unexplained';
+      // One kind of mutant of a line (`file:line:Mutator`) before the whole line.
+      const code = reasons.lines[`${path}:${line}:${mutant.mutatorName}`] ??
+        reasons.lines[`${path}:${line}`] ?? 'unexplained';
       byCode.set(code, (byCode.get(code) ?? 0) + 1);
       rows.push(
         `| ${path}:${line}:${column} | ${mutant.mutatorName} ${status} | \`${original}\` | \`${
