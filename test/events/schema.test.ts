@@ -47,6 +47,7 @@ describe('describeValue', () => {
     [[1], 'an array'],
     [{ a: 1 }, 'an object'],
     ['x'.repeat(61), `"${'x'.repeat(60)}"... (61 characters)`],
+    ['x'.repeat(60), `"${'x'.repeat(60)}"`],
   ])('%j', (value, expected) => {
     expect(describeValue(value)).toBe(expected);
   });

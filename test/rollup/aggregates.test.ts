@@ -59,6 +59,11 @@ describe('invocation stats aggregate', () => {
 
   test('refuses a malformed stored state', () => {
     expect(() => invocationStats.deserialize('{"n":1}')).toThrow(/malformed/);
+    // A stored value may hold personal data: the message quotes at most its first 80 characters.
+    const long = `{"n":"${'p'.repeat(200)}"}`;
+    expect(() => invocationStats.deserialize(long)).toThrow(
+      new Error(`invocation stats state is malformed: ${long.slice(0, 80)}`),
+    );
   });
 });
 

@@ -217,6 +217,13 @@ describe('recent log members', () => {
     );
   });
 
+  test('a long malformed member is quoted to its first 80 characters only (it may hold personal data)', () => {
+    const long = `entry\u0000p\u00001\u0000{"id":1,"event_message":"${'p'.repeat(200)}"}`;
+    expect(() => parseRecentLog(long)).toThrow(
+      new Error(`recent log member is malformed: ${long.slice(0, 80)}`),
+    );
+  });
+
   test('a leading separator is not an empty entry', () => {
     expect(() => parseRecentLog(`\u0000${JSON.stringify({ id: 'x', metadata: [] })}`)).toThrow(
       /recent log member is malformed/,

@@ -33,6 +33,7 @@ describe('describeDuration', () => {
     [1_500_000, '1.5 seconds'],
     [2_000, '2 milliseconds'],
     [5, '5 microseconds'],
+    [1, '1 microsecond'],
   ])('%d us', (value, expected) => {
     expect(describeDuration(value)).toBe(expected);
   });
