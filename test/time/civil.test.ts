@@ -21,6 +21,18 @@ describe('civil calendar', () => {
     );
   });
 
+  it.each([[400, 2, 29], [1600, 2, 29], [2000, 2, 29], [2400, 2, 29], [2000, 3, 1], [
+    1999,
+    12,
+    31,
+  ]])(
+    'reads %d-%d-%d, at and around the last day of a 400-year cycle, as Date does',
+    (year, month, day) => {
+      const days = Date.UTC(year, month - 1, day) / 86_400_000;
+      expect(civilFromDays(days)).toEqual({ year, month, day });
+    },
+  );
+
   it.each([
     [2024, 2, 29],
     [2026, 2, 28],
