@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { nearestRank } from '../nearest-rank.ts';
 
 /** The project the markers belong to (20 lowercase letters, as project refs are). */
 export const MARKER_PROJECT = 'loadtestmarkerzzzzzz';
@@ -52,11 +53,9 @@ export interface ProbeReport {
   };
 }
 
-/** The nearest-rank quantile `q` of `values` (null when empty). */
-export function nearestRank(values: readonly number[], q: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? null;
+/** The nearest-rank quantile `q` of `values`, unsorted (null when empty). */
+function quantileOf(values: readonly number[], q: number): number | null {
+  return values.length === 0 ? null : nearestRank([...values].sort((a, b) => a - b), q);
 }
 
 const ENDPOINTS = ['functions.invocation-stats', 'logs.all', 'usage.api-counts'] as const;
@@ -101,8 +100,8 @@ export class Prober {
       const errors = this.#errors.get(name) ?? {};
       endpoints[name] = {
         requests: latencies.length + Object.values(errors).reduce((sum, n) => sum + n, 0),
-        p50Ms: round(nearestRank(latencies, 0.5)),
-        p99Ms: round(nearestRank(latencies, 0.99)),
+        p50Ms: round(quantileOf(latencies, 0.5)),
+        p99Ms: round(quantileOf(latencies, 0.99)),
         errors,
       };
     }
@@ -111,8 +110,8 @@ export class Prober {
       freshness: {
         markers: this.#markers,
         seen: this.#freshness.length,
-        p50Ms: round(nearestRank(this.#freshness, 0.5)),
-        p99Ms: round(nearestRank(this.#freshness, 0.99)),
+        p50Ms: round(quantileOf(this.#freshness, 0.5)),
+        p99Ms: round(quantileOf(this.#freshness, 0.99)),
       },
     };
   }

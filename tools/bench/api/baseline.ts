@@ -8,7 +8,7 @@
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
 import { evaluateEndpoint } from '../../../src/reference/evaluate.ts';
-import { nearestRank } from './load.ts';
+import { nearestRank } from '../../nearest-rank.ts';
 
 /** What the baseline measured. */
 export interface BaselineResult {

@@ -11,6 +11,7 @@
  * @module
  */
 import { Pool } from 'undici';
+import { nearestRank } from '../../nearest-rank.ts';
 
 /** Options of {@link drive}. */
 export interface DriveOptions {
@@ -34,18 +35,6 @@ export interface DriveResult {
   readonly maxMs: number;
   /** Answers other than 200, by status (0 = transport error). */
   readonly failures: Readonly<Record<string, number>>;
-}
-
-/**
- * The nearest-rank quantile of ascending `sorted`.
- *
- * @example
- * ```ts
- * nearestRank([1, 2, 3, 4], 0.5); // 2
- * ```
- */
-export function nearestRank(sorted: readonly number[], q: number): number {
-  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /** Drives `options.url` and reports throughput and latency of the measured period. */
