@@ -20,7 +20,6 @@ import { parse } from '../src/events/parse.ts';
 import type { ParseResult, Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
-import { logPosition } from '../src/rollup/recent-logs.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
@@ -130,9 +129,9 @@ function judgedAtUs(message: InputMessage, nowUs: () => number): number {
   return Number.isSafeInteger(kafkaMs) && kafkaMs > 0 ? kafkaMs * 1000 : nowUs();
 }
 
-function emptyPending(): Pending {
+function emptyPending(stream: string): Pending {
   return {
-    fold: new Fold(),
+    fold: new Fold(stream),
     letters: [],
     rejected: 0,
     skipped: 0,
@@ -147,7 +146,7 @@ export class PartitionProcessor {
   readonly #options: PartitionProcessorOptions;
   readonly #writer: PartitionWriter;
   readonly #stream: string;
-  #pending: Pending = emptyPending();
+  #pending: Pending;
   /** Next offset to fold; null until the stored offset has been read (again). */
   #expected: number | null = null;
   /** Where this processor last asked to seek, to accept a gap Kafka leaves after a seek. */
@@ -165,6 +164,7 @@ export class PartitionProcessor {
   constructor(options: PartitionProcessorOptions) {
     this.#options = options;
     this.#stream = `${options.topic}/${options.partition}`;
+    this.#pending = emptyPending(this.#stream);
     this.#writer = new PartitionWriter({
       store: options.store,
       stream: this.#stream,
@@ -316,7 +316,7 @@ export class PartitionProcessor {
   /** Waits for the flush under way, drops everything not written, reads the stored offset. */
   async #reopenFromStore(): Promise<number> {
     await this.drain();
-    this.#pending = emptyPending();
+    this.#pending = emptyPending(this.#stream);
     this.#failure = null;
     this.#expected = null;
     // A reopen() from here on asks for yet another read.
@@ -399,14 +399,14 @@ export class PartitionProcessor {
       pending.skipped += 1;
       return;
     }
-    pending.fold.add(event, logPosition(this.#stream, offset), this.#options.nowUs());
+    pending.fold.add(event, offset, this.#options.nowUs());
   }
 
   /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */
   #startFlush(): void {
     const pending = this.#pending;
     if (this.#inFlight !== null || this.#failure !== null || pending.nextOffset === null) return;
-    this.#pending = emptyPending();
+    this.#pending = emptyPending(this.#stream);
     this.#inFlight = this.#write(pending).then(
       () => {
         this.#inFlight = null;

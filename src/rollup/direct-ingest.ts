@@ -23,7 +23,6 @@ import type { LogEvent } from '../events/types.ts';
 import type { RollupStore } from '../store/port.ts';
 import { Fold } from './fold.ts';
 import { PartitionWriter } from './partition-writer.ts';
-import { logPosition } from './recent-logs.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 
 /** Options of {@link DirectIngest}. */
@@ -73,10 +72,10 @@ export class DirectIngest {
       this.#opened = true;
     }
     await this.#writer.loadWatermarks(new Set(events.map((event) => event.project)));
-    const fold = new Fold();
+    const fold = new Fold(this.#writer.stream);
     const nowUs = this.#nowUs();
     for (const event of events) {
-      fold.add(event, logPosition(this.#writer.stream, this.#next), nowUs);
+      fold.add(event, this.#next, nowUs);
       this.#next += 1;
     }
     try {

@@ -4,13 +4,16 @@
  * counts of the request host at every grain, the project's recent-log ring buffer, the host
  * registry). The delta is then merged into the store by a {@link ./partition-writer.ts}.
  *
- * Per event, states are found by project, scope and bucket number; key strings are built once
- * per key at {@link Fold.take}, not once per event and grain, since the fold runs on every event.
+ * It runs on every event, so per event it does as little as it can: the buckets of an event time
+ * (start, key tail and expiry at every grain) are worked out once per second of event time and
+ * shared by every event and request entry in that second; states are found by project, scope
+ * and bucket object; key strings are built once per key at {@link Fold.take}; and the position
+ * text of an event is only built for the ring buffer, which only edge events enter.
  *
  * @example
  * ```ts
- * const fold = new Fold();
- * fold.add(event, 'logs.edge/3@1042', Date.now() * 1000);
+ * const fold = new Fold('logs.edge/3');
+ * fold.add(event, 1042, Date.now() * 1000); // the event at offset 1042 of the stream
  * const delta = fold.take(); // by project: bucket states, ring-buffer entries, hosts
  * ```
  *
@@ -21,17 +24,17 @@ import type { ScoredMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
 import {
   bucketExpiryMs,
+  bucketSuffix,
   functionScope,
   hostScope,
   INVOCATION_HORIZON_US,
-  invocationKey,
+  invocationBucketKey,
   projectPrefix,
   USAGE_HORIZON_US,
-  usageKey,
+  usageBucketKey,
 } from './keys.ts';
-import type { Grain } from '../time/grain.ts';
 import { type InvocationStats, invocationStats } from './invocation-stats.ts';
-import { recentLogMember } from './recent-logs.ts';
+import { logPosition, recentLogMember } from './recent-logs.ts';
 import { familiesOf } from '../contract/families.ts';
 import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
@@ -57,19 +60,28 @@ export interface RollupDelta {
   readonly events: number;
 }
 
-/** Pending states of one scope, per grain (in {@link GRAINS} order), by bucket start (µs). */
-type GrainBuckets<S> = readonly [Map<number, S>, Map<number, S>, Map<number, S>, Map<number, S>];
-
 type InvocationPending = Extract<PendingState, { kind: 'invocation' }>;
 type UsagePending = Extract<PendingState, { kind: 'usage' }>;
 
-function grainBuckets<S>(): GrainBuckets<S> {
-  return [new Map(), new Map(), new Map(), new Map()];
+/** One bucket of one grain, shared by every event of the fold that falls in it. */
+interface Bucket {
+  /** The tail of its keys ({@link bucketSuffix}). */
+  readonly suffix: string;
+  /** When an invocation-stats key of it may be forgotten (Unix ms). */
+  readonly invocationExpiryMs: number;
+  /** When an API-counts key of it may be forgotten (Unix ms). */
+  readonly usageExpiryMs: number;
 }
+
+/** The buckets of one second of event time, one per grain in {@link GRAINS} order. */
+type TimeSlot = readonly Bucket[];
+
+/** Pending states of one scope, by bucket. */
+type ScopeStates<S> = Map<Bucket, S>;
 
 /** Requests of one host folded for one project. */
 interface HostFold {
-  readonly buckets: GrainBuckets<UsagePending>;
+  readonly states: ScopeStates<UsagePending>;
   /** Newest event time seen (µs), for the host registry. */
   newestUs: number;
 }
@@ -77,16 +89,26 @@ interface HostFold {
 /** Everything folded for one project. */
 interface ProjectFold {
   /** Invocation stats of all the project's functions. */
-  readonly all: GrainBuckets<InvocationPending>;
-  readonly functions: Map<string, GrainBuckets<InvocationPending>>;
+  readonly all: ScopeStates<InvocationPending>;
+  readonly functions: Map<string, ScopeStates<InvocationPending>>;
   readonly hosts: Map<string, HostFold>;
   readonly logs: ScoredMember[];
 }
 
 /** Accumulates the delta of a stream of valid events. */
 export class Fold {
+  readonly #stream: string;
   #projects = new Map<string, ProjectFold>();
+  /** Time slots by second of event time (Unix seconds). */
+  #slots = new Map<number, TimeSlot>();
+  /** Buckets of the grains coarser than a second, per grain, by start (Unix seconds). */
+  #buckets: readonly Map<number, Bucket>[] = GRAINS.map(() => new Map());
   #events = 0;
+
+  /** A fold of the events of `stream` (named in the positions of its ring-buffer entries). */
+  constructor(stream: string) {
+    this.#stream = stream;
+  }
 
   /** Number of events folded since the last {@link take}. */
   get size(): number {
@@ -94,17 +116,21 @@ export class Fold {
   }
 
   /**
-   * Folds one event. `position` names where it came from (unique per event, later positions
-   * sorting after earlier ones within a stream); `nowUs` decides which grains are still read.
+   * Folds one event, found at `offset` of the stream (unique per event, later offsets sorting
+   * after earlier ones); `nowUs` decides which grains are still read.
    */
-  add(event: LogEvent, position: string, nowUs: number): void {
+  add(event: LogEvent, offset: number, nowUs: number): void {
     let project = this.#projects.get(event.project);
     if (project === undefined) {
-      project = { all: grainBuckets(), functions: new Map(), hosts: new Map(), logs: [] };
+      project = { all: new Map(), functions: new Map(), hosts: new Map(), logs: [] };
       this.#projects.set(event.project, project);
     }
-    if (event.source === 'edge') addEdge(project, event, position, nowUs / 1000);
-    else addFunctionEdge(project, event, nowUs / 1000);
+    const slot = this.#slot(event.timestampUs);
+    const nowMs = nowUs / 1000;
+    if (event.source === 'edge') {
+      project.logs.push(recentLogMember(event, logPosition(this.#stream, offset)));
+      addEdge(project, event, slot, nowMs);
+    } else addFunctionEdge(project, event, slot, nowMs);
     this.#events += 1;
   }
 
@@ -114,106 +140,117 @@ export class Fold {
     for (const [name, project] of this.#projects) {
       const prefix = projectPrefix(name);
       const states = new Map<string, PendingState>();
-      putStates(
-        states,
-        project.all,
-        (grain, bucket) => invocationKey(prefix, functionScope(null), grain, bucket),
-      );
-      for (const [functionId, buckets] of project.functions) {
+      const all = functionScope(null);
+      for (const [bucket, pending] of project.all) {
+        states.set(invocationBucketKey(prefix, all, bucket.suffix), pending);
+      }
+      for (const [functionId, scoped] of project.functions) {
         const scope = functionScope(functionId);
-        putStates(states, buckets, (grain, bucket) => invocationKey(prefix, scope, grain, bucket));
+        for (const [bucket, pending] of scoped) {
+          states.set(invocationBucketKey(prefix, scope, bucket.suffix), pending);
+        }
       }
       const hosts = new Map<string, number>();
       for (const [host, fold] of project.hosts) {
         const scope = hostScope(host);
-        putStates(
-          states,
-          fold.buckets,
-          (grain, bucket) => usageKey(prefix, scope, grain, bucket),
-        );
+        for (const [bucket, pending] of fold.states) {
+          states.set(usageBucketKey(prefix, scope, bucket.suffix), pending);
+        }
         hosts.set(host, fold.newestUs);
       }
       delta.projects.set(name, { states, logs: project.logs, hosts });
     }
     this.#projects = new Map();
+    this.#slots = new Map();
+    this.#buckets = GRAINS.map(() => new Map());
     this.#events = 0;
     return delta;
   }
-}
 
-function putStates<S extends PendingState>(
-  states: Map<string, PendingState>,
-  buckets: GrainBuckets<S>,
-  key: (grain: Grain, bucketUs: number) => string,
-): void {
-  GRAINS.forEach((grain, i) => {
-    for (const [bucket, pending] of buckets[i] ?? []) states.set(key(grain, bucket), pending);
-  });
-}
-
-function addFunctionEdge(project: ProjectFold, event: FunctionEdgeEvent, nowMs: number): void {
-  if (event.invocations.length === 0) return;
-  // parse guarantees every entry names the event's project.
-  const scopes = event.invocations.map((invocation) => {
-    if (invocation.functionId === null) return null;
-    let buckets = project.functions.get(invocation.functionId);
-    if (buckets === undefined) {
-      buckets = grainBuckets();
-      project.functions.set(invocation.functionId, buckets);
+  /** The buckets of the second of event time `timestampUs` falls in. */
+  #slot(timestampUs: number): TimeSlot {
+    const second = truncate(timestampUs, 'second') / 1_000_000;
+    let slot = this.#slots.get(second);
+    if (slot === undefined) {
+      slot = GRAINS.map((grain, i) => {
+        const startUs = truncate(timestampUs, grain);
+        const byStart = this.#buckets[i] as Map<number, Bucket>;
+        let bucket = byStart.get(startUs / 1_000_000);
+        if (bucket === undefined) {
+          bucket = {
+            suffix: bucketSuffix(grain, startUs),
+            invocationExpiryMs: bucketExpiryMs(startUs, grain, INVOCATION_HORIZON_US[grain]),
+            usageExpiryMs: bucketExpiryMs(startUs, grain, USAGE_HORIZON_US[grain]),
+          };
+          byStart.set(startUs / 1_000_000, bucket);
+        }
+        return bucket;
+      });
+      this.#slots.set(second, slot);
     }
-    return buckets;
-  });
-  for (let i = 0; i < GRAINS.length; i++) {
-    const grain = GRAINS[i] as Grain;
-    const bucket = truncate(event.timestampUs, grain);
-    const expireAtMs = bucketExpiryMs(bucket, grain, INVOCATION_HORIZON_US[grain]);
-    if (expireAtMs <= nowMs) continue;
-    const all = invocationState(project.all[i], bucket, expireAtMs);
-    event.invocations.forEach((invocation, j) => {
+    return slot;
+  }
+}
+
+function addFunctionEdge(
+  project: ProjectFold,
+  event: FunctionEdgeEvent,
+  slot: TimeSlot,
+  nowMs: number,
+): void {
+  // parse guarantees every entry names the event's project.
+  for (const invocation of event.invocations) {
+    let scoped: ScopeStates<InvocationPending> | undefined;
+    if (invocation.functionId !== null) {
+      scoped = project.functions.get(invocation.functionId);
+      if (scoped === undefined) {
+        scoped = new Map();
+        project.functions.set(invocation.functionId, scoped);
+      }
+    }
+    for (const bucket of slot) {
+      const expireAtMs = bucket.invocationExpiryMs;
+      if (expireAtMs <= nowMs) continue;
+      const all = invocationState(project.all, bucket, expireAtMs);
       all.state = invocationStats.add(all.state, invocation);
-      const scope = scopes[j]?.[i];
-      if (scope === undefined) return;
-      const one = invocationState(scope, bucket, expireAtMs);
+      if (scoped === undefined) continue;
+      const one = invocationState(scoped, bucket, expireAtMs);
       one.state = invocationStats.add(one.state, invocation);
-    });
+    }
   }
 }
 
 function invocationState(
-  buckets: Map<number, InvocationPending> | undefined,
-  bucket: number,
+  states: ScopeStates<InvocationPending>,
+  bucket: Bucket,
   expireAtMs: number,
 ): InvocationPending {
-  let pending = buckets?.get(bucket);
+  let pending = states.get(bucket);
   if (pending === undefined) {
     pending = { kind: 'invocation', state: invocationStats.empty(), expireAtMs };
-    buckets?.set(bucket, pending);
+    states.set(bucket, pending);
   }
   return pending;
 }
 
-function addEdge(project: ProjectFold, event: EdgeEvent, position: string, nowMs: number): void {
-  project.logs.push(recentLogMember(event, position));
+function addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: number): void {
   for (const request of event.requests) {
     if (request.host === null) continue;
     let host = project.hosts.get(request.host);
     if (host === undefined) {
-      host = { buckets: grainBuckets(), newestUs: event.timestampUs };
+      host = { states: new Map(), newestUs: event.timestampUs };
       project.hosts.set(request.host, host);
     } else if (host.newestUs < event.timestampUs) {
       host.newestUs = event.timestampUs;
     }
     const families = familiesOf(request.path);
-    for (let i = 0; i < GRAINS.length; i++) {
-      const grain = GRAINS[i] as Grain;
-      const bucket = truncate(event.timestampUs, grain);
-      const expireAtMs = bucketExpiryMs(bucket, grain, USAGE_HORIZON_US[grain]);
+    for (const bucket of slot) {
+      const expireAtMs = bucket.usageExpiryMs;
       if (expireAtMs <= nowMs) continue;
-      const buckets = host.buckets[i];
-      let pending = buckets?.get(bucket);
+      let pending = host.states.get(bucket);
       if (pending === undefined) {
         pending = { kind: 'usage', state: usageCounts.empty(), expireAtMs };
-        buckets?.set(bucket, pending);
+        host.states.set(bucket, pending);
       }
       pending.state = usageCounts.add(pending.state, families);
     }

@@ -68,6 +68,29 @@ export function bucketExpiryMs(bucketUs: number, grain: Grain, horizonUs: number
 }
 
 /**
+ * The tail of every key of one bucket: its grain and its start in Unix seconds. The fold builds it
+ * once per bucket, not once per key.
+ *
+ * @example
+ * ```ts
+ * bucketSuffix('minute', 1_795_256_100_000_000); // 'm:1795256100'
+ * ```
+ */
+export function bucketSuffix(grain: Grain, bucketUs: number): string {
+  return `${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
+}
+
+/** Key of one invocation-stats bucket, from its scope and {@link bucketSuffix}. */
+export function invocationBucketKey(prefix: string, scope: string, suffix: string): string {
+  return `${prefix}:inv:${scope}:${suffix}`;
+}
+
+/** Key of one API-counts bucket, from its host scope and {@link bucketSuffix}. */
+export function usageBucketKey(prefix: string, host: string, suffix: string): string {
+  return `${prefix}:use:${host}:${suffix}`;
+}
+
+/**
  * Key of one invocation-stats bucket, from {@link projectPrefix} and {@link functionScope}.
  *
  * @example
@@ -82,7 +105,7 @@ export function invocationKey(
   grain: Grain,
   bucketUs: number,
 ): string {
-  return `${prefix}:inv:${scope}:${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
+  return invocationBucketKey(prefix, scope, bucketSuffix(grain, bucketUs));
 }
 
 /** The host part of a usage key. */
@@ -95,7 +118,7 @@ export function hostScope(host: string): string {
  * ({@link projectPrefix}) the event belongs to.
  */
 export function usageKey(prefix: string, host: string, grain: Grain, bucketUs: number): string {
-  return `${prefix}:use:${host}:${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
+  return usageBucketKey(prefix, host, bucketSuffix(grain, bucketUs));
 }
 
 /** How long a state moved aside by {@link quarantineKey} is kept for inspection: 7 days. */

@@ -21,7 +21,6 @@ import {
   watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import type { UnreadableState } from '../../src/rollup/unreadable.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { CommitResult, ProjectCommit, RollupStore } from '../../src/store/port.ts';
@@ -523,10 +522,10 @@ describe('PartitionProcessor: what the store holds from before', () => {
     });
     await writer.open();
     await writer.loadWatermarks(['heldprojectref000000']);
-    const fold = new Fold();
+    const fold = new Fold(STREAM);
     const held = validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
     held.forEach((event, offset) => {
-      if (offset % 2 === 0) fold.add(event, logPosition(STREAM, offset), nowUs);
+      if (offset % 2 === 0) fold.add(event, offset, nowUs);
     });
     await writer.flush(fold.take(), 10);
     expect(await store.advanceOffset(resumeKey(STREAM), 10, 0)).toBe(true);

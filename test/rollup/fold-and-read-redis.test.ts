@@ -11,7 +11,6 @@ import {
   resumeKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { mergeParts } from '../../src/rollup/unreadable.ts';
 import { truncate } from '../../src/time/grain.ts';
 import type { RollupStore } from '../../src/store/port.ts';
@@ -113,8 +112,8 @@ describeWithServices(['redis'], 'an upgrade from the layout before parts', ({ re
       );
       if (!parsed.ok) throw new Error(parsed.rejection.reason);
       await writer.loadWatermarks([project]);
-      const fold = new Fold();
-      fold.add(parsed.event, logPosition(writer.stream, 7), nowUs);
+      const fold = new Fold(writer.stream);
+      fold.add(parsed.event, 7, nowUs);
       await writer.flush(fold.take(), 8);
       const [parts] = await store.readBuckets([key]);
       expect(parts).toHaveLength(2);

@@ -15,7 +15,6 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { projectPrefix } from '../../src/rollup/keys.ts';
 import type { ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
@@ -208,7 +207,7 @@ export async function foldThroughWriters(
       nowUs: () => nowUs,
       ...(cacheLimit === undefined ? {} : { cacheLimit }),
     }),
-    fold: new Fold(),
+    fold: new Fold(`test/${i}`),
     next: 0,
   }));
   for (const partition of partitions) await partition.writer.open();
@@ -218,7 +217,7 @@ export async function foldThroughWriters(
     ];
     if (partition === undefined) throw new Error('no partition');
     await partition.writer.loadWatermarks([event.project]);
-    partition.fold.add(event, logPosition(partition.writer.stream, partition.next), nowUs);
+    partition.fold.add(event, partition.next, nowUs);
     partition.next += 1;
     if (partition.fold.size >= 500) {
       await partition.writer.flush(partition.fold.take(), partition.next);
@@ -323,8 +322,8 @@ function keyedSuite(open: () => Promise<RollupStore>): void {
     const next = owner.watermark(first.project);
     expect(next).toBeGreaterThan(0);
     const flushNext = async (writer: PartitionWriter) => {
-      const fold = new Fold();
-      fold.add(first, logPosition(name, next ?? 0), nowUs);
+      const fold = new Fold(name);
+      fold.add(first, next ?? 0, nowUs);
       await writer.flush(fold.take(), (next ?? 0) + 1);
     };
     await flushNext(owner);

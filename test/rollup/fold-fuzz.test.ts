@@ -13,7 +13,6 @@ import { parse } from '../../src/events/parse.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 
 const NOW_US = 1_795_256_130_123_456;
@@ -76,12 +75,12 @@ test('folded, stored, read back and merged, every state round-trips and every an
         const keys = new Set<string>();
         let offset = 0;
         for (const messages of flushes) {
-          const fold = new Fold();
+          const fold = new Fold('fuzz/0');
           for (const message of messages) {
             const result = parse(message, 'function-edge', { nowUs: NOW_US });
             if (result.ok) {
               await writer.loadWatermarks([result.event.project]);
-              fold.add(result.event, logPosition('fuzz/0', offset), NOW_US);
+              fold.add(result.event, offset, NOW_US);
             }
             offset += 1;
           }

@@ -34,7 +34,7 @@ function invocationCount(state: PendingState | undefined): number | undefined {
 
 describe('Fold', () => {
   test('an invocation lands in every grain, for all functions and for its function', () => {
-    const fold = new Fold();
+    const fold = new Fold('test/0');
     fold.add(
       event('function-edge', {
         metadata: [{
@@ -44,7 +44,7 @@ describe('Fold', () => {
           response: [{ status_code: 200 }, { status_code: 503 }],
         }],
       }),
-      'pos',
+      0,
       NOW_US,
     );
     const taken = fold.take();
@@ -67,7 +67,7 @@ describe('Fold', () => {
   });
 
   test('a request counts under its host at every grain; the entry and the host are kept', () => {
-    const fold = new Fold();
+    const fold = new Fold('test/0');
     const older = event('edge', {
       id: 'older',
       timestamp: NOW_US - 2_000_000,
@@ -79,8 +79,8 @@ describe('Fold', () => {
       project: 'p',
       metadata: [{ request: [{ url: 'https://p.example/auth/v1/user' }, { path: '/no-host' }] }],
     });
-    fold.add(newer, 'b', NOW_US);
-    fold.add(older, 'a', NOW_US);
+    fold.add(newer, 1, NOW_US);
+    fold.add(older, 0, NOW_US);
     const delta = projectDelta(fold.take(), 'p');
     expect([...delta.states.keys()].filter((key) => key.includes(':m:'))).toEqual([
       'rollup:{p}:use:p.example:m:1795256100',
@@ -95,20 +95,20 @@ describe('Fold', () => {
     ]);
     // The registry keeps the newest time a host was seen, whatever the arrival order.
     expect([...delta.hosts]).toEqual([['p.example', NOW_US - 1]]);
-    const inOrder = new Fold();
-    inOrder.add(older, 'a', NOW_US);
-    inOrder.add(newer, 'b', NOW_US);
+    const inOrder = new Fold('test/0');
+    inOrder.add(older, 0, NOW_US);
+    inOrder.add(newer, 1, NOW_US);
     expect([...projectDelta(inOrder.take(), 'p').hosts]).toEqual([['p.example', NOW_US - 1]]);
   });
 
   test('a late event skips the grains whose buckets nothing reads any more', () => {
-    const fold = new Fold();
+    const fold = new Fold('test/0');
     fold.add(
       event('function-edge', {
         timestamp: NOW_US - 2 * DAY_US,
         metadata: [{ project_ref: 'p', response: [{ status_code: 200 }] }],
       }),
-      'pos',
+      0,
       NOW_US,
     );
     // Seconds are read for 5 minutes, minutes for an hour, hours for a day, days for 7 days.
@@ -118,10 +118,10 @@ describe('Fold', () => {
   });
 
   test('take hands over the delta and starts afresh', () => {
-    const fold = new Fold();
+    const fold = new Fold('test/0');
     fold.add(
       event('edge', { project: 'p', metadata: [] }),
-      'pos',
+      0,
       NOW_US,
     );
     expect(fold.size).toBe(1);

@@ -9,7 +9,6 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { functionScope, invocationKey, projectPrefix } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import type { UnreadableState } from '../../src/rollup/unreadable.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { truncate } from '../../src/time/grain.ts';
@@ -56,8 +55,8 @@ export async function flushOne(
   nowUs = NOW_US,
 ): Promise<void> {
   await writer.loadWatermarks([event.project]);
-  const fold = new Fold();
-  fold.add(event, logPosition(writer.stream, offset), nowUs);
+  const fold = new Fold(writer.stream);
+  fold.add(event, offset, nowUs);
   await writer.flush(fold.take(), offset + 1);
 }
 

@@ -15,7 +15,6 @@ import {
   watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import type { CommitResult, ProjectCommit } from '../../src/store/port.ts';
 import {
@@ -72,11 +71,11 @@ class InterleavedStore extends MemoryStore {
 /** Flushes invocations of `projects` at offsets from..from+n-1 in one flush. */
 async function flushMany(writer: PartitionWriter, projects: string[], from: number) {
   await writer.loadWatermarks(projects);
-  const fold = new Fold();
+  const fold = new Fold(writer.stream);
   projects.forEach((project, i) => {
     fold.add(
       invocationEvent(`e${from + i}`, 5, project),
-      logPosition(writer.stream, from + i),
+      from + i,
       NOW_US,
     );
   });

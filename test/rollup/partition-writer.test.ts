@@ -15,7 +15,6 @@ import {
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import type { UnreadableState } from '../../src/rollup/unreadable.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import {
   flushOne,
@@ -55,8 +54,8 @@ describe('a direct-ingest writer (never replayed)', () => {
       const event = invocationEvent(`later-${days}`, 20);
       const moved = { ...event, timestampUs: nowUs - 1_000_000 };
       await writer.loadWatermarks([PROJECT]);
-      const fold = new Fold();
-      fold.add(moved, logPosition(writer.stream, offset), nowUs);
+      const fold = new Fold(writer.stream);
+      fold.add(moved, offset, nowUs);
       await writer.flush(fold.take(), offset + 1);
       expect(await store.readWatermarks([own], 'ingest/one')).toEqual([offset + 1]);
     }
@@ -237,8 +236,8 @@ describe('partition writer caches', () => {
     nowUs: number,
   ) => {
     await writer.loadWatermarks(events.map((event) => event.project));
-    const fold = new Fold();
-    events.forEach((event, i) => fold.add(event, logPosition(writer.stream, from + i), nowUs));
+    const fold = new Fold(writer.stream);
+    events.forEach((event, i) => fold.add(event, from + i, nowUs));
     await writer.flush(fold.take(), from + events.length);
   };
 

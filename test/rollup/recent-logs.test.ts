@@ -3,7 +3,6 @@ import { answerEndpoint } from '../../src/endpoints/registry.ts';
 import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { edgeEvent, us } from '../fixtures/events.ts';
 
@@ -32,8 +31,8 @@ describe('the recent-logs ring buffer', () => {
     });
     await writer.open();
     await writer.loadWatermarks(events.map((event) => event.project));
-    const fold = new Fold();
-    events.forEach((event, offset) => fold.add(event, logPosition('logs.edge/0', offset), nowUs));
+    const fold = new Fold('logs.edge/0');
+    events.forEach((event, offset) => fold.add(event, offset, nowUs));
     await writer.flush(fold.take(), events.length);
     const context = { store, nowUs, maxFutureSkewUs: 300_000_000 };
     return answerEndpoint('logs.all', new URLSearchParams(query), context);

@@ -16,7 +16,6 @@ import { parse } from '../../src/events/parse.ts';
 import type { Source } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { commitProjectCall } from '../../src/store/scripts.ts';
 import type { ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
@@ -70,7 +69,7 @@ async function round(store: RollupStore): Promise<number> {
     if (partition === undefined) {
       partition = {
         writer: new PartitionWriter({ store, stream, nowUs: () => NOW_US }),
-        fold: new Fold(),
+        fold: new Fold(stream),
         folded: 0,
       };
       await partition.writer.open();
@@ -82,7 +81,7 @@ async function round(store: RollupStore): Promise<number> {
       if (partition.writer.watermark(result.event.project) === undefined) {
         await partition.writer.loadWatermarks([result.event.project]);
       }
-      partition.fold.add(result.event, logPosition(stream, offset), NOW_US);
+      partition.fold.add(result.event, offset, NOW_US);
       valid += 1;
     }
     offset += 1;

@@ -20,6 +20,9 @@
  *    for a fixed time; per flush, produce-to-visible = flush end - oldest Kafka CreateTime in it;
  *    and the flush latency at that rate.
  *
+ * At the end, each consumer process's peak RSS (`VmHWM`). `--profile DIR` runs the consumers
+ * with `node --cpu-prof --cpu-prof-dir=DIR`: one CPU profile per consumer, written as it stops.
+ *
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -35,7 +38,7 @@ import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { projectKey, publishLines, replayProducer } from '../replay/publish.ts';
-import { processCpuSeconds } from './measure.ts';
+import { processCpuSeconds, processPeakRssBytes } from './measure.ts';
 import { type BenchStore, RedisNodes } from './redis-nodes.ts';
 
 const { values } = parseArgs({
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     consumers: { type: 'string', default: String(availableParallelism()) },
     store: { type: 'string', default: 'redis' },
     keys: { type: 'string', default: 'project' },
+    profile: { type: 'string' },
   },
 });
 if (values.store !== 'redis' && values.store !== 'redis-cluster') {
@@ -155,6 +159,7 @@ let measuringFreshness = false;
 const children = Array.from({ length: CONSUMERS }, () => {
   const child = spawn(process.execPath, [
     '--disable-warning=TimeoutNegativeWarning',
+    ...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]),
     'service/main.ts',
     '--role',
     'consumers',
@@ -298,6 +303,11 @@ console.log(
     `p99 ${results.freshnessP99Ms} ms over ${freshness.length} flushes (oldest event of each flush); ` +
     `flush p50 ${results.liveFlushP50Ms} ms, p99 ${results.liveFlushP99Ms} ms`,
 );
+
+const peaks = children.map((child) => processPeakRssBytes(child.pid));
+const peaksMiB = peaks.map((peak) => peak === null ? null : Number((peak / 1048576).toFixed(1)));
+results.consumerPeakRssMiB = peaksMiB;
+console.log(`consumers' peak RSS: ${peaksMiB.map((peak) => peak ?? '?').join(', ')} MiB`);
 
 for (const child of children) child.kill('SIGTERM');
 await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));

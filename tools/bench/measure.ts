@@ -86,3 +86,23 @@ export function processCpuSeconds(pid: number | undefined): number | null {
     return null;
   }
 }
+
+/**
+ * The peak resident set size of a process so far, in bytes, from Linux's `/proc/<pid>/status`
+ * (`VmHWM`); null where that file cannot be read.
+ *
+ * @example
+ * ```ts
+ * const peak = processPeakRssBytes(child.pid); // e.g. 187_211_776
+ * ```
+ */
+export function processPeakRssBytes(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib) * 1024;
+  } catch {
+    return null;
+  }
+}

@@ -32,7 +32,6 @@ import type { Source } from '../../src/events/types.ts';
 import { Fold, type PendingState, type RollupDelta } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { RELATIVE_ACCURACY } from '../../src/rollup/quantiles.ts';
-import { logPosition } from '../../src/rollup/recent-logs.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
@@ -88,10 +87,10 @@ function foldedFlushes(spread: 'project' | 'index', nowUs: number, withLogs: boo
     const stream = `${source}/${partition}`;
     let state = streams.get(stream);
     if (state === undefined) {
-      state = { fold: new Fold(), offset: 0 };
+      state = { fold: new Fold(stream), offset: 0 };
       streams.set(stream, state);
     }
-    state.fold.add(result.event, logPosition(stream, state.offset), nowUs);
+    state.fold.add(result.event, state.offset, nowUs);
     state.offset += 1;
     if (state.fold.size >= FLUSH_EVENTS) take(stream, state);
   }
