@@ -114,11 +114,11 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
 
 /** Bins in ascending order of the values they hold: negatives (largest magnitude first), then positives. */
 function* ascending(sketch: BinnedSketch): Generator<[value: number, count: number]> {
-  for (const bin of [...sketch.negative.keys()].sort((a, b) => b - a)) {
+  for (const bin of sortedBins(sketch.negative).reverse()) {
     yield [-representative(bin), sketch.negative.get(bin) ?? 0];
   }
   if (sketch.zero > 0) yield [0, sketch.zero];
-  for (const bin of [...sketch.positive.keys()].sort((a, b) => a - b)) {
+  for (const bin of sortedBins(sketch.positive)) {
     yield [representative(bin), sketch.positive.get(bin) ?? 0];
   }
 }
@@ -140,15 +140,41 @@ export function quantile(sketch: QuantileSketch, q: number): number | null {
   return null;
 }
 
+/** Bin indexes in ascending order (a typed array sorts numbers without a comparator call). */
+function sortedBins(bins: Bins): Float64Array {
+  return Float64Array.from(bins.keys()).sort();
+}
+
 /** Sorted bins as `[firstBin, count, gap, count, gap, count…]`: small numbers, compact JSON. */
 function encodeBins(bins: Bins): number[] {
   const flat: number[] = [];
   let previous = 0;
-  for (const bin of [...bins.keys()].sort((a, b) => a - b)) {
+  for (const bin of sortedBins(bins)) {
     flat.push(flat.length === 0 ? bin : bin - previous, bins.get(bin) ?? 0);
     previous = bin;
   }
   return flat;
+}
+
+/** {@link encodeBins} as JSON text, without the array in between. */
+function binsText(bins: Bins): string {
+  let text = '';
+  let previous = 0;
+  for (const bin of sortedBins(bins)) {
+    text += text === '' ? `${bin},${bins.get(bin) ?? 0}` : `,${bin - previous},${bins.get(bin) ?? 0}`;
+    previous = bin;
+  }
+  return `[${text}]`;
+}
+
+/**
+ * The JSON text of {@link toSerialized}'s form, built directly: it is written for every bucket
+ * a flush touches. Every value of a sketch is finite (`parse` takes numbers from JSON text, and
+ * JSON has no infinities; an overflowing literal is refused by the schema's bounds).
+ */
+export function serializedText(sketch: QuantileSketch): string {
+  if (sketch.kind === 'exact') return `{"v":[${sketch.values.join(',')}]}`;
+  return `{"b":[${sketch.zero},${binsText(sketch.positive)},${binsText(sketch.negative)}]}`;
 }
 
 function decodeBins(flat: readonly unknown[], into: Bins): number {
@@ -242,7 +268,7 @@ export const quantileSketch: Aggregate<QuantileSketch, number, QuantileSketch> =
 
   finalize: (state) => state,
 
-  serialize: (state) => JSON.stringify(toSerialized(state)),
+  serialize: serializedText,
 
   deserialize: (text) => fromSerialized(JSON.parse(text)),
 };

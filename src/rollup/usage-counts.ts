@@ -35,7 +35,7 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
   finalize: (state) => ({ ...state }),
 
   serialize: (state) =>
-    JSON.stringify([state.total, state.rest, state.storage, state.auth, state.realtime]),
+    `[${state.total},${state.rest},${state.storage},${state.auth},${state.realtime}]`,
 
   deserialize(text) {
     const parsed: unknown = JSON.parse(text);

@@ -183,9 +183,16 @@ export function commitProjectCall(commit: ProjectCommit, fenced: boolean): Scrip
       String(commit.parts.length),
     ],
   };
+  // A commit's parts share a few expiries (one per grain and bucket): each is converted once.
+  let expiry = Number.NaN;
+  let expiryText = '';
   for (const part of commit.parts) {
     call.keys.push(part.key);
-    call.args.push(part.value, String(part.expireAtMs));
+    if (part.expireAtMs !== expiry) {
+      expiry = part.expireAtMs;
+      expiryText = String(expiry);
+    }
+    call.args.push(part.value, expiryText);
   }
   pushSortedSets(call, commit.sortedSets);
   if (fence) call.keys.push(resume.key);

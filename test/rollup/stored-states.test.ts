@@ -5,6 +5,7 @@
  * encoding) are kept as DESIGN says. Written from mutation testing's survivors (docs/TESTING.md).
  */
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { hostMember, parseHostMember } from '../../src/rollup/keys.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
@@ -186,6 +187,48 @@ describe('quantile sketch state', () => {
           JSON.stringify(form).slice(0, 80),
       ),
     );
+  });
+});
+
+describe('stored text, built by hand', () => {
+  const time = fc.oneof(
+    fc.constant(null),
+    fc.constant(0),
+    fc.double({ min: -1e-3, max: 1e6, noNaN: true }),
+    fc.integer({ min: 0, max: 600_000 }),
+  );
+  const invocation = fc.record({
+    projectRef: fc.constant('p'),
+    functionId: fc.constant(null),
+    executionTimeMs: time,
+    statusCode: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 999 })),
+  });
+
+  test('is exactly the JSON of the stored form, in exact and bins mode', () => {
+    fc.assert(
+      fc.property(fc.array(invocation, { maxLength: 260 }), (invocations) => {
+        let state = invocationStats.empty();
+        for (const one of invocations) state = invocationStats.add(state, one);
+        const form = {
+          n: state.count,
+          e: state.errorCount,
+          s: state.statusClasses,
+          t: state.timedCount,
+          sum: state.sum,
+          min: state.min,
+          max: state.max,
+          q: toSerialized(state.times),
+        };
+        expect(invocationStats.serialize(state)).toBe(JSON.stringify(form));
+        expect(invocationStats.deserialize(invocationStats.serialize(state))).toEqual(state);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('usage counts are the JSON array of their five counts', () => {
+    const state = { total: 12, rest: 3, storage: 0, auth: 7, realtime: 1 };
+    expect(usageCounts.serialize(state)).toBe(JSON.stringify([12, 3, 0, 7, 1]));
   });
 });
 
