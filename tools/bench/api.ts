@@ -2,7 +2,9 @@
  * HTTP API benchmark: one API process answering from Redis loaded with generated events,
  * driven over loopback from this process (undici, 64 connections by default), per workload:
  * requests/s and p50/p99 latency; then, in the same run, the reference evaluator answering the
- * same requests over the same raw events in memory (the query-on-every-call baseline).
+ * same requests over the same raw events in memory (the query-on-every-call baseline), and
+ * DuckDB answering each endpoint's SQL over the same raw events on every call (the query-engine
+ * baseline, `./bench/api/duckdb.ts`).
  *
  *   npm run bench:api                       # 1,000,000 events, 10 s per workload
  *   npm run bench:api -- --events 200000 --seconds 5 --connections 64 --baseline-calls 20
@@ -23,6 +25,8 @@ import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { baseline, type BaselineResult } from './api/baseline.ts';
+import { DuckDbBaseline } from './api/duckdb.ts';
+import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { startApi } from './api/child.ts';
 import { drive, type DriveResult } from './api/load.ts';
 import { environment } from './measure.ts';
@@ -214,6 +218,19 @@ function memoryEvents(total: number, nowUs: number): LogEvent[] {
   return events;
 }
 
+/** Rows and the sum of their counts, e.g. `301 rows, 5120 counted`: what both baselines must agree on. */
+function countsOf(rows: readonly object[]): string {
+  let counted = 0;
+  for (const row of rows) {
+    for (const [column, value] of Object.entries(row)) {
+      if ((column === 'count' || column.startsWith('total_')) && value !== null) {
+        counted += Number(value);
+      }
+    }
+  }
+  return `${rows.length} rows, ${counted} counted`;
+}
+
 const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 const perSecond = (value: number) => Math.round(value).toLocaleString('en-US');
 
@@ -254,7 +271,7 @@ async function main(): Promise<void> {
   for (const workload of list) {
     measuredAtUs.set(workload.label, Date.now() * 1000);
     for (const mode of modes) {
-      const api = await startApi({ REDIS_URL: url, API_KEYS: KEY, ...mode.env });
+      const api = await startApi({ REDIS_URL: url, STORE: 'redis', API_KEYS: KEY, ...mode.env });
       try {
         const base = {
           url: api.url,
@@ -298,14 +315,42 @@ async function main(): Promise<void> {
     );
   }
 
+  process.stderr.write('DuckDB: loading the events...\n');
+  const loadStarted = performance.now();
+  const duckdb = await DuckDbBaseline.load(events);
+  process.stderr.write(
+    `DuckDB: loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`,
+  );
+  const engine = new Map<string, BaselineResult>();
+  for (const workload of list) {
+    const atUs = measuredAtUs.get(workload.label) ?? nowUs;
+    const query = workload.queries[0] ?? '';
+    const sql = countsOf(await duckdb.rows(workload.endpoint, query, atUs));
+    const reference = evaluateEndpoint(workload.endpoint, events, new URLSearchParams(query), atUs);
+    const exact = reference.ok ? countsOf(reference.rows) : 'refused';
+    const result = await duckdb.time(workload.endpoint, workload.queries, {
+      maxCalls: options.baselineCalls,
+      maxSeconds: options.baselineSeconds,
+      nowUs: atUs,
+    });
+    engine.set(workload.label, result);
+    process.stderr.write(
+      `DuckDB: ${workload.label}: ${result.calls} calls, p50 ${ms(result.p50Ms)} ms; ` +
+        `its rows and counts ${sql}, the reference evaluator's ${exact}` +
+        `${sql === exact ? '' : ' (DIFFERENT)'}\n`,
+    );
+  }
+
   console.log('');
   console.log(
     `| workload | mode | max req/s (${options.connections} conns) | offered req/s | ` +
-      'p50 / p99 ms at offered | baseline calls/s (p50 ms) | max req/s / baseline |',
+      'p50 / p99 ms at offered | baseline calls/s (p50 ms) | max req/s / baseline | ' +
+      'DuckDB calls/s (p50 ms) | max req/s / DuckDB |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const workload of list) {
     const base = baselines.get(workload.label);
+    const sqlBase = engine.get(workload.label);
     for (const mode of modes) {
       const result = results.get(`${mode.name}|${workload.label}`);
       if (result === undefined || base === undefined) continue;
@@ -318,6 +363,10 @@ async function main(): Promise<void> {
           base.perSecond.toFixed(2)
         } (${ms(base.p50Ms)}) | ${
           Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')
+        }x | ${sqlBase === undefined ? '?' : `${sqlBase.perSecond.toFixed(2)} (${ms(sqlBase.p50Ms)})`} | ${
+          sqlBase === undefined
+            ? '?'
+            : Math.round(result.saturation.perSecond / sqlBase.perSecond).toLocaleString('en-US')
         }x |`,
       );
     }
