@@ -9,6 +9,7 @@
  *   npm run bench:api                       # 1,000,000 events, 10 s per workload
  *   npm run bench:api -- --events 200000 --seconds 5 --connections 64 --baseline-calls 20
  *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
+ *   npm run bench:api -- --profile DIR      # each API process writes a CPU profile into DIR
  *
  * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
  * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
@@ -38,6 +39,8 @@ const BATCH = 20_000;
 interface Flags {
   /** Keep only the workloads whose label contains this text (empty: all). */
   only: string;
+  /** Where each API process writes its CPU profile (`node --cpu-prof`); empty: none. */
+  profile: string;
   events: number;
   seconds: number;
   rate: number;
@@ -49,6 +52,7 @@ interface Flags {
 function flags(args: readonly string[]): Flags {
   const result: Flags = {
     only: '',
+    profile: '',
     events: 1_000_000,
     seconds: 10,
     rate: 3_000,
@@ -56,7 +60,7 @@ function flags(args: readonly string[]): Flags {
     baselineCalls: 20,
     baselineSeconds: 20,
   };
-  const names: Record<string, Exclude<keyof Flags, 'only'>> = {
+  const names: Record<string, Exclude<keyof Flags, 'only' | 'profile'>> = {
     '--events': 'events',
     '--seconds': 'seconds',
     '--rate': 'rate',
@@ -65,8 +69,8 @@ function flags(args: readonly string[]): Flags {
     '--baseline-seconds': 'baselineSeconds',
   };
   for (let i = 0; i < args.length; i += 2) {
-    if (args[i] === '--only') {
-      result.only = args[i + 1] ?? '';
+    if (args[i] === '--only' || args[i] === '--profile') {
+      result[args[i] === '--only' ? 'only' : 'profile'] = args[i + 1] ?? '';
       continue;
     }
     const name = names[args[i] ?? ''];
@@ -74,7 +78,8 @@ function flags(args: readonly string[]): Flags {
     if (name === undefined || !Number.isInteger(value) || value < 1) {
       throw new Error(
         `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
-          '--baseline-calls, --baseline-seconds, each with a positive integer, or --only TEXT',
+          '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT or ' +
+          '--profile DIR',
       );
     }
     result[name] = value;
@@ -271,7 +276,17 @@ async function main(): Promise<void> {
   for (const workload of list) {
     measuredAtUs.set(workload.label, Date.now() * 1000);
     for (const mode of modes) {
-      const api = await startApi({ REDIS_URL: url, STORE: 'redis', API_KEYS: KEY, ...mode.env });
+      const api = await startApi(
+        { REDIS_URL: url, STORE: 'redis', API_KEYS: KEY, ...mode.env },
+        [
+          ...(options.profile === ''
+            ? []
+            : ['--cpu-prof', `--cpu-prof-dir=${options.profile}`]),
+          'service/main.ts',
+          '--role',
+          'api',
+        ],
+      );
       try {
         const base = {
           url: api.url,
