@@ -124,7 +124,9 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
   // The JSON text of `Serialized`, built directly (it is written for every bucket a flush
   // touches); every number in a state is finite (see `serializedText`).
   serialize: (state) =>
-    `{"n":${state.count},"e":${state.errorCount},"s":[${state.statusClasses.join(',')}],"t":${state.timedCount},"sum":${state.sum},"min":${state.min},"max":${state.max},"q":${
+    `{"n":${state.count},"e":${state.errorCount},"s":[${
+      state.statusClasses.join(',')
+    }],"t":${state.timedCount},"sum":${state.sum},"min":${state.min},"max":${state.max},"q":${
       serializedText(state.times)
     }}`,
 

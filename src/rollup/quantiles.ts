@@ -114,7 +114,7 @@ function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
 
 /** Bins in ascending order of the values they hold: negatives (largest magnitude first), then positives. */
 function* ascending(sketch: BinnedSketch): Generator<[value: number, count: number]> {
-  for (const bin of sortedBins(sketch.negative).reverse()) {
+  for (const bin of sortedBins(sketch.negative).toReversed()) {
     yield [-representative(bin), sketch.negative.get(bin) ?? 0];
   }
   if (sketch.zero > 0) yield [0, sketch.zero];
@@ -140,9 +140,20 @@ export function quantile(sketch: QuantileSketch, q: number): number | null {
   return null;
 }
 
+/**
+ * The last sorted order of each bin map. Bins are only ever added, never removed, so an order
+ * of as many bins as the map holds is still its order: a hot bucket, serialized again at every
+ * flush, is sorted again only when a value fell in a new bin.
+ */
+const sortedOrders = new WeakMap<Bins, Float64Array>();
+
 /** Bin indexes in ascending order (a typed array sorts numbers without a comparator call). */
 function sortedBins(bins: Bins): Float64Array {
-  return Float64Array.from(bins.keys()).sort();
+  const known = sortedOrders.get(bins);
+  if (known !== undefined && known.length === bins.size) return known;
+  const sorted = Float64Array.from(bins.keys()).sort();
+  sortedOrders.set(bins, sorted);
+  return sorted;
 }
 
 /** Sorted bins as `[firstBin, count, gap, count, gap, count…]`: small numbers, compact JSON. */
@@ -161,7 +172,9 @@ function binsText(bins: Bins): string {
   let text = '';
   let previous = 0;
   for (const bin of sortedBins(bins)) {
-    text += text === '' ? `${bin},${bins.get(bin) ?? 0}` : `,${bin - previous},${bins.get(bin) ?? 0}`;
+    text += text === ''
+      ? `${bin},${bins.get(bin) ?? 0}`
+      : `,${bin - previous},${bins.get(bin) ?? 0}`;
     previous = bin;
   }
   return `[${text}]`;

@@ -226,6 +226,20 @@ describe('stored text, built by hand', () => {
     );
   });
 
+  test('a sketch read and written again, then given a value in a new bin, is written whole', () => {
+    const values = Array.from({ length: 150 }, (_, i) => (i % 2 === 0 ? i : -i));
+    const sketch = sketchOf(values);
+    const before = quantileSketch.serialize(sketch);
+    // Reading (negatives are walked in reverse) and writing leave the sorted order as it was.
+    expect(quantile(sketch, 0.01)).toBe(quantile(sketchOf(values), 0.01));
+    expect(quantileSketch.serialize(sketch)).toBe(before);
+    const more = quantileSketch.add(quantileSketch.add(sketch, 1e5), -1e5);
+    expect(quantileSketch.serialize(more)).toBe(
+      quantileSketch.serialize(sketchOf([...values, 1e5, -1e5])),
+    );
+    expect(quantileSketch.serialize(more)).not.toBe(before);
+  });
+
   test('usage counts are the JSON array of their five counts', () => {
     const state = { total: 12, rest: 3, storage: 0, auth: 7, realtime: 1 };
     expect(usageCounts.serialize(state)).toBe(JSON.stringify([12, 3, 0, 7, 1]));

@@ -279,9 +279,7 @@ async function main(): Promise<void> {
       const api = await startApi(
         { REDIS_URL: url, STORE: 'redis', API_KEYS: KEY, ...mode.env },
         [
-          ...(options.profile === ''
-            ? []
-            : ['--cpu-prof', `--cpu-prof-dir=${options.profile}`]),
+          ...(options.profile === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profile}`]),
           'service/main.ts',
           '--role',
           'api',
@@ -378,7 +376,9 @@ async function main(): Promise<void> {
           base.perSecond.toFixed(2)
         } (${ms(base.p50Ms)}) | ${
           Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')
-        }x | ${sqlBase === undefined ? '?' : `${sqlBase.perSecond.toFixed(2)} (${ms(sqlBase.p50Ms)})`} | ${
+        }x | ${
+          sqlBase === undefined ? '?' : `${sqlBase.perSecond.toFixed(2)} (${ms(sqlBase.p50Ms)})`
+        } | ${
           sqlBase === undefined
             ? '?'
             : Math.round(result.saturation.perSecond / sqlBase.perSecond).toLocaleString('en-US')
