@@ -8,7 +8,7 @@
 import { type ParamError, readParam } from '../../src/contract/params/common.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
-import { answerEndpoint } from '../../src/endpoints/registry.ts';
+import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
 import { turnEvery } from '../../src/async/next-turn.ts';
 import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { etagOf } from '../middleware/etag.ts';
@@ -100,12 +100,18 @@ export function createAnswerer(
           ...base,
           matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
         };
-        const answer = await answerEndpoint(record.name, params, context, {
-          maxRows: record.maxRows,
-        });
-        if (!answer.ok) return answer;
-        const rows = redactPii ? await redactRows(answer.rows) : answer.rows;
-        const body = UTF8.encode(JSON.stringify({ result: rows }));
+        const options = { maxRows: record.maxRows };
+        let body: Uint8Array<ArrayBuffer>;
+        if (redactPii) {
+          // Redaction walks the rows' strings: they are read as values.
+          const answer = await answerEndpoint(record.name, params, context, options);
+          if (!answer.ok) return answer;
+          body = UTF8.encode(JSON.stringify({ result: await redactRows(answer.rows) }));
+        } else {
+          const answer = await answerEndpointJson(record.name, params, context, options);
+          if (!answer.ok) return answer;
+          body = UTF8.encode(`{"result":[${answer.rows.join(',')}]}`);
+        }
         return { ok: true, body, etag: etagOf(body) };
       },
     );

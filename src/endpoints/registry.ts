@@ -29,7 +29,7 @@ import type { EndpointRows } from '../contract/rows.ts';
 import { readApiCounts } from './read/api-counts.ts';
 import type { ReadContext } from './read/context.ts';
 import { readInvocationStats } from './read/invocation-stats.ts';
-import { readLogsAll } from './read/logs-all.ts';
+import { readLogsAll, readLogsAllJson } from './read/logs-all.ts';
 
 /** The typed parameters of each endpoint. */
 export interface EndpointParams {
@@ -44,6 +44,11 @@ export interface EndpointDescriptor<P, R> {
   readonly parse: (source: ParamSource) => ParamResult<P>;
   /** The rows from the rollups in the store; rejects only when the store fails. */
   readonly read: (context: ReadContext, params: P) => Promise<R[]>;
+  /**
+   * The same rows, each as its JSON text, where the store holds them ready to send (absent: the
+   * rows of `read`, serialized).
+   */
+  readonly readJson?: (context: ReadContext, params: P) => Promise<string[]>;
 }
 
 type Descriptors = {
@@ -53,13 +58,18 @@ type Descriptors = {
 /** The descriptor of every endpoint. */
 export const DESCRIPTORS: Descriptors = {
   'functions.invocation-stats': { parse: parseInvocationStatsParams, read: readInvocationStats },
-  'logs.all': { parse: parseLogsAllParams, read: readLogsAll },
+  'logs.all': { parse: parseLogsAllParams, read: readLogsAll, readJson: readLogsAllJson },
   'usage.api-counts': { parse: parseApiCountsParams, read: readApiCounts },
 };
 
 /** Rows of an endpoint, or why its parameters were refused. */
 export type Answer<N extends EndpointName> =
   | { readonly ok: true; readonly rows: EndpointRows[N][] }
+  | { readonly ok: false; readonly error: ParamError };
+
+/** The rows of an endpoint as JSON texts, or why its parameters were refused. */
+export type JsonAnswer =
+  | { readonly ok: true; readonly rows: string[] }
   | { readonly ok: false; readonly error: ParamError };
 
 /** Options of {@link answerEndpoint}. */
@@ -76,24 +86,65 @@ function cap<R>(rows: R[], options: AnswerOptions): R[] {
   return rows.length > maxRows ? rows.slice(0, maxRows) : rows;
 }
 
+/** Reads `source` with `parse`, then the rows with `read`, capped; refusals become answers. */
+async function answerWith<P, T>(
+  parse: (source: ParamSource) => ParamResult<P>,
+  read: (params: P) => Promise<T[]>,
+  source: ParamSource,
+  options: AnswerOptions,
+): Promise<
+  { readonly ok: true; readonly rows: T[] } | { readonly ok: false; readonly error: ParamError }
+> {
+  const parsed = parse(source);
+  if (!parsed.ok) return parsed;
+  try {
+    return { ok: true, rows: cap(await read(parsed.params), options) };
+  } catch (error) {
+    if (error instanceof ParamRefusal) return { ok: false, error: error.error };
+    throw error;
+  }
+}
+
 /**
  * The rows of endpoint `name` for `source` at `context.nowUs`, from the rollups. Rejects only
  * when the store fails (the caller answers 503); bad parameters, also those refused while
  * reading ({@link ParamRefusal}), resolve to `{ ok: false, error }`.
  */
-export async function answerEndpoint<N extends EndpointName>(
+export function answerEndpoint<N extends EndpointName>(
   name: N,
   source: ParamSource,
   context: ReadContext,
   options: AnswerOptions = {},
 ): Promise<Answer<N>> {
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
-  const parsed = descriptor.parse(source);
-  if (!parsed.ok) return parsed;
-  try {
-    return { ok: true, rows: cap(await descriptor.read(context, parsed.params), options) };
-  } catch (error) {
-    if (error instanceof ParamRefusal) return { ok: false, error: error.error };
-    throw error;
+  return answerWith(
+    descriptor.parse,
+    (params) => descriptor.read(context, params),
+    source,
+    options,
+  );
+}
+
+/**
+ * {@link answerEndpoint}'s rows, each as its JSON text: what the HTTP API sends. An endpoint
+ * whose store holds its rows as text (`readJson`) is answered without parsing them.
+ */
+export async function answerEndpointJson<N extends EndpointName>(
+  name: N,
+  source: ParamSource,
+  context: ReadContext,
+  options: AnswerOptions = {},
+): Promise<JsonAnswer> {
+  const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
+  const readJson = descriptor.readJson;
+  if (readJson !== undefined) {
+    return await answerWith(
+      descriptor.parse,
+      (params) => readJson(context, params),
+      source,
+      options,
+    );
   }
+  const answer = await answerEndpoint(name, source, context, options);
+  return answer.ok ? { ok: true, rows: answer.rows.map((row) => JSON.stringify(row)) } : answer;
 }

@@ -11,6 +11,7 @@
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { EdgeEvent, Json, JsonObject } from '../events/types.ts';
 import type { ScoredMember } from '../store/port.ts';
+import { topLevelFields } from '../text/json-fields.ts';
 
 /** Default number of entries kept per project (DESIGN.md section 5: at least 10,000). */
 export const DEFAULT_RECENT_LOGS_CAPACITY = 10_000;
@@ -76,4 +77,40 @@ export function parseRecentLog(member: string): RecentLogEntry {
     eventMessage: typeof message === 'string' ? message : null,
     metadata: event.metadata,
   };
+}
+
+const ROW_FIELDS = ['id', 'event_message', 'metadata'];
+
+/**
+ * The `logs.all` row of a member as JSON text, copied from the stored event's text without
+ * parsing it: `{"id":…,"timestamp":…,"event_message":…,"metadata":…}`, the same row
+ * {@link parseRecentLog} reads (an `event_message` that is not a string is null). Throws an Error
+ * naming a corrupt member, as {@link parseRecentLog} does.
+ *
+ * @example
+ * ```ts
+ * recentLogRowJson(recentLogMember(event, position));
+ * // '{"id":"a","timestamp":1795256130000000,"event_message":"GET","metadata":[…]}'
+ * ```
+ */
+export function recentLogRowJson(member: string): string {
+  const rawStart = member.lastIndexOf(SEPARATOR);
+  const timestampStart = member.lastIndexOf(SEPARATOR, rawStart - 1);
+  const timestamp = member.slice(timestampStart + 1, rawStart);
+  const spans = rawStart > 0 ? topLevelFields(member, rawStart + 1, ROW_FIELDS) : null;
+  const id = spans?.get('id');
+  const metadata = spans?.get('metadata');
+  if (
+    timestampStart < 0 || !/^-?\d{1,16}$/.test(timestamp) ||
+    !Number.isSafeInteger(Number(timestamp)) || id === undefined || metadata === undefined ||
+    member.charCodeAt(id.start) !== 0x22 || member.charCodeAt(metadata.start) !== 0x5b
+  ) {
+    throw new Error(`recent log member is malformed: ${member.slice(0, 80)}`);
+  }
+  const message = spans?.get('event_message');
+  const messageText = message !== undefined && member.charCodeAt(message.start) === 0x22
+    ? member.slice(message.start, message.end)
+    : 'null';
+  return `{"id":${member.slice(id.start, id.end)},"timestamp":${Number(timestamp)},` +
+    `"event_message":${messageText},"metadata":${member.slice(metadata.start, metadata.end)}}`;
 }

@@ -194,7 +194,8 @@ describe('stored text, built by hand', () => {
   const time = fc.oneof(
     fc.constant(null),
     fc.constant(0),
-    fc.double({ min: -1e-3, max: 1e6, noNaN: true }),
+    // -0 is written as 0, as JSON.stringify writes it: read back, it is 0.
+    fc.double({ min: -1e-3, max: 1e6, noNaN: true }).map((value) => value === 0 ? 0 : value),
     fc.integer({ min: 0, max: 600_000 }),
   );
   const invocation = fc.record({

@@ -1,0 +1,142 @@
+/**
+ * A `logs.all` row copied out of a stored entry's text (`recentLogRowJson`, what the HTTP API
+ * sends) is the row `parseRecentLog` reads, for any event text: spacing, escaped keys, a field
+ * given twice, fields in any order, an `event_message` of any kind; a cut or corrupt entry is
+ * refused by both.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { parseRecentLog, recentLogRowJson } from '../../src/rollup/recent-logs.ts';
+import { topLevelFields } from '../../src/text/json-fields.ts';
+
+const SEPARATOR = '\u0000';
+
+function member(id: string, timestampUs: number, raw: string): string {
+  return `${id}${SEPARATOR}0000000000000001@s/0${SEPARATOR}${timestampUs}${SEPARATOR}${raw}`;
+}
+
+function rowOf(text: string) {
+  const entry = parseRecentLog(text);
+  return {
+    id: entry.id,
+    timestamp: entry.timestampUs,
+    event_message: entry.eventMessage,
+    metadata: entry.metadata,
+  };
+}
+
+/** JSON text of an object's fields in the given order, spaced as asked, keys maybe escaped. */
+function objectText(
+  fields: readonly (readonly [string, unknown])[],
+  space: string,
+  escapeKeys: boolean,
+): string {
+  const key = (name: string) =>
+    escapeKeys
+      ? `"${[...name].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`
+      : JSON.stringify(name);
+  const body = fields.map(([name, value]) =>
+    `${space}${key(name)}${space}:${space}${
+      JSON.stringify(value, null, space === '' ? undefined : space)
+    }`
+  );
+  return `{${body.join(`,${space}`)}${space}}`;
+}
+
+const jsonObject = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), {
+  maxKeys: 4,
+});
+
+describe('a logs.all row as JSON text', () => {
+  test('is the row parseRecentLog reads, for any event text', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          id: fc.string({ maxLength: 12, unit: 'binary' }),
+          timestampUs: fc.integer({ min: -1e15, max: 4e15 }),
+          message: fc.option(
+            fc.oneof(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 2 })),
+            {
+              nil: undefined,
+            },
+          ),
+          metadata: fc.array(jsonObject, { maxLength: 3 }),
+          decoyMetadata: fc.option(fc.array(jsonObject, { maxLength: 1 }), { nil: undefined }),
+          extra: fc.array(
+            fc.tuple(
+              fc.constantFrom('project', 'timestamp', 'x', 'm\\e'),
+              fc.jsonValue({ maxDepth: 2 }),
+            ),
+            {
+              maxLength: 3,
+            },
+          ),
+          space: fc.constantFrom('', ' ', '\n  ', '\t'),
+          escapeKeys: fc.boolean(),
+          order: fc.integer({ min: 0, max: 5 }),
+        }),
+        (spec) => {
+          const fields: [string, unknown][] = [
+            ...(spec.decoyMetadata === undefined
+              ? []
+              : [['metadata', spec.decoyMetadata] as [string, unknown]]),
+            ['id', spec.id],
+            ...spec.extra,
+            ...(spec.message === undefined
+              ? []
+              : [['event_message', spec.message] as [string, unknown]]),
+          ];
+          fields.splice(spec.order % (fields.length + 1), 0, ['metadata', spec.metadata]);
+          const text = member(
+            spec.id,
+            spec.timestampUs,
+            objectText(fields, spec.space, spec.escapeKeys),
+          );
+          expect(JSON.parse(recentLogRowJson(text))).toEqual(rowOf(text));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test('a cut entry is refused by both readers', () => {
+    const raw = JSON.stringify({
+      id: 'a"b\\',
+      timestamp: 5,
+      event_message: 'x}]"',
+      metadata: [{ request: [{ host: 'h', path: '/"}' }] }],
+    });
+    for (let length = 0; length < raw.length; length++) {
+      const text = member('a', 5, raw.slice(0, length));
+      expect(() => recentLogRowJson(text)).toThrow('recent log member is malformed');
+      expect(() => parseRecentLog(text)).toThrow();
+    }
+    expect(JSON.parse(recentLogRowJson(member('a', 5, raw)))).toEqual(rowOf(member('a', 5, raw)));
+  });
+
+  test('an entry without an id or metadata, or with a bad timestamp, is refused', () => {
+    for (
+      const text of [
+        member('a', 5, '{"metadata":[]}'),
+        member('a', 5, '{"id":"a"}'),
+        member('a', 5, '{"id":7,"metadata":[]}'),
+        member('a', 5, '{"id":"a","metadata":{}}'),
+        `a${SEPARATOR}p${SEPARATOR}five${SEPARATOR}{"id":"a","metadata":[]}`,
+        '{"id":"a","metadata":[]}',
+      ]
+    ) {
+      expect(() => recentLogRowJson(text), text).toThrow('recent log member is malformed');
+      expect(() => rowOf(text), text).toThrow();
+    }
+  });
+
+  test('fields are found in one pass, the last of a name counting', () => {
+    const text = ' { "a" : 1 , "b":[{"a":2}], "a":"x\\"}" }';
+    const spans = topLevelFields(text, 0, ['a', 'b']);
+    const a = spans?.get('a');
+    expect(a && text.slice(a.start, a.end)).toBe('"x\\"}"');
+    expect(topLevelFields('[1]', 0, ['a'])).toBeNull();
+    expect(topLevelFields('{}', 0, ['a'])?.size).toBe(0);
+    expect(topLevelFields('{"a":}', 0, ['a'])).toBeNull();
+  });
+});
