@@ -110,7 +110,7 @@ export function createAnswerer(
         } else {
           const answer = await answerEndpointJson(record.name, params, context, options);
           if (!answer.ok) return answer;
-          body = UTF8.encode(`{"result":[${answer.rows.join(',')}]}`);
+          body = UTF8.encode(`{"result":${answer.json}}`);
         }
         return { ok: true, body, etag: etagOf(body) };
       },

@@ -67,9 +67,9 @@ export type Answer<N extends EndpointName> =
   | { readonly ok: true; readonly rows: EndpointRows[N][] }
   | { readonly ok: false; readonly error: ParamError };
 
-/** The rows of an endpoint as JSON texts, or why its parameters were refused. */
+/** The rows of an endpoint as the text of a JSON array, or why its parameters were refused. */
 export type JsonAnswer =
-  | { readonly ok: true; readonly rows: string[] }
+  | { readonly ok: true; readonly json: string }
   | { readonly ok: false; readonly error: ParamError };
 
 /** Options of {@link answerEndpoint}. */
@@ -126,7 +126,7 @@ export function answerEndpoint<N extends EndpointName>(
 }
 
 /**
- * {@link answerEndpoint}'s rows, each as its JSON text: what the HTTP API sends. An endpoint
+ * {@link answerEndpoint}'s rows as the text of a JSON array: what the HTTP API sends. An endpoint
  * whose store holds its rows as text (`readJson`) is answered without parsing them.
  */
 export async function answerEndpointJson<N extends EndpointName>(
@@ -138,13 +138,14 @@ export async function answerEndpointJson<N extends EndpointName>(
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
   const readJson = descriptor.readJson;
   if (readJson !== undefined) {
-    return await answerWith(
+    const answer = await answerWith(
       descriptor.parse,
       (params) => readJson(context, params),
       source,
       options,
     );
+    return answer.ok ? { ok: true, json: `[${answer.rows.join(',')}]` } : answer;
   }
   const answer = await answerEndpoint(name, source, context, options);
-  return answer.ok ? { ok: true, rows: answer.rows.map((row) => JSON.stringify(row)) } : answer;
+  return answer.ok ? { ok: true, json: JSON.stringify(answer.rows) } : answer;
 }
