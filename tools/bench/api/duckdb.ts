@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
@@ -135,8 +135,11 @@ export class DuckDbBaseline {
   static async load(events: readonly LogEvent[]): Promise<DuckDbBaseline> {
     const directory = mkdtempSync(join(tmpdir(), 'bench-duckdb-'));
     try {
-      const edge: string[] = [];
-      const functionEdge: string[] = [];
+      // Written line by line: a million events are more text than one string may hold.
+      const files = {
+        edge: openSync(join(directory, 'edge.ndjson'), 'w'),
+        'function-edge': openSync(join(directory, 'function-edge.ndjson'), 'w'),
+      };
       for (const event of events) {
         const row = {
           id: event.id,
@@ -145,10 +148,10 @@ export class DuckDbBaseline {
           event_message: event.eventMessage,
           metadata: event.metadata,
         };
-        (event.source === 'edge' ? edge : functionEdge).push(JSON.stringify(row));
+        writeSync(files[event.source], `${JSON.stringify(row)}\n`);
       }
-      writeFileSync(join(directory, 'edge.ndjson'), `${edge.join('\n')}\n`);
-      writeFileSync(join(directory, 'function-edge.ndjson'), `${functionEdge.join('\n')}\n`);
+      closeSync(files.edge);
+      closeSync(files['function-edge']);
       const instance = await DuckDBInstance.create(':memory:');
       const connection = await instance.connect();
       for (const [table, file] of [['edge', 'edge'], ['function_edge', 'function-edge']]) {
