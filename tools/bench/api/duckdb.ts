@@ -43,10 +43,13 @@ const TIERS: Readonly<Record<string, string>> = {
   ENTERPRISE: '90 days',
 };
 
-const USAGE_INTERVALS: Readonly<Record<string, { span: string; grain: string }>> = {
-  minutely: { span: '60 minutes', grain: 'minute' },
-  hourly: { span: '1 hour', grain: 'hour' },
-  daily: { span: '7 days', grain: 'day' },
+/** The window, its buckets, and the precision of its start (DESIGN 5's deviation). */
+const USAGE_INTERVALS: Readonly<
+  Record<string, { span: string; grain: string; precision: string }>
+> = {
+  minutely: { span: '60 minutes', grain: 'minute', precision: 'second' },
+  hourly: { span: '1 hour', grain: 'hour', precision: 'second' },
+  daily: { span: '7 days', grain: 'day', precision: 'minute' },
 };
 
 const NOW = 'make_timestamp($now::BIGINT)';
@@ -95,8 +98,8 @@ function logsAllCall(query: URLSearchParams, nowUs: number): Call {
 }
 
 function apiCountsCall(query: URLSearchParams, nowUs: number): Call {
-  const { span, grain } = USAGE_INTERVALS[query.get('interval') ?? ''] ??
-    { span: '7 days', grain: 'day' };
+  const { span, grain, precision } = USAGE_INTERVALS[query.get('interval') ?? ''] ??
+    { span: '7 days', grain: 'day', precision: 'minute' };
   return {
     sql: `
       WITH requests AS (
@@ -104,7 +107,7 @@ function apiCountsCall(query: URLSearchParams, nowUs: number): Call {
                coalesce(nullif(r.host, ''), regexp_extract(r.url, '^[a-z]+://([^/?#:]*)', 1)) AS host,
                coalesce(r.path, regexp_extract(r.url, '^[a-z]+://[^/?#]*([^?#]*)', 1)) AS path
         FROM edge AS e, unnest(e.metadata) AS u(m), unnest(m.request) AS v(r)
-        WHERE e.timestamp >= ${NOW} - INTERVAL '${span}'
+        WHERE e.timestamp >= date_trunc('${precision}', ${NOW} - INTERVAL '${span}')
       )
       SELECT date_trunc('${grain}', timestamp) AS timestamp,
              count(*) FILTER (WHERE contains(path, '/rest')) AS total_rest_requests,
