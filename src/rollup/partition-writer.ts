@@ -26,7 +26,7 @@
  * const writer = new PartitionWriter({ store, stream: 'logs.edge/3', nowUs, earliestOffset });
  * const from = await writer.open(); // where consuming resumes
  * await writer.loadWatermarks(['abcdefghijklmnopqrst']);
- * if (offset >= (writer.watermark('abcdefghijklmnopqrst') ?? 0)) fold.add(event, position, nowUs);
+ * if (offset >= (writer.watermark('abcdefghijklmnopqrst') ?? 0)) fold.add(event, offset, nowUs);
  * await writer.flush(fold.take(), offset + 1);
  * ```
  *
