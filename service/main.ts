@@ -112,8 +112,17 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  // A launcher in front (deno task, npm, a terminal's Ctrl-C to the whole process group) may
+  // deliver a stop signal twice: the listeners stay, so a second one does not cut the shutdown
+  // short (the default action would kill the process mid-stop); the deadline above still bounds it.
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    shutdown(signal);
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
 await main();

@@ -1,0 +1,28 @@
+/**
+ * A launcher in front of the service (`deno task`, `npm`, a terminal's Ctrl-C to the whole
+ * process group) may deliver the same stop signal twice at once: the service still stops cleanly,
+ * logging its stop once and exiting 0, instead of being cut short by the second signal.
+ */
+import { expect, test } from 'vitest';
+import { embeddedEnv, startChild } from '../api/helpers/child.ts';
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`${signal} twice at once still stops the service cleanly`, async () => {
+    const service = await startChild(
+      'node_modules/.bin/node',
+      ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts'],
+      embeddedEnv(),
+    );
+    const pid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(service.output())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, signal);
+    // The second one once the first is being handled, as a launcher forwarding it would.
+    while (!service.output().includes('"msg":"stopping"')) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    process.kill(pid, signal);
+    const code = await service.stop();
+    expect(code).toBe(0);
+    expect(service.output().match(/"msg":"stopping"/g)).toHaveLength(1);
+  }, 60_000);
+}
