@@ -5,6 +5,16 @@
  * @module
  */
 import { EVENT_LIMITS } from '../../src/events/limits.ts';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  isJsonSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from '../../src/text/json-chars.ts';
 import { HttpError } from '../errors.ts';
 
 /** One event's text and where it was in the body. */
@@ -147,19 +157,10 @@ function lineItems(text: string, maxItems: number): BodyItem[] {
 
 function isBlank(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
-    const code = text.charCodeAt(i);
-    if (code !== 0x20 && code !== 0x09 && code !== 0x0d && code !== 0x0a) return false;
+    if (!isJsonSpace(text.charCodeAt(i))) return false;
   }
   return true;
 }
-
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
 
 /**
  * The elements of a JSON array body, found by one pass that follows strings and nesting (a
@@ -189,15 +190,15 @@ function arrayItems(text: string, open: number, limits: BodyLimits): BodyItem[] 
       continue;
     }
     if (code === QUOTE) inString = true;
-    else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+    else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       depth++;
       if (depth > limits.maxDepth) {
         throw malformed(`it nests deeper than ${limits.maxDepth} levels`);
       }
-    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
       depth--;
       if (depth === 0) {
-        if (code !== CLOSE_ARRAY) throw malformed('not a valid JSON array (it closes with "}")');
+        if (code !== CLOSE_BRACKET) throw malformed('not a valid JSON array (it closes with "}")');
         closed = i;
         push(i);
         break;

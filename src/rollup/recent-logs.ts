@@ -11,6 +11,7 @@
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { EdgeEvent, Json, JsonObject } from '../events/types.ts';
 import type { ScoredMember } from '../store/port.ts';
+import { OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { topLevelFields } from '../text/json-fields.ts';
 
 /** Default number of entries kept per project (DESIGN.md section 5: at least 10,000). */
@@ -103,12 +104,12 @@ export function recentLogRowJson(member: string): string {
   if (
     timestampStart < 0 || !/^-?\d{1,16}$/.test(timestamp) ||
     !Number.isSafeInteger(Number(timestamp)) || id === undefined || metadata === undefined ||
-    member.charCodeAt(id.start) !== 0x22 || member.charCodeAt(metadata.start) !== 0x5b
+    member.charCodeAt(id.start) !== QUOTE || member.charCodeAt(metadata.start) !== OPEN_BRACKET
   ) {
     throw new Error(`recent log member is malformed: ${member.slice(0, 80)}`);
   }
   const message = spans?.get('event_message');
-  const messageText = message !== undefined && member.charCodeAt(message.start) === 0x22
+  const messageText = message !== undefined && member.charCodeAt(message.start) === QUOTE
     ? member.slice(message.start, message.end)
     : 'null';
   return `{"id":${member.slice(id.start, id.end)},"timestamp":${Number(timestamp)},` +

@@ -5,6 +5,17 @@
  *
  * @module
  */
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isJsonSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from './json-chars.ts';
 
 /** Where one value lies: `text.slice(start, end)` is its JSON text. */
 export interface Span {
@@ -12,22 +23,9 @@ export interface Span {
   readonly end: number;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
-}
-
 function skipSpace(text: string, at: number): number {
   let i = at;
-  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
   return i;
 }
 
@@ -53,7 +51,9 @@ function valueEnd(text: string, at: number): number {
     let i = at;
     while (i < text.length) {
       const code = text.charCodeAt(i);
-      if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || isSpace(code)) break;
+      if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || isJsonSpace(code)) {
+        break;
+      }
       i++;
     }
     return i > at ? i : -1;

@@ -317,7 +317,7 @@ async function main(): Promise<void> {
   const events = memoryEvents(options.events, nowUs);
   const baselines = new Map<string, BaselineResult>();
   for (const workload of list) {
-    const result = baseline(workload.endpoint, events, workload.queries, {
+    const result = await baseline(workload.endpoint, events, workload.queries, {
       maxCalls: options.baselineCalls,
       maxSeconds: options.baselineSeconds,
       nowUs: measuredAtUs.get(workload.label) ?? nowUs,

@@ -18,18 +18,20 @@ export interface BaselineResult {
   readonly maxMs: number;
 }
 
-/** Times `evaluate` on `queries` (taken in turn) over `events`. */
-export function baseline(
-  endpoint: EndpointName,
-  events: readonly LogEvent[],
+/** How long a baseline runs: at most so many calls or seconds, whichever comes first. */
+export interface BaselineLimits {
+  readonly maxCalls: number;
+  readonly maxSeconds: number;
+  /** The `now` of every evaluation (Unix µs): the time the API answered the same requests. */
+  readonly nowUs: number;
+}
+
+/** Times `call` on `queries`, taken in turn, one after another, within `limits`. */
+export async function timeCalls(
   queries: readonly string[],
-  limits: {
-    readonly maxCalls: number;
-    readonly maxSeconds: number;
-    /** The `now` of every evaluation (Unix µs): the time the API answered the same requests. */
-    readonly nowUs: number;
-  },
-): BaselineResult {
+  limits: BaselineLimits,
+  call: (query: string) => unknown,
+): Promise<BaselineResult> {
   const latencies: number[] = [];
   const started = performance.now();
   while (
@@ -37,9 +39,8 @@ export function baseline(
   ) {
     const query = queries[latencies.length % queries.length] ?? '';
     const before = performance.now();
-    const answer = evaluateEndpoint(endpoint, events, new URLSearchParams(query), limits.nowUs);
+    await call(query);
     latencies.push(performance.now() - before);
-    if (!answer.ok) throw new Error(`baseline query refused: ${JSON.stringify(answer.error)}`);
   }
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
@@ -49,4 +50,17 @@ export function baseline(
     p50Ms: nearestRank(latencies, 0.5),
     maxMs: latencies.at(-1) ?? Number.NaN,
   };
+}
+
+/** Times the reference evaluator on `queries` (taken in turn) over `events`. */
+export function baseline(
+  endpoint: EndpointName,
+  events: readonly LogEvent[],
+  queries: readonly string[],
+  limits: BaselineLimits,
+): Promise<BaselineResult> {
+  return timeCalls(queries, limits, (query) => {
+    const answer = evaluateEndpoint(endpoint, events, new URLSearchParams(query), limits.nowUs);
+    if (!answer.ok) throw new Error(`baseline query refused: ${JSON.stringify(answer.error)}`);
+  });
 }

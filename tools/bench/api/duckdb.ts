@@ -19,8 +19,7 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
-import { nearestRank } from '../../nearest-rank.ts';
-import type { BaselineResult } from './baseline.ts';
+import { type BaselineLimits, type BaselineResult, timeCalls } from './baseline.ts';
 
 /** One call: the SQL and its parameters, for one query string at one `now`. */
 interface Call {
@@ -182,28 +181,11 @@ export class DuckDbBaseline {
   }
 
   /** Times the calls of `queries` (taken in turn), as {@link ./baseline.ts} times the evaluator. */
-  async time(
+  time(
     endpoint: EndpointName,
     queries: readonly string[],
-    limits: { readonly maxCalls: number; readonly maxSeconds: number; readonly nowUs: number },
+    limits: BaselineLimits,
   ): Promise<BaselineResult> {
-    const latencies: number[] = [];
-    const started = performance.now();
-    while (
-      latencies.length < limits.maxCalls && performance.now() - started < limits.maxSeconds * 1000
-    ) {
-      const query = queries[latencies.length % queries.length] ?? '';
-      const before = performance.now();
-      await this.rows(endpoint, query, limits.nowUs);
-      latencies.push(performance.now() - before);
-    }
-    const seconds = (performance.now() - started) / 1000;
-    latencies.sort((a, b) => a - b);
-    return {
-      calls: latencies.length,
-      perSecond: latencies.length / seconds,
-      p50Ms: nearestRank(latencies, 0.5),
-      maxMs: latencies.at(-1) ?? Number.NaN,
-    };
+    return timeCalls(queries, limits, (query) => this.rows(endpoint, query, limits.nowUs));
   }
 }
