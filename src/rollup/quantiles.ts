@@ -167,19 +167,6 @@ function encodeBins(bins: Bins): number[] {
   return flat;
 }
 
-/** {@link encodeBins} as JSON text, without the array in between. */
-function binsText(bins: Bins): string {
-  let text = '';
-  let previous = 0;
-  for (const bin of sortedBins(bins)) {
-    text += text === ''
-      ? `${bin},${bins.get(bin) ?? 0}`
-      : `,${bin - previous},${bins.get(bin) ?? 0}`;
-    previous = bin;
-  }
-  return `[${text}]`;
-}
-
 /**
  * The JSON text of {@link toSerialized}'s form, built directly: it is written for every bucket
  * a flush touches. Every value of a sketch is finite (`parse` takes numbers from JSON text, and
@@ -187,7 +174,8 @@ function binsText(bins: Bins): string {
  */
 export function serializedText(sketch: QuantileSketch): string {
   if (sketch.kind === 'exact') return `{"v":[${sketch.values.join(',')}]}`;
-  return `{"b":[${sketch.zero},${binsText(sketch.positive)},${binsText(sketch.negative)}]}`;
+  const positive = encodeBins(sketch.positive).join(',');
+  return `{"b":[${sketch.zero},[${positive}],[${encodeBins(sketch.negative).join(',')}]]}`;
 }
 
 function decodeBins(flat: readonly unknown[], into: Bins): number {
