@@ -30,6 +30,8 @@ import { effectiveRecords } from './records.ts';
 import { limitUrlLength } from './middleware/request-limits.ts';
 import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
+import { registerExplorerRoutes } from './routes/explorer.ts';
+import { type Asset, explorerAssets } from './explorer/assets.ts';
 import { PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { isStoreAway } from '../src/store/away.ts';
 
@@ -68,6 +70,8 @@ export interface AppDeps {
    * an empty record when all are; `/readyz` says not ready while any is. Default: none.
    */
   readonly notReady?: () => Readonly<Record<string, string>>;
+  /** The explorer's files by URL path. Default: read from `api/explorer/page` and uPlot. */
+  readonly explorer?: ReadonlyMap<string, Asset>;
 }
 
 /** The API. */
@@ -128,7 +132,9 @@ export function createApp(deps: AppDeps): Api {
   app.use(observe(deps.metrics, logger));
   app.use(limitUrlLength());
   app.use(cors());
-  app.use(requireApiKey(createKeyVerifier(settings.apiKeys), PUBLIC_PATHS));
+  const explorer = deps.explorer ?? explorerAssets();
+  const publicPaths = new Set([...PUBLIC_PATHS, ...explorer.keys()]);
+  app.use(requireApiKey(createKeyVerifier(settings.apiKeys), publicPaths));
   registerOperationRoutes(app, {
     store: deps.store,
     metrics: deps.metrics,
@@ -138,6 +144,12 @@ export function createApp(deps: AppDeps): Api {
     notReady: deps.notReady ?? (() => ({})),
   });
   registerEndpointRoutes(app, { records, answer, storeTimeoutMs, logStoreError });
+  registerExplorerRoutes(app, {
+    assets: explorer,
+    projects: (limit) => hosts.projects(limit),
+    storeTimeoutMs,
+    logStoreError,
+  });
   registerIngestRoute(app, {
     sink: deps.sink,
     nowUs: deps.nowUs,

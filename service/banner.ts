@@ -1,6 +1,7 @@
 /**
- * What a newcomer reads when the service starts: the URL, the API key, and one copy-paste
- * `curl` per endpoint (plus one that ingests an event).
+ * What a newcomer reads when the service starts: first the explorer's URL (the page that draws
+ * the endpoints), then the URL, the API key, and one copy-paste `curl` per endpoint (plus one
+ * that ingests an event).
  *
  * @module
  */
@@ -54,8 +55,10 @@ export function bannerLines(facts: BannerFacts): string[] {
       response: [{ status_code: 200 }],
     }],
   });
+  const explorer = `${facts.url}/#endpoint=functions.invocation-stats&project=${p}`;
   return [
     '',
+    `Explorer: ${explorer}   (open it in a browser and type the API key)`,
     `streaming-endpoints is listening on ${facts.url}  (${facts.setup})`,
     facts.generatedKey === null
       ? 'API key: one of API_KEYS (not printed); export API_KEY=<your key> for the commands below'

@@ -68,6 +68,12 @@ export interface HostCacheOptions {
 }
 
 /** An entry of the view; its newest request time moves forward as reads bring newer ones. */
+/** A project of the registry and the time of its newest request (µs). */
+export interface SeenProject {
+  readonly project: string;
+  readonly newestUs: number;
+}
+
 interface ViewEntry {
   readonly project: string;
   readonly host: string;
@@ -198,6 +204,22 @@ export class HostCache {
       }
       return matched;
     };
+  }
+
+  /**
+   * The projects in the view with the time of each one's newest request, newest first, at most
+   * `limit` (the explorer's suggestions).
+   */
+  async projects(limit: number): Promise<SeenProject[]> {
+    await this.#refresh();
+    const seen: SeenProject[] = [];
+    for (const [project, hosts] of this.#byProject) {
+      let newestUs = Number.NEGATIVE_INFINITY;
+      for (const entry of hosts.values()) newestUs = Math.max(newestUs, entry.newestUs);
+      seen.push({ project, newestUs });
+    }
+    seen.sort((a, b) => b.newestUs - a.newestUs || (a.project < b.project ? -1 : 1));
+    return seen.slice(0, limit);
   }
 
   /** Reads the whole registry again with the next request (this process wrote to it). */

@@ -17,6 +17,7 @@ import {
 import { MAX_HEAD_BYTES } from '../adapters/serve.ts';
 import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
 import { recordRoutes } from '../records.ts';
+import { MAX_LISTED_PROJECTS } from '../explorer/projects.ts';
 import { RESULT_SCHEMA, type Schema, SCHEMAS } from './schemas.ts';
 
 /** An OpenAPI object (the document or a part of it). */
@@ -322,6 +323,26 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       },
     },
   };
+  paths['/api/explorer/projects'] = {
+    get: {
+      operationId: 'listProjects',
+      summary: 'The projects seen sending API requests in the last 8 days, newest first ' +
+        `(at most ${MAX_LISTED_PROJECTS}): the explorer's suggestions.`,
+      tags: ['explorer'],
+      responses: {
+        '200': json('ProjectList', 'The projects.'),
+        '400': badRequest(),
+        ...COMMON_ERRORS,
+        '503': error('The store did not answer; retry.', RETRY_AFTER),
+      },
+    },
+  };
+  paths['/'] = publicGet('explorer', 'The explorer: a page that draws the endpoints.', {
+    '200': {
+      description: 'HTML; its scripts and styles are under /explorer/.',
+      content: { 'text/html': { schema: { type: 'string' } } },
+    },
+  });
   paths['/openapi.json'] = publicGet('openapi', 'This document.', {
     '200': {
       description: 'OpenAPI 3.1',

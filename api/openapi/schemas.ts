@@ -136,6 +136,20 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
       }),
     },
   }),
+  ProjectList: object({
+    projects: {
+      type: 'array',
+      description: 'Newest first.',
+      items: object({
+        project: { type: 'string' },
+        newest_request: {
+          type: 'string',
+          description: 'The newest API request seen of the project (RFC 3339, UTC).',
+        },
+        newest_request_us: { type: 'integer', description: 'The same, in µs since the epoch.' },
+      }),
+    },
+  }),
   Health: object({ status: { const: 'ok' } }),
   Ready: object({ status: { const: 'ready' } }),
 };

@@ -4,9 +4,16 @@
  * 1. the environment (`KAFKA_BROKERS`, `REDIS_URL`, `REDIS_CLUSTER_NODES`,
  *    `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`): when set, that is the answer, reachable or not;
  * 2. `.services/env`, written by `npm run services:up`, when the service answers;
- * 3. a container, when a Docker engine answers (Kafka and Redis);
- * 4. for the Upstash REST endpoint only: our own proxy, in this process, in front of whichever
+ * 3. the project's own services (`tools/services`, what `npm run services:up` starts), started
+ *    here when none of 1 and 2 gave an address, where this machine can run them (Java and
+ *    Maven for Kafka, `redis-server` present or installable); stopped at the end of the run,
+ *    only those started here (`TEST_START_SERVICES=0` turns this off);
+ * 4. a container, when a Docker engine answers (Kafka and Redis);
+ * 5. for the Upstash REST endpoint only: our own proxy, in this process, in front of whichever
  *    Redis was found.
+ *
+ * The browser of the explorer's tests is found apart: `CHROMIUM_PATH`, else `chromium` on
+ * PATH, else Debian's `chromium` package installed where this process may (root, apt-get).
  *
  * @module
  */
@@ -19,6 +26,9 @@ import {
   probeUpstashRest,
 } from '../../tools/services/probes.ts';
 import { startUpstashRest } from '../../tools/services/upstash-rest.ts';
+import { downServices, stack, upStack } from '../../tools/services/stack.ts';
+import { ensureDebianProgram } from '../../tools/services/debian-package.ts';
+import { serviceDir } from '../../tools/services/paths.ts';
 import { waitUntilReady } from '../../tools/services/wait.ts';
 import { dockerAnswers, KAFKA_IMAGE, REDIS_IMAGE, startContainers } from './containers.ts';
 import type { ServiceAddresses, ServiceName } from './services.ts';
@@ -54,9 +64,11 @@ export async function discoverServices(environment: Variables = process.env): Pr
     name: N,
     read: (variables: Variables) => ServiceAddresses[N] | undefined,
     probe: (address: ServiceAddresses[N]) => Promise<void>,
+    fallback: Variables,
   ) => {
+    if (available[name] !== undefined) return;
     const explicit = read(environment);
-    const address = explicit ?? read(fromFile);
+    const address = explicit ?? read(fallback);
     const source = explicit === undefined ? '.services/env' : 'the environment';
     if (address === undefined) {
       missing[name] = 'not configured (no environment variable, no .services/env)';
@@ -73,12 +85,39 @@ export async function discoverServices(environment: Variables = process.env): Pr
       }`;
     }
   };
-  await Promise.all([
-    configured('kafka', kafkaFrom, (kafka) => probeKafka(kafka.brokers)),
-    configured('redis', redisFrom, (redis) => probeRedis(redis.url)),
-    configured('upstash', upstashFrom, (upstash) => probeUpstashRest(upstash.url, upstash.token)),
-    configured('redisCluster', clusterFrom, (cluster) => probeRedisCluster(cluster.nodes)),
-  ]);
+  const configureAll = (source: Variables) =>
+    Promise.all([
+      configured('kafka', kafkaFrom, (kafka) => probeKafka(kafka.brokers), source),
+      configured('redis', redisFrom, (redis) => probeRedis(redis.url), source),
+      configured(
+        'upstash',
+        upstashFrom,
+        (upstash) => probeUpstashRest(upstash.url, upstash.token),
+        source,
+      ),
+      configured(
+        'redisCluster',
+        clusterFrom,
+        (cluster) => probeRedisCluster(cluster.nodes),
+        source,
+      ),
+    ]);
+  await Promise.all([configureAll(fromFile), findBrowser(environment, found, missing)]);
+
+  // Nothing configured and nothing running: the project's own services, started here.
+  const unconfigured = STACK_SERVICES.filter((name) =>
+    available[name] === undefined && !configuredIn(environment, name)
+  );
+  if (unconfigured.length > 0 && mayStartServices(environment)) {
+    const own = await startOwnServices();
+    stops.push(own.stop);
+    await configureAll(own.env);
+    for (const name of unconfigured) {
+      if (available[name] !== undefined) {
+        sources[name] = 'started by the test setup: tools/services';
+      } else missing[name] = `the test setup could not start it: ${own.failures || 'no answer'}`;
+    }
+  }
 
   // An address set in the environment is never silently replaced by a container.
   const containerNames = [
@@ -126,6 +165,77 @@ export async function discoverServices(environment: Variables = process.env): Pr
       await Promise.all(stops.map((stop) => stop()));
     },
   };
+}
+
+/** The services `tools/services` runs (the browser is not one of them). */
+const STACK_SERVICES = ['kafka', 'redis', 'upstash', 'redisCluster'] as const;
+
+function configuredIn(variables: Variables, name: (typeof STACK_SERVICES)[number]): boolean {
+  switch (name) {
+    case 'kafka':
+      return kafkaFrom(variables) !== undefined;
+    case 'redis':
+      return redisFrom(variables) !== undefined;
+    case 'upstash':
+      return upstashFrom(variables) !== undefined;
+    case 'redisCluster':
+      return clusterFrom(variables) !== undefined;
+  }
+}
+
+function mayStartServices(variables: Variables): boolean {
+  return !['0', 'false', 'no'].includes((variables['TEST_START_SERVICES'] ?? '').toLowerCase());
+}
+
+/**
+ * Starts the project's own stack (what is not running yet) and answers its client environment,
+ * what failed, and how to stop exactly the processes started here.
+ */
+async function startOwnServices(): Promise<
+  { env: Variables; failures: string; stop: () => Promise<void> }
+> {
+  const services = stack();
+  const failures: string[] = [];
+  console.log("services: none configured or running; starting the project's own (tools/services)");
+  const result = await upStack(services, {
+    line: (text) => console.log(text),
+    error: (text) => failures.push(text.split('\n')[0] ?? text),
+  });
+  const started = new Set(result.started);
+  return {
+    env: { ...result.env },
+    failures: failures.join('; '),
+    stop: () =>
+      downServices(
+        services.stopOrder.filter((service) => started.has(service)),
+        (text) => console.log(text),
+      ),
+  };
+}
+
+/** Finds (or installs) the headless browser; records it as the `browser` service. */
+async function findBrowser(
+  environment: Variables,
+  found: (name: 'browser', address: ServiceAddresses['browser'], source: string) => void,
+  missing: Partial<Record<ServiceName, string>>,
+): Promise<void> {
+  const explicit = environment['CHROMIUM_PATH'];
+  if (explicit !== undefined && explicit !== '') {
+    found('browser', { executablePath: explicit }, 'CHROMIUM_PATH');
+    return;
+  }
+  try {
+    const executablePath = await ensureDebianProgram({
+      binary: 'chromium',
+      package: 'chromium',
+      howTo: "Install Debian's chromium package (sudo apt-get install -y chromium) or set " +
+        'CHROMIUM_PATH to a Chromium or Chrome executable.',
+      logFile: `${serviceDir('chromium')}/install.log`,
+    }, (text) => console.log(`browser: ${text}`));
+    found('browser', { executablePath }, 'PATH');
+  } catch (error) {
+    missing.browser = message(error);
+  }
 }
 
 function kafkaFrom(variables: Variables): ServiceAddresses['kafka'] | undefined {

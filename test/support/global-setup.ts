@@ -23,6 +23,9 @@ const HOW_TO_START = [
   'or point the tests at your own: KAFKA_BROKERS, REDIS_URL, REDIS_CLUSTER_NODES,',
   '                  UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN',
   'or run with a Docker engine available (testcontainers starts Kafka and Redis).',
+  'By default the test setup starts them itself (TEST_START_SERVICES=0 turns that off) where',
+  '                  Java, Maven and redis-server (or apt-get as root) are present.',
+  "The browser: Debian's chromium package, or CHROMIUM_PATH=<a Chromium executable>.",
 ];
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -76,6 +79,7 @@ function where(name: ServiceName, address: unknown): string {
   if (name === 'upstash') return (address as { url: string }).url; // never print the token
   if (name === 'kafka') return (address as { brokers: string[] }).brokers.join(',');
   if (name === 'redisCluster') return (address as { nodes: string[] }).nodes.join(',');
+  if (name === 'browser') return (address as { executablePath: string }).executablePath;
   return (address as { url: string }).url;
 }
 

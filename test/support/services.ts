@@ -28,10 +28,16 @@ import { relative } from 'node:path';
 import { describe, inject, test, TestRunner } from 'vitest';
 
 /** The services a suite can ask for. */
-export type ServiceName = 'kafka' | 'redis' | 'upstash' | 'redisCluster';
+export type ServiceName = 'kafka' | 'redis' | 'upstash' | 'redisCluster' | 'browser';
 
 /** Every service name, in the order they are reported. */
-export const SERVICE_NAMES: readonly ServiceName[] = ['kafka', 'redis', 'upstash', 'redisCluster'];
+export const SERVICE_NAMES: readonly ServiceName[] = [
+  'kafka',
+  'redis',
+  'upstash',
+  'redisCluster',
+  'browser',
+];
 
 /** Where each service is reached. */
 export interface ServiceAddresses {
@@ -43,6 +49,8 @@ export interface ServiceAddresses {
   readonly upstash: { readonly url: string; readonly token: string };
   /** A Redis Cluster: `host:port` of its nodes (node-redis `createCluster` root nodes). */
   readonly redisCluster: { readonly nodes: readonly string[] };
+  /** A headless Chromium for the explorer's tests. */
+  readonly browser: { readonly executablePath: string };
 }
 
 /** What the global setup hands to every test file. */
@@ -75,7 +83,13 @@ export function providedServices(): ProvidedServices {
     'test/support/global-setup.ts did not run (is it in vitest.config.ts globalSetup?)';
   return {
     available: {},
-    missing: { kafka: reason, redis: reason, upstash: reason, redisCluster: reason },
+    missing: {
+      kafka: reason,
+      redis: reason,
+      upstash: reason,
+      redisCluster: reason,
+      browser: reason,
+    },
     skipLog: '',
   };
 }

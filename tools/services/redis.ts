@@ -8,7 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { serviceDir } from './paths.ts';
 import { probeRedis } from './probes.ts';
-import { capture, findOnPath, runLogged } from './run.ts';
+import { capture } from './run.ts';
+import { ensureDebianProgram } from './debian-package.ts';
 import type { Service } from './service.ts';
 
 const HOST = '127.0.0.1';
@@ -52,7 +53,13 @@ export function redisServerService(options: RedisServerOptions): Service {
     startTimeoutMs: 15_000,
     stopGraceMs: 10_000,
     async prepare(log) {
-      await installRedisServer(log, state);
+      await ensureDebianProgram({
+        binary: 'redis-server',
+        package: 'redis-server',
+        howTo: 'Install Redis 7 (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: ' +
+          "brew install redis), then run 'npm run services:up' again.",
+        logFile: join(state, 'install.log'),
+      }, log);
       const { output } = await capture('redis-server', ['--version']);
       const major = Number(/v=(\d+)\./.exec(output)?.[1]);
       if (!(major >= 7)) log(`warning: the project targets Redis 7; found '${output.trim()}'`);
@@ -82,38 +89,4 @@ export function redisServerService(options: RedisServerOptions): Service {
       }),
     probe: () => probeRedis(url),
   };
-}
-
-/**
- * Installs Debian's `redis-server` when it is missing and we may (root, apt-get); otherwise
- * says how to install it.
- */
-async function installRedisServer(log: (line: string) => void, state: string): Promise<void> {
-  if (findOnPath('redis-server') !== undefined) return;
-  const canInstall = process.getuid?.() === 0 && findOnPath('apt-get') !== undefined;
-  if (!canInstall) {
-    throw new Error(
-      'redis-server (Redis 7) is not on PATH. Install it (Debian/Ubuntu: ' +
-        'sudo apt-get install -y redis-server; macOS: brew install redis), then run ' +
-        "'npm run services:up' again.",
-    );
-  }
-  log('installing redis-server with apt-get (first run only)');
-  const options = {
-    logFile: join(state, 'install.log'),
-    env: { DEBIAN_FRONTEND: 'noninteractive' },
-  };
-  // Another apt-get (a machine's own first-boot update) may hold the lock: wait for it.
-  const waitForLock = ['-o', 'DPkg::Lock::Timeout=120'];
-  await runLogged('apt-get', [...waitForLock, 'update'], options);
-  await runLogged(
-    'apt-get',
-    [...waitForLock, 'install', '-y', '--no-install-recommends', 'redis-server'],
-    options,
-  );
-  if (findOnPath('redis-server') === undefined) {
-    throw new Error(
-      `apt-get installed redis-server, but it is not on PATH (${process.env['PATH']})`,
-    );
-  }
 }

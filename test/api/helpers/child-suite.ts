@@ -39,6 +39,25 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     }
   });
 
+  test('the banner opens with the explorer, whose page and files are served', async () => {
+    const output = service?.output() ?? '';
+    // The banner's first line (a launcher such as deno task may print its own before it).
+    expect(output).toMatch(
+      /\nExplorer: http:\/\/\S+\/#endpoint=\S+ .*\nstreaming-endpoints is listening/,
+    );
+    const page = await fetch(`${service?.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('Content-Security-Policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    const files = [...html.matchAll(/(?:src|href)="(\/explorer\/[^"]+)"/g)].map((m) => m[1]);
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) {
+      const answer = await fetch(`${service?.url}${file}`);
+      expect(answer.status, file).toBe(200);
+      expect((await answer.arrayBuffer()).byteLength, file).toBeGreaterThan(100);
+    }
+  });
+
   test('ingested over HTTP, the endpoints answer what the reference says', async () => {
     const document = await (await call('/openapi.json')).json();
     const check = responseValidator(document);

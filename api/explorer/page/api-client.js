@@ -1,0 +1,108 @@
+/**
+ * The explorer's calls to the API: the key kept in this tab's sessionStorage and sent as the
+ * `X-API-KEY` header (never in a URL), answers read as JSON, the API's error envelope turned
+ * into an error whose message is the API's own.
+ *
+ * @module
+ */
+
+const KEY_ITEM = 'streaming-endpoints.api-key';
+
+/** The key typed in this tab, or null. */
+export function storedKey() {
+  return sessionStorage.getItem(KEY_ITEM);
+}
+
+/** Keeps `key` for this tab. @param {string} key */
+export function storeKey(key) {
+  sessionStorage.setItem(KEY_ITEM, key);
+}
+
+/** Forgets the key. */
+export function forgetKey() {
+  sessionStorage.removeItem(KEY_ITEM);
+}
+
+/** A failed call: the HTTP status (0: no answer) and the API's message. */
+export class ApiError extends Error {
+  /** @param {number} status @param {string} message */
+  constructor(status, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/**
+ * GETs `path` of this origin with the stored key; resolves with the parsed JSON body.
+ *
+ * @param {string} path
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<unknown>}
+ */
+export async function getJson(path, signal) {
+  const key = storedKey();
+  if (key === null) throw new ApiError(401, 'no API key');
+  let response;
+  try {
+    response = await fetch(path, {
+      headers: { 'X-API-KEY': key, Accept: 'application/json' },
+      cache: 'no-store',
+      signal,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ApiError(0, `the service did not answer (${reason})`);
+  }
+  const text = await response.text();
+  /** @type {unknown} */
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(response.status, `HTTP ${response.status}: the answer is not JSON`);
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, envelopeMessage(body) ?? `HTTP ${response.status}`);
+  }
+  return body;
+}
+
+/**
+ * The message of the API's error envelope, `{"error": {"code": ..., "message": ...}}`.
+ *
+ * @param {unknown} body
+ * @returns {string | undefined}
+ */
+function envelopeMessage(body) {
+  const error = typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : undefined;
+  const message = typeof error === 'object' && error !== null
+    ? Reflect.get(error, 'message')
+    : undefined;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/**
+ * The `result` rows of an endpoint's answer.
+ *
+ * @param {unknown} body
+ * @returns {import('./views.js').Row[]}
+ */
+export function resultRows(body) {
+  const result = typeof body === 'object' && body !== null ? Reflect.get(body, 'result') : null;
+  if (!Array.isArray(result)) throw new ApiError(200, 'the answer has no result rows');
+  return result;
+}
+
+/**
+ * The projects of `/api/explorer/projects`' answer, newest first.
+ *
+ * @param {unknown} body
+ * @returns {{ project: string, newest_request_us: number }[]}
+ */
+export function projectRows(body) {
+  const projects = typeof body === 'object' && body !== null ? Reflect.get(body, 'projects') : null;
+  if (!Array.isArray(projects)) throw new ApiError(200, 'the answer has no projects');
+  return projects;
+}
