@@ -185,7 +185,7 @@ describeWithServices(['browser'], 'the explorer in headless Chromium', ({ browse
         await page.getByLabel('Project tier').selectOption(view.project_tier);
       }
       if (view.endpoint === 'functions.invocation-stats') {
-        await page.getByLabel(/Function id/).fill(view.function_id);
+        await page.getByLabel('Function id').fill(view.function_id);
       }
       // Each change above asked at once; once none is in flight, Show asks exactly once more.
       await page.locator('#view[aria-busy="false"]').waitFor();

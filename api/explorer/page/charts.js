@@ -36,7 +36,8 @@ export const TIMES = [
   { field: 'min_execution_time', label: 'min', color: '#718096' },
   { field: 'avg_execution_time', label: 'avg', color: '#2b6cb0' },
   { field: 'p95_execution_time', label: 'p95', color: '#b7791f' },
-  { field: 'p99_execution_time', label: 'p99', color: '#c05621' },
+  // Dashed: with few invocations in a bucket, p99 is the max, and a solid line would hide.
+  { field: 'p99_execution_time', label: 'p99', color: '#c05621', dash: [6, 4] },
   { field: 'max_execution_time', label: 'max', color: '#c53030' },
 ];
 
@@ -176,9 +177,10 @@ function invocationCharts(parent, rows) {
     scales: { x: { time: true }, y: { distr: 3 } },
     series: [
       {},
-      ...TIMES.map(({ label, color }) => ({
+      ...TIMES.map(({ label, color, dash }) => ({
         label,
         stroke: color,
+        ...(dash === undefined ? {} : { dash }),
         width: 2,
         spanGaps: false,
         // Always drawn: a bucket between two empty ones has no line to show it by.
