@@ -17,7 +17,7 @@
  * @module
  */
 import { parse } from '../src/events/parse.ts';
-import type { ParseResult, Source } from '../src/events/types.ts';
+import type { LogEvent, ParseResult, Rejection, Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
@@ -114,6 +114,11 @@ function projectsOf(parsed: readonly ParsedMessage[]): Set<string> {
   const projects = new Set<string>();
   for (const { result } of parsed) if (result.ok) projects.add(result.event.project);
   return projects;
+}
+
+/** The valid events of a batch. */
+function* eventsOf(parsed: readonly ParsedMessage[]): Generator<LogEvent> {
+  for (const { result } of parsed) if (result.ok) yield result.event;
 }
 
 /** Default of `flushBytes`. */
@@ -300,6 +305,7 @@ export class PartitionProcessor {
       if (offset >= expected) parsed.push({ message, offset, result: this.#parse(message) });
     }
     await this.#writer.loadWatermarks(projectsOf(parsed));
+    await this.#writer.loadAdmitted(eventsOf(parsed));
     for (const item of parsed) {
       if (item.offset < (this.#expected ?? expected)) continue;
       await this.#fold(item);
@@ -369,6 +375,9 @@ export class PartitionProcessor {
    * rewind: the project's watermark is past it); a rejected one becomes a dead letter.
    */
   async #fold({ message, offset, result }: ParsedMessage): Promise<void> {
+    if (result.ok) await this.#ensureLoaded(result.event);
+    // No wait from here on: what is pending now takes this message whole (a flush that lands
+    // during a wait above hands the pending work over and starts a new one).
     const pending = this.#pending;
     const produced = Number(message.timestamp);
     if (
@@ -380,26 +389,52 @@ export class PartitionProcessor {
     pending.nextOffset = offset + 1;
     pending.bytes += message.value?.length ?? 0;
     if (!result.ok) {
-      pending.rejected += 1;
-      pending.letters.push(deadLetter(message, result.rejection, {
-        topic: this.#options.topic,
-        partition: this.#options.partition,
-        offset: message.offset,
-      }));
+      this.#reject(pending, message, result.rejection);
       return;
     }
     const { event } = result;
-    let watermark = this.#writer.watermark(event.project);
-    if (watermark === undefined) {
-      // Forgotten by the writer's cache since the batch began: read it again.
-      await this.#writer.loadWatermarks([event.project]);
-      watermark = this.#writer.watermark(event.project);
-    }
+    const watermark = this.#writer.watermark(event.project);
     if (watermark !== undefined && watermark !== null && offset < watermark) {
       pending.skipped += 1;
       return;
     }
+    const admission = this.#writer.admit(event);
+    if (!admission.ok) {
+      this.#reject(pending, message, admission.rejection);
+      return;
+    }
     pending.fold.add(event, offset, this.#options.nowUs());
+    pending.fold.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
+  }
+
+  /**
+   * Reads again what the writer's cache forgot since the batch began (the event's project
+   * watermark, or the keys its project admitted on its day): a flush that lands meanwhile may
+   * forget them again, so this asks until both are there.
+   */
+  async #ensureLoaded(event: LogEvent): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      const watermarkKnown = this.#writer.watermark(event.project) !== undefined;
+      if (watermarkKnown && this.#writer.canAdmit(event)) return;
+      if (attempt > 3) {
+        throw new Error(
+          `stream ${this.#stream}: the writer keeps forgetting project ${event.project} ` +
+            '(its cache limit is too small for the projects of one batch)',
+        );
+      }
+      if (!watermarkKnown) await this.#writer.loadWatermarks([event.project]);
+      await this.#writer.loadAdmitted([event]);
+    }
+  }
+
+  /** Counts a rejected message and makes it a dead letter. */
+  #reject(pending: Pending, message: InputMessage, rejection: Rejection): void {
+    pending.rejected += 1;
+    pending.letters.push(deadLetter(message, rejection, {
+      topic: this.#options.topic,
+      partition: this.#options.partition,
+      offset: message.offset,
+    }));
   }
 
   /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */

@@ -94,8 +94,8 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
             invocations.set(event.project, (invocations.get(event.project) ?? 0) + 1);
           }
         }
-        await options.sink.accept(source, validated.accepted);
-        accepted += validated.accepted.length;
+        const refused = await options.sink.accept(source, validated.accepted);
+        accepted += validated.accepted.length - refused.length;
         due[source] = [];
       }
     };

@@ -37,8 +37,12 @@ export function directSink(options: DirectSinkOptions): IngestSink {
   return {
     kind: 'direct',
     async accept(_source, events) {
-      if (events.length === 0) return;
-      await ingest.fold(events.map((accepted) => accepted.event));
+      if (events.length === 0) return [];
+      const refused = await ingest.fold(events.map((accepted) => accepted.event));
+      return refused.map(({ index, rejection }) => ({
+        line: events[index]?.line ?? 0,
+        reason: rejection.reason,
+      }));
     },
     close: () => Promise.resolve(),
   };

@@ -93,7 +93,7 @@ export function openKafkaSink(options: KafkaSinkOptions): KafkaSink {
     notReady: () => producer === null ? waiting : null,
     connected: ready,
     async accept(source, events) {
-      if (events.length === 0) return;
+      if (events.length === 0) return [];
       if (producer === null) throw new Error(`cannot publish: ${waiting}`);
       await producer.send({
         topic: options.topics[source],
@@ -101,6 +101,7 @@ export function openKafkaSink(options: KafkaSinkOptions): KafkaSink {
         timeout,
         messages: events.map(({ event, text }) => ({ key: event.project, value: text })),
       });
+      return [];
     },
     async close() {
       // An attempt under way is not waited for (kafkajs may retry it for a minute): it

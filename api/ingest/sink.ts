@@ -5,7 +5,7 @@
  * @module
  */
 import type { Source } from '../../src/events/types.ts';
-import type { AcceptedEvent } from './validate.ts';
+import type { AcceptedEvent, ItemError } from './validate.ts';
 
 /** The destination of ingested events. */
 export interface IngestSink {
@@ -13,9 +13,11 @@ export interface IngestSink {
   readonly kind: 'direct' | 'kafka';
   /**
    * Resolves once the events are durable at the destination: in the store (visible to the
-   * next read) or acknowledged by every in-sync replica. Rejects when the destination fails.
+   * next read) or acknowledged by every in-sync replica, with the events the destination
+   * refused (the store: beyond their project's bounds; Kafka refuses none here, its consumers
+   * dead-letter them). Rejects when the destination fails.
    */
-  accept(source: Source, events: readonly AcceptedEvent[]): Promise<void>;
+  accept(source: Source, events: readonly AcceptedEvent[]): Promise<ItemError[]>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -15,6 +15,8 @@ export const MAX_REPORTED_ERRORS = 10;
 export interface AcceptedEvent {
   readonly event: LogEvent;
   readonly text: string;
+  /** Its line (NDJSON) or element (JSON array) number in the body, 1-based. */
+  readonly line: number;
 }
 
 /** Why one item was rejected. */
@@ -56,7 +58,7 @@ export function validateItems(
   for (const item of items) {
     const result = parse(item.text, source, options);
     if (result.ok) {
-      accepted.push({ event: result.event, text: item.text });
+      accepted.push({ event: result.event, text: item.text, line: item.line });
       continue;
     }
     rejected += 1;

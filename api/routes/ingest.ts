@@ -12,7 +12,7 @@ import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
 import type { IngestSink } from '../ingest/sink.ts';
-import { validateItems } from '../ingest/validate.ts';
+import { type ItemError, MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
@@ -55,9 +55,14 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       nowUs: deps.nowUs(),
       maxFutureSkewUs: deps.maxFutureSkewUs,
     });
+    let refused: ItemError[];
     try {
       const destination = deps.sink.kind === 'kafka' ? 'Kafka' : 'the store';
-      await withDeadline(deps.sink.accept(source, validated.accepted), deps.timeoutMs, destination);
+      refused = await withDeadline(
+        deps.sink.accept(source, validated.accepted),
+        deps.timeoutMs,
+        destination,
+      );
     } catch (error) {
       if (error instanceof HttpError) throw error;
       deps.logger.warn({ err: error, source }, 'ingest sink failed');
@@ -69,13 +74,14 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
     } finally {
       if (deps.sink.kind === 'direct') deps.onFolded();
     }
-    deps.metrics.countIngested(source, 'accepted', validated.accepted.length);
-    deps.metrics.countIngested(source, 'rejected', validated.rejected);
-    return jsonResponse({
-      accepted: validated.accepted.length,
-      rejected: validated.rejected,
-      errors: validated.errors,
-    }, 202);
+    const accepted = validated.accepted.length - refused.length;
+    const rejected = validated.rejected + refused.length;
+    deps.metrics.countIngested(source, 'accepted', accepted);
+    deps.metrics.countIngested(source, 'rejected', rejected);
+    // Both lists are in body order; the first MAX_REPORTED_ERRORS of the two together are told.
+    const errors = [...validated.errors, ...refused].sort((a, b) => a.line - b.line)
+      .slice(0, MAX_REPORTED_ERRORS);
+    return jsonResponse({ accepted, rejected, errors }, 202);
   });
   app.all('/api/ingest/:source', (c) => {
     c.set('endpoint', 'method_not_allowed');

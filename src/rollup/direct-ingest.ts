@@ -19,7 +19,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { LogEvent } from '../events/types.ts';
+import type { LogEvent, Rejection } from '../events/types.ts';
 import type { RollupStore } from '../store/port.ts';
 import { Fold } from './fold.ts';
 import { PartitionWriter } from './partition-writer.ts';
@@ -33,6 +33,12 @@ export interface DirectIngestOptions {
   readonly recentLogsCapacity?: number;
   /** Told about each stored state that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
+}
+
+/** An event the store side refused, by its index in the call. */
+export interface Refused {
+  readonly index: number;
+  readonly rejection: Rejection;
 }
 
 /** Serialized direct folding into the store. */
@@ -57,27 +63,38 @@ export class DirectIngest {
     });
   }
 
-  /** Folds `events` and resolves once they are in the store. */
-  fold(events: readonly LogEvent[]): Promise<void> {
+  /**
+   * Folds `events` and resolves once they are in the store, with the events refused by their
+   * project's bounds (see `admission.ts`; by index in `events`), which are not folded.
+   */
+  fold(events: readonly LogEvent[]): Promise<Refused[]> {
     const run = this.#queue.then(() => this.#foldNow(events));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #foldNow(events: readonly LogEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  async #foldNow(events: readonly LogEvent[]): Promise<Refused[]> {
+    if (events.length === 0) return [];
     if (!this.#opened) {
       // Offsets go on from where this process is: its projects' watermarks are read again.
       await this.#writer.open();
       this.#opened = true;
     }
     await this.#writer.loadWatermarks(new Set(events.map((event) => event.project)));
+    await this.#writer.loadAdmitted(events);
     const fold = new Fold(this.#writer.stream);
     const nowUs = this.#nowUs();
-    for (const event of events) {
+    const refused: Refused[] = [];
+    events.forEach((event, index) => {
+      const admission = this.#writer.admit(event);
+      if (!admission.ok) {
+        refused.push({ index, rejection: admission.rejection });
+        return;
+      }
       fold.add(event, this.#next, nowUs);
+      fold.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
       this.#next += 1;
-    }
+    });
     try {
       await this.#writer.flush(fold.take(), this.#next);
     } catch (error) {
@@ -85,5 +102,6 @@ export class DirectIngest {
       this.#opened = false;
       throw error;
     }
+    return refused;
   }
 }

@@ -51,6 +51,14 @@ export interface ProjectDelta {
   readonly logs: ScoredMember[];
   /** Request hosts with the newest event time seen (µs), for the host registry. */
   readonly hosts: Map<string, number>;
+  /** Keys newly admitted by the project's bounds (see `admission.ts`), by the set that keeps them. */
+  readonly admitted: Map<string, AdmittedWrite>;
+}
+
+/** Members to add to one set of admitted keys, and when the set may be forgotten. */
+export interface AdmittedWrite {
+  readonly members: string[];
+  readonly expireAtMs: number;
 }
 
 /** Everything folded since the last {@link Fold.take}, by project. */
@@ -93,6 +101,7 @@ interface ProjectFold {
   readonly functions: Map<string, ScopeStates<InvocationPending>>;
   readonly hosts: Map<string, HostFold>;
   readonly logs: ScoredMember[];
+  readonly admitted: Map<string, AdmittedWrite>;
 }
 
 /** Accumulates the delta of a stream of valid events. */
@@ -120,11 +129,7 @@ export class Fold {
    * after earlier ones); `nowUs` decides which grains are still read.
    */
   add(event: LogEvent, offset: number, nowUs: number): void {
-    let project = this.#projects.get(event.project);
-    if (project === undefined) {
-      project = { all: new Map(), functions: new Map(), hosts: new Map(), logs: [] };
-      this.#projects.set(event.project, project);
-    }
+    const project = this.#project(event.project);
     const slot = this.#slot(event.timestampUs);
     const nowMs = nowUs / 1000;
     if (event.source === 'edge') {
@@ -132,6 +137,38 @@ export class Fold {
       addEdge(project, event, slot, nowMs);
     } else addFunctionEdge(project, event, slot, nowMs);
     this.#events += 1;
+  }
+
+  /**
+   * Notes keys the project's bounds admitted (`members`, to add to the set under `key`): they
+   * are committed with the project's next commit, as the events that admitted them are.
+   */
+  noteAdmitted(
+    projectName: string,
+    key: string,
+    members: readonly string[],
+    expireAtMs: number,
+  ): void {
+    if (members.length === 0) return;
+    const { admitted } = this.#project(projectName);
+    const write = admitted.get(key);
+    if (write === undefined) admitted.set(key, { members: [...members], expireAtMs });
+    else write.members.push(...members);
+  }
+
+  #project(name: string): ProjectFold {
+    let project = this.#projects.get(name);
+    if (project === undefined) {
+      project = {
+        all: new Map(),
+        functions: new Map(),
+        hosts: new Map(),
+        logs: [],
+        admitted: new Map(),
+      };
+      this.#projects.set(name, project);
+    }
+    return project;
   }
 
   /** Hands over the accumulated delta and starts a new one. */
@@ -158,7 +195,7 @@ export class Fold {
         }
         hosts.set(host, fold.newestUs);
       }
-      delta.projects.set(name, { states, logs: project.logs, hosts });
+      delta.projects.set(name, { states, logs: project.logs, hosts, admitted: project.admitted });
     }
     this.#projects = new Map();
     this.#slots = new Map();

@@ -33,7 +33,15 @@
  * @module
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
+import type { LogEvent, Rejection } from '../events/types.ts';
 import type { RollupStore, SortedSetWrite, StateWrite } from '../store/port.ts';
+import {
+  admissionDay,
+  AdmittedKeys,
+  admittedKeysExpiryMs,
+  admittedKeysKey,
+  namesBoundedKeys,
+} from './admission.ts';
 import { DAY_US } from '../time/civil.ts';
 import type { PendingState, ProjectDelta, RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
@@ -124,9 +132,39 @@ interface KnownProject {
   /** When the watermark was last read or committed (µs). */
   seenAtUs: number;
   readonly parts: Map<string, PendingState | typeof NEW_KEY>;
+  /**
+   * The keys this stream admitted for the project, by UTC day of event time (µs): as stored
+   * when read, plus every key admitted since (folded, maybe not committed yet). Valid exactly as
+   * long as the watermark, like the parts.
+   */
+  readonly admitted: Map<number, AdmittedDay>;
   /** The flush that last needed it: one a fold under way still needs is not forgotten. */
   usedIn: number;
 }
+
+/** The keys admitted for one project and day, and the flush count when last read or used. */
+interface AdmittedDay {
+  readonly keys: AdmittedKeys;
+  /**
+   * {@link PartitionWriter}'s flush count when a fold last admitted keys with it (or it was
+   * read): once a later flush has landed, everything it admitted is committed.
+   */
+  usedIn: number;
+}
+
+/** An admission that adds no key (nothing to commit for it). */
+const ADMITTED_NOTHING = { ok: true, key: '', added: [], expireAtMs: 0 } as const;
+
+/** What {@link PartitionWriter.admit} decided. */
+export type Admission =
+  | {
+    readonly ok: true;
+    /** The set the newly admitted keys go to (commit them with the event's project); `` when none. */
+    readonly key: string;
+    readonly added: readonly string[];
+    readonly expireAtMs: number;
+  }
+  | { readonly ok: false; readonly rejection: Rejection };
 
 /** The stored part of a key, of the delta's kind; null when the text cannot be read. */
 function decode(
@@ -290,9 +328,76 @@ export class PartitionWriter {
         offset: stored[i] ?? null,
         seenAtUs: nowUs,
         parts: new Map(),
+        admitted: new Map(),
         usedIn: this.#flushes,
       });
     });
+  }
+
+  /**
+   * Reads the keys this stream admitted for the project and day of each of `events` that names
+   * bounded keys and is not known yet (see `admission.ts`). Call it after
+   * {@link loadWatermarks} of their projects and before {@link admit}.
+   */
+  async loadAdmitted(events: Iterable<LogEvent>): Promise<void> {
+    const wanted = new Map<string, { known: KnownProject; dayUs: number }>();
+    for (const event of events) {
+      if (!namesBoundedKeys(event)) continue;
+      const known = this.#known(event.project);
+      const dayUs = admissionDay(event);
+      if (known.admitted.has(dayUs)) continue;
+      wanted.set(admittedKeysKey(event.project, this.#stream, dayUs), { known, dayUs });
+    }
+    if (wanted.size === 0) return;
+    const entries = [...wanted];
+    // Every member's score is 0.
+    const stored = await Promise.all(entries.map(([key]) => this.#store.membersSince(key, 0)));
+    entries.forEach(([, { known, dayUs }], i) => {
+      // A fold may have admitted keys of the day while the read was under way: keep those.
+      if (known.admitted.has(dayUs)) return;
+      const keys = new AdmittedKeys((stored[i] ?? []).map(({ member }) => member));
+      known.admitted.set(dayUs, { keys, usedIn: this.#flushes });
+    });
+  }
+
+  /**
+   * Whether `event` can be judged by {@link admit} now: it names no bounded key, or the keys
+   * of its project and day are loaded.
+   */
+  canAdmit(event: LogEvent): boolean {
+    return !namesBoundedKeys(event) ||
+      this.#projects.get(event.project)?.admitted.has(admissionDay(event)) === true;
+  }
+
+  /**
+   * Admits `event` by its project's bounds, in stream order: the keys it adds (to commit with
+   * its project, through {@link Fold.noteAdmitted}), or why it is refused.
+   */
+  admit(event: LogEvent): Admission {
+    if (!namesBoundedKeys(event)) return ADMITTED_NOTHING;
+    const dayUs = admissionDay(event);
+    const day = this.#known(event.project).admitted.get(dayUs);
+    if (day === undefined) {
+      throw new Error(
+        `stream ${this.#stream}: an event of project ${event.project} was admitted before the ` +
+          'keys of its day were loaded (call loadAdmitted first)',
+      );
+    }
+    day.usedIn = this.#flushes;
+    const decided = day.keys.admit(event, this.#stream);
+    if (!decided.ok) return decided;
+    if (decided.added.length === 0) return ADMITTED_NOTHING;
+    const expireAtMs = admittedKeysExpiryMs(dayUs);
+    return {
+      ok: true,
+      key: admittedKeysKey(event.project, this.#stream, dayUs),
+      added: decided.added,
+      // A stream that is never replayed has no replay to decide the same: its sets go with its
+      // watermarks, so that process starts do not pile up.
+      expireAtMs: this.#direct
+        ? Math.min(expireAtMs, Math.floor((this.#nowUs() + DIRECT_WATERMARK_LIFE_US) / 1000))
+        : expireAtMs,
+    };
   }
 
   /** Whether this stream is never replayed (direct ingest: it keeps no resume offset). */
@@ -445,6 +550,16 @@ export class PartitionWriter {
   ) {
     const known = this.#known(project);
     const sortedSets: SortedSetWrite[] = [];
+    for (const [key, { members, expireAtMs }] of delta.admitted) {
+      sortedSets.push({
+        key,
+        members: members.map((member) => ({ member, score: 0 })),
+        mode: 'add',
+        keepHighest: null,
+        dropBelow: null,
+        expireAtMs,
+      });
+    }
     if (delta.logs.length > 0) {
       sortedSets.push({
         key: recentLogsKey(project),
@@ -581,6 +696,13 @@ export class PartitionWriter {
     for (const project of committed) {
       const known = this.#projects.get(project);
       if (known === undefined) continue;
+      // Admitted keys of past days are read again if a late event needs them; not those a fold
+      // under way admitted with (its keys are not committed yet).
+      for (const [dayUs, day] of known.admitted) {
+        if (day.usedIn < this.#flushes && dayUs < nowMs * 1000 - DAY_US) {
+          known.admitted.delete(dayUs);
+        }
+      }
       for (const [key, part] of known.parts) {
         if (part !== NEW_KEY && part.expireAtMs > nowMs) break;
         known.parts.delete(key);

@@ -60,10 +60,14 @@ describeWithServices(['redis'], 'key lifetimes on Redis', ({ redis }) => {
       }
       expect(forever).toEqual([]);
       expect(keys.filter((key) => /offsets|resume/.test(key))).toEqual([]);
-      // A process start's watermarks are keys of their own that expire soon after its last
-      // commit, never fields of a project's long-lived watermark hash.
-      const starts = keys.filter((key) => key.includes(':wm:ingest/'));
-      expect(starts.length).toBeGreaterThanOrEqual(2 * 5);
+      // A process start's watermarks, and the keys its stream admitted (per-project bounds), are
+      // keys of their own that expire soon after its last commit, never fields of a project's
+      // long-lived watermark hash.
+      const starts = keys.filter((key) => /:(wm|admitted):ingest\//.test(key));
+      expect(starts.filter((key) => key.includes(':wm:')).length).toBeGreaterThanOrEqual(2 * 5);
+      expect(starts.filter((key) => key.includes(':admitted:')).length).toBeGreaterThanOrEqual(
+        2 * 5,
+      );
       const soonMs = Math.ceil((Date.now() * 1000 + DIRECT_WATERMARK_LIFE_US) / 1000) + 60_000;
       for (const key of starts) expect(await client.pExpireTime(key), key).toBeLessThan(soonMs);
       for (const key of keys.filter((candidate) => candidate.endsWith(':wm'))) {
@@ -72,7 +76,7 @@ describeWithServices(['redis'], 'key lifetimes on Redis', ({ redis }) => {
         )
           .toEqual([]);
       }
-      const other = keys.filter((key) => key.includes('ingest/') && !key.includes(':wm:ingest/'));
+      const other = keys.filter((key) => key.includes('ingest/') && !starts.includes(key));
       expect(other).toEqual([]);
     } finally {
       await client.close();
