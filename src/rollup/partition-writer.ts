@@ -343,9 +343,11 @@ export class PartitionWriter {
     const wanted = new Map<string, { known: KnownProject; dayUs: number }>();
     for (const event of events) {
       if (!namesBoundedKeys(event)) continue;
-      const known = this.#known(event.project);
+      // A project forgotten since its watermark was loaded is loaded again, with its keys, when
+      // its event comes (see `canAdmit`).
+      const known = this.#projects.get(event.project);
       const dayUs = admissionDay(event);
-      if (known.admitted.has(dayUs)) continue;
+      if (known === undefined || known.admitted.has(dayUs)) continue;
       wanted.set(admittedKeysKey(event.project, this.#stream, dayUs), { known, dayUs });
     }
     if (wanted.size === 0) return;
