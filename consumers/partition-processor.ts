@@ -240,7 +240,16 @@ export class PartitionProcessor {
     isRunning: () => boolean,
     partitionEnd?: number,
   ): Promise<BatchOutcome> {
-    return this.#exclusive(() => this.#process(messages, isRunning, partitionEnd));
+    return this.#exclusive(async () => {
+      try {
+        return await this.#process(messages, isRunning, partitionEnd);
+      } catch (error) {
+        // A message may have been taken into the pending work and not folded: nothing pending is
+        // written (as after a failed flush), and the next batch re-reads the stored offset.
+        this.#failure ??= error;
+        throw error;
+      }
+    });
   }
 
   /**
@@ -375,9 +384,25 @@ export class PartitionProcessor {
    * rewind: the project's watermark is past it); a rejected one becomes a dead letter.
    */
   async #fold({ message, offset, result }: ParsedMessage): Promise<void> {
-    if (result.ok) await this.#ensureLoaded(result.event);
-    // No wait from here on: what is pending now takes this message whole (a flush that lands
-    // during a wait above hands the pending work over and starts a new one).
+    if (result.ok) {
+      // Checked again after every wait, and last right here: a flush that lands while this
+      // message waits may make the writer forget what was just read.
+      for (let attempt = 1; !this.#loaded(result.event); attempt++) {
+        if (attempt > 3) {
+          throw new Error(
+            `stream ${this.#stream}: the writer keeps forgetting project ` +
+              `${result.event.project} (its cache limit is too small for one batch's projects)`,
+          );
+        }
+        await this.#load(result.event);
+      }
+    }
+    // No wait from here on, and nothing that can throw once the pending work is changed: what
+    // is pending now takes this message whole (a flush that lands during a wait above hands the
+    // pending work over and starts a new one).
+    const held = result.ok && this.#heldAlready(result.event, offset);
+    const admission = result.ok && !held ? this.#writer.admit(result.event) : null;
+    const nowUs = this.#options.nowUs();
     const pending = this.#pending;
     const produced = Number(message.timestamp);
     if (
@@ -390,41 +415,44 @@ export class PartitionProcessor {
     pending.bytes += message.value?.length ?? 0;
     if (!result.ok) {
       this.#reject(pending, message, result.rejection);
-      return;
-    }
-    const { event } = result;
-    const watermark = this.#writer.watermark(event.project);
-    if (watermark !== undefined && watermark !== null && offset < watermark) {
+    } else if (held) {
       pending.skipped += 1;
-      return;
-    }
-    const admission = this.#writer.admit(event);
-    if (!admission.ok) {
+    } else if (admission !== null && !admission.ok) {
       this.#reject(pending, message, admission.rejection);
-      return;
+    } else {
+      const { event } = result;
+      pending.fold.add(event, offset, nowUs);
+      if (admission !== null) {
+        pending.fold.noteAdmitted(
+          event.project,
+          admission.key,
+          admission.added,
+          admission.expireAtMs,
+        );
+      }
     }
-    pending.fold.add(event, offset, this.#options.nowUs());
-    pending.fold.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
+  }
+
+  /** Whether the writer knows `event`'s project watermark and can judge its keys. */
+  #loaded(event: LogEvent): boolean {
+    return this.#writer.watermark(event.project) !== undefined && this.#writer.canAdmit(event);
+  }
+
+  /** Reads again what the writer's cache forgot since the batch began. */
+  async #load(event: LogEvent): Promise<void> {
+    if (this.#writer.watermark(event.project) === undefined) {
+      await this.#writer.loadWatermarks([event.project]);
+    }
+    await this.#writer.loadAdmitted([event]);
   }
 
   /**
-   * Reads again what the writer's cache forgot since the batch began (the event's project
-   * watermark, or the keys its project admitted on its day): a flush that lands meanwhile may
-   * forget them again, so this asks until both are there.
+   * Whether `event`'s project already holds it (a replay after a crash or a rewind: the
+   * project's watermark is past it).
    */
-  async #ensureLoaded(event: LogEvent): Promise<void> {
-    for (let attempt = 1;; attempt++) {
-      const watermarkKnown = this.#writer.watermark(event.project) !== undefined;
-      if (watermarkKnown && this.#writer.canAdmit(event)) return;
-      if (attempt > 3) {
-        throw new Error(
-          `stream ${this.#stream}: the writer keeps forgetting project ${event.project} ` +
-            '(its cache limit is too small for the projects of one batch)',
-        );
-      }
-      if (!watermarkKnown) await this.#writer.loadWatermarks([event.project]);
-      await this.#writer.loadAdmitted([event]);
-    }
+  #heldAlready(event: LogEvent, offset: number): boolean {
+    const watermark = this.#writer.watermark(event.project);
+    return watermark !== undefined && watermark !== null && offset < watermark;
   }
 
   /** Counts a rejected message and makes it a dead letter. */

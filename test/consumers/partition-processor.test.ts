@@ -193,6 +193,56 @@ describe('PartitionProcessor', () => {
     expect(reports.length).toBeLessThan(Math.ceil(messages.length / 100));
   });
 
+  test('an error while folding a message voids what was folded since, so nothing is lost', async () => {
+    // The clock fails once, when the 250th event is folded: the message had already been taken
+    // into the pending batch. Like the runner, the consumer fetches the batch again after an
+    // error; what the failed batch left pending must not be written without the message.
+    const { store, lines, messages } = world(nowUs, 120);
+    // Slow commits: a flush is under way when the message fails, and lands during the pause.
+    store.commitDelayMs = 5;
+    let calls = 0;
+    let thrown = 0;
+    const clock = () => {
+      calls += 1;
+      if (calls === 250) {
+        thrown += 1;
+        throw new Error('injected clock failure');
+      }
+      return nowUs;
+    };
+    // Kafka timestamps, so that parsing never asks the clock: every call is the fold's or the
+    // writer's.
+    const stamped = messages.map((message) => ({ ...message, timestamp: String(nowUs / 1000) }));
+    const sinks = { letters: [], reports: [], errors: [] };
+    const processor = processorOn(store, nowUs, 120, sinks, { nowUs: clock });
+    let position = 0;
+    while (position < stamped.length) {
+      const batch = stamped.slice(position, position + 97);
+      let outcome: BatchOutcome;
+      try {
+        outcome = await processor.process(batch, () => true);
+      } catch {
+        // The runner's answer to an error: nothing resolved, the same batch fetched again.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
+      if (outcome.kind === 'ahead') throw new Error('the stored offset is beyond the partition');
+      if (outcome.kind === 'seek') position = outcome.offset;
+      else position = outcome.nextOffset ?? position;
+    }
+    await processor.drain();
+    expect(thrown).toBe(1);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(stamped.length);
+    // Every project, so that the one whose message failed is among them.
+    const events = validEvents(lines, nowUs);
+    const queries = [...new Set(events.map((event) => event.project))].flatMap((project) =>
+      ['1day', '1hr'].map((interval) =>
+        ['functions.invocation-stats', `project=${project}&interval=${interval}`] as const
+      )
+    );
+    expect(await expectStoreMatchesReference(store, events, nowUs, 5, queries)).toBeGreaterThan(5);
+  });
+
   test('after a flush failed for one project, the replay skips what the others hold', async () => {
     const { store, lines, messages, errors, reports, processor } = world(nowUs);
     await consume(processor, messages.slice(0, 600), 100);
