@@ -31,7 +31,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
 };
 
 /** Where the explorer lives: the page at `/`, everything else under this prefix. */
-export const EXPLORER_PREFIX = '/explorer/';
+const EXPLORER_PREFIX = '/explorer/';
 
 const REVALIDATE = 'no-cache';
 const IMMUTABLE = 'public, max-age=31536000, immutable';

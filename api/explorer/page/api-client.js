@@ -70,16 +70,24 @@ export async function getJson(path, signal) {
 }
 
 /**
+ * The property `name` of `value` when it is an object (undefined otherwise).
+ *
+ * @param {unknown} value
+ * @param {string} name
+ * @returns {unknown}
+ */
+function field(value, name) {
+  return typeof value === 'object' && value !== null ? Reflect.get(value, name) : undefined;
+}
+
+/**
  * The message of the API's error envelope, `{"error": {"code": ..., "message": ...}}`.
  *
  * @param {unknown} body
  * @returns {string | undefined}
  */
 function envelopeMessage(body) {
-  const error = typeof body === 'object' && body !== null ? Reflect.get(body, 'error') : undefined;
-  const message = typeof error === 'object' && error !== null
-    ? Reflect.get(error, 'message')
-    : undefined;
+  const message = field(field(body, 'error'), 'message');
   return typeof message === 'string' ? message : undefined;
 }
 
@@ -90,7 +98,7 @@ function envelopeMessage(body) {
  * @returns {import('./views.js').Row[]}
  */
 export function resultRows(body) {
-  const result = typeof body === 'object' && body !== null ? Reflect.get(body, 'result') : null;
+  const result = field(body, 'result');
   if (!Array.isArray(result)) throw new ApiError(200, 'the answer has no result rows');
   return result;
 }
@@ -102,7 +110,7 @@ export function resultRows(body) {
  * @returns {{ project: string, newest_request_us: number }[]}
  */
 export function projectRows(body) {
-  const projects = typeof body === 'object' && body !== null ? Reflect.get(body, 'projects') : null;
+  const projects = field(body, 'projects');
   if (!Array.isArray(projects)) throw new ApiError(200, 'the answer has no projects');
   return projects;
 }
