@@ -28,7 +28,7 @@ import { type EndpointName, MAX_ROWS } from '../contract/registry.ts';
 import type { EndpointRows } from '../contract/rows.ts';
 import { readApiCounts } from './read/api-counts.ts';
 import type { ReadContext } from './read/context.ts';
-import { readInvocationStats } from './read/invocation-stats.ts';
+import { invocationStatsRowJson, readInvocationStats } from './read/invocation-stats.ts';
 import { readLogsAll, readLogsAllJson } from './read/logs-all.ts';
 
 /** The typed parameters of each endpoint. */
@@ -49,6 +49,8 @@ export interface EndpointDescriptor<P, R> {
    * rows of `read`, serialized).
    */
   readonly readJson?: (context: ReadContext, params: P) => Promise<string[]>;
+  /** One row of `read` as the JSON text `JSON.stringify` writes (absent: `JSON.stringify`). */
+  readonly rowJson?: (row: R) => string;
 }
 
 type Descriptors = {
@@ -57,7 +59,11 @@ type Descriptors = {
 
 /** The descriptor of every endpoint. */
 export const DESCRIPTORS: Descriptors = {
-  'functions.invocation-stats': { parse: parseInvocationStatsParams, read: readInvocationStats },
+  'functions.invocation-stats': {
+    parse: parseInvocationStatsParams,
+    read: readInvocationStats,
+    rowJson: invocationStatsRowJson,
+  },
   'logs.all': { parse: parseLogsAllParams, read: readLogsAll, readJson: readLogsAllJson },
   'usage.api-counts': { parse: parseApiCountsParams, read: readApiCounts },
 };
@@ -147,5 +153,12 @@ export async function answerEndpointJson<N extends EndpointName>(
     return answer.ok ? { ok: true, json: `[${answer.rows.join(',')}]` } : answer;
   }
   const answer = await answerEndpoint(name, source, context, options);
-  return answer.ok ? { ok: true, json: JSON.stringify(answer.rows) } : answer;
+  if (!answer.ok) return answer;
+  const rowJson = descriptor.rowJson;
+  return {
+    ok: true,
+    json: rowJson === undefined
+      ? JSON.stringify(answer.rows)
+      : `[${answer.rows.map((row) => rowJson(row)).join(',')}]`,
+  };
 }

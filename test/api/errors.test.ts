@@ -262,11 +262,13 @@ describe('success headers, CORS, caching', () => {
     for (
       const response of [
         await get('/healthz'),
+        await get(`${INVOCATIONS}?project=p&interval=15min`),
         await get('/api/endpoints/nope'),
         await get(LOGS, { key: null }),
       ]
     ) {
       expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+      expect(response.headers.get('Access-Control-Expose-Headers')).toContain('ETag');
     }
   });
 

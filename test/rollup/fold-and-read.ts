@@ -7,7 +7,7 @@
  * @module
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { answerEndpoint } from '../../src/endpoints/registry.ts';
+import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
 import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { EndpointName } from '../../src/contract/registry.ts';
@@ -109,6 +109,9 @@ export async function expectStoreMatchesReference(
     const expected = evaluateEndpoint(name, events, new URLSearchParams(query), nowUs);
     const actual = await answerEndpoint(name, new URLSearchParams(query), context);
     expect(actual.ok, `${name}?${query}`).toBe(expected.ok);
+    // What the HTTP API sends: the same rows, as JSON text built without serializing them.
+    const sent = await answerEndpointJson(name, new URLSearchParams(query), context);
+    expect(sent.ok && JSON.parse(sent.json), `${name}?${query}`).toEqual(actual.ok && actual.rows);
     if (actual.ok && expected.ok) {
       expectSameAnswer(name, actual.rows, expected.rows, `${name}?${query}`);
       if (expected.rows.some((row) => !('count' in row) || row.count > 0)) nonEmpty += 1;

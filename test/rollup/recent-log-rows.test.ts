@@ -130,6 +130,23 @@ describe('a logs.all row as JSON text', () => {
     }
   });
 
+  test('an id holding separators, even ones shaped like a whole member, is read exactly', () => {
+    const raw = '{"id":"x","event_message":"m","metadata":[{"a":1}]}';
+    for (
+      const id of [
+        SEPARATOR,
+        `a${SEPARATOR}b`,
+        `${SEPARATOR}0000000000000001@s/0${SEPARATOR}7${SEPARATOR}{"id":"y","metadata":[]}`,
+        `${SEPARATOR}${SEPARATOR}${SEPARATOR}`,
+      ]
+    ) {
+      const text = member(id, 123, raw);
+      const expected = { id: 'x', timestamp: 123, event_message: 'm', metadata: [{ a: 1 }] };
+      expect(JSON.parse(recentLogRowJson(text)), JSON.stringify(id)).toEqual(expected);
+      expect(rowOf(text), JSON.stringify(id)).toEqual(expected);
+    }
+  });
+
   test('fields are found in one pass, the last of a name counting', () => {
     const text = ' { "a" : 1 , "b":[{"a":2}], "a":"x\\"}" }';
     const spans = topLevelFields(text, 0, ['a', 'b']);

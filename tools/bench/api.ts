@@ -11,12 +11,18 @@
  *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
  *   npm run bench:api -- --profile DIR      # each API process writes a CPU profile into DIR
  *
+ * Per workload it also measures the API process's CPU time per request (from /proc), and a
+ * ceiling: the same answers, captured from the API and served as fixed bytes by a bare
+ * `node:http` server (`./bench/api/fixed-body-server.ts`), driven the same way.
+ *
  * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
  * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import process from 'node:process';
 import { createClient } from 'redis';
 import type { EndpointName } from '../../src/contract/registry.ts';
@@ -30,7 +36,7 @@ import { DuckDbBaseline } from './api/duckdb.ts';
 import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { startApi } from './api/child.ts';
 import { drive, type DriveResult } from './api/load.ts';
-import { environment } from './measure.ts';
+import { environment, processCpuSeconds } from './measure.ts';
 
 const KEY = 'bench-key-0123456789abcdef';
 const SEED = 20_261_121;
@@ -214,6 +220,37 @@ function workloads(activity: Activity): Workload[] {
   ];
 }
 
+/** Each path's answer (body and entity tag) from a running API, for the fixed-bytes ceiling. */
+async function captureAnswers(
+  url: string,
+  paths: readonly string[],
+): Promise<Record<string, { body: string; etag: string }>> {
+  const answers: Record<string, { body: string; etag: string }> = {};
+  for (const path of paths) {
+    const response = await fetch(`${url}${path}`, { headers: { 'X-API-KEY': KEY } });
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+    answers[path] = { body: await response.text(), etag: response.headers.get('ETag') ?? '' };
+  }
+  return answers;
+}
+
+/** Drives the fixed-bytes server over `answers` (closed loop): the ceiling of a workload. */
+async function ceiling(
+  answers: Record<string, { body: string; etag: string }>,
+  drive0: (url: string, pid: number) => Promise<DriveResult>,
+): Promise<DriveResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'bench-api-'));
+  const file = join(directory, 'answers.json');
+  writeFileSync(file, JSON.stringify(answers));
+  const server = await startApi({ ANSWERS_FILE: file }, ['tools/bench/api/fixed-body-server.ts']);
+  try {
+    return await drive0(server.url, server.pid);
+  } finally {
+    await server.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 function memoryEvents(total: number, nowUs: number): LogEvent[] {
   const events: LogEvent[] = [];
   for (const { source, line } of lines(total, nowUs)) {
@@ -238,6 +275,10 @@ function countsOf(rows: readonly object[]): string {
 
 const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
 const perSecond = (value: number) => Math.round(value).toLocaleString('en-US');
+const share = (result: DriveResult, fixed: DriveResult | undefined) =>
+  fixed === undefined ? '?' : `${Math.round((100 * result.perSecond) / fixed.perSecond)}%`;
+const cpuPerRequest = (result: DriveResult) =>
+  result.serverCpuUsPerRequest === null ? '?' : Math.round(result.serverCpuUsPerRequest).toString();
 
 async function main(): Promise<void> {
   const options = flags(process.argv.slice(2));
@@ -270,11 +311,14 @@ async function main(): Promise<void> {
     string,
     { saturation: DriveResult; atRate: DriveResult; rate: number }
   >();
+  const ceilings = new Map<string, DriveResult>();
   // The data ages while the workloads run (the 5min window empties): both modes of a workload
   // run back to back, and its baseline is evaluated at the same `now` as they were.
   const measuredAtUs = new Map<string, number>();
   for (const workload of list) {
     measuredAtUs.set(workload.label, Date.now() * 1000);
+    const paths = workload.queries.map((q) => `/api/endpoints/${workload.endpoint}?${q}`);
+    let answers: Record<string, { body: string; etag: string }> = {};
     for (const mode of modes) {
       const api = await startApi(
         { REDIS_URL: url, STORE: 'redis', API_KEYS: KEY, ...mode.env },
@@ -289,19 +333,23 @@ async function main(): Promise<void> {
         const base = {
           url: api.url,
           headers: { 'X-API-KEY': KEY },
-          paths: workload.queries.map((q) => `/api/endpoints/${workload.endpoint}?${q}`),
+          paths,
           connections: options.connections,
           seconds: options.seconds,
           warmupSeconds: 2,
+          serverCpuSeconds: () => processCpuSeconds(api.pid),
         };
         const saturation = await drive(base);
         // Past saturation an open loop only measures its own queue: stay at 80% of the maximum.
         const rate = Math.min(options.rate, Math.floor(saturation.perSecond * 0.8));
         const atRate = await drive({ ...base, ratePerSecond: rate });
         results.set(`${mode.name}|${workload.label}`, { saturation, atRate, rate });
+        if (mode.env.RESULT_CACHE_MS === '0') answers = await captureAnswers(api.url, paths);
         process.stderr.write(
           `${mode.name}: ${workload.label}: max ${perSecond(saturation.perSecond)} req/s ` +
-            `(p99 ${ms(saturation.p99Ms)} ms); at ${perSecond(rate)} req/s: p50 ${
+            `(p99 ${ms(saturation.p99Ms)} ms, ${
+              cpuPerRequest(saturation)
+            } µs of API CPU per request); at ${perSecond(rate)} req/s: p50 ${
               ms(atRate.p50Ms)
             } ms, p99 ${ms(atRate.p99Ms)} ms; failures ${
               JSON.stringify({ ...saturation.failures, ...atRate.failures })
@@ -311,6 +359,24 @@ async function main(): Promise<void> {
         await api.stop();
       }
     }
+    const fixed = await ceiling(answers, (url, pid) =>
+      drive({
+        url,
+        headers: {},
+        paths,
+        connections: options.connections,
+        seconds: options.seconds,
+        warmupSeconds: 2,
+        serverCpuSeconds: () => processCpuSeconds(pid),
+      }));
+    ceilings.set(workload.label, fixed);
+    process.stderr.write(
+      `ceiling (fixed bytes, bare node:http): ${workload.label}: max ${
+        perSecond(fixed.perSecond)
+      } req/s, ${cpuPerRequest(fixed)} µs of server CPU per request; failures ${
+        JSON.stringify(fixed.failures)
+      }\n`,
+    );
   }
 
   process.stderr.write('baseline: parsing the events into memory...\n');
@@ -357,10 +423,11 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     `| workload | mode | max req/s (${options.connections} conns) | offered req/s | ` +
-      'p50 / p99 ms at offered | baseline calls/s (p50 ms) | max req/s / baseline | ' +
+      'p50 / p99 ms at offered | server CPU µs per request | max / fixed-bytes ceiling | ' +
+      'baseline calls/s (p50 ms) | max req/s / baseline | ' +
       'DuckDB calls/s (p50 ms) | max req/s / DuckDB |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const workload of list) {
     const base = baselines.get(workload.label);
     const sqlBase = engine.get(workload.label);
@@ -373,6 +440,8 @@ async function main(): Promise<void> {
         `| ${workload.label} | ${mode.name}${failed > 0 ? ' (FAILURES)' : ''} | ${
           perSecond(result.saturation.perSecond)
         } | ${perSecond(result.rate)} | ${ms(result.atRate.p50Ms)} / ${ms(result.atRate.p99Ms)} | ${
+          cpuPerRequest(result.saturation)
+        } | ${share(result.saturation, ceilings.get(workload.label))} | ${
           base.perSecond.toFixed(2)
         } (${ms(base.p50Ms)}) | ${
           Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')
@@ -383,6 +452,14 @@ async function main(): Promise<void> {
             ? '?'
             : Math.round(result.saturation.perSecond / sqlBase.perSecond).toLocaleString('en-US')
         }x |`,
+      );
+    }
+    const fixed = ceilings.get(workload.label);
+    if (fixed !== undefined) {
+      console.log(
+        `| ${workload.label} | fixed bytes, bare node:http (ceiling) | ${
+          perSecond(fixed.perSecond)
+        } | | | ${cpuPerRequest(fixed)} | 100% | | | | |`,
       );
     }
   }

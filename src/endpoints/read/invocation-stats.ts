@@ -12,6 +12,26 @@ import type { InvocationStatsParams } from '../../contract/params/invocation-sta
 import type { InvocationStatsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 
+/** A number or null as `JSON.stringify` writes it (a non-finite number as null). */
+function jsonNumber(value: number | null): string {
+  return value !== null && Number.isFinite(value) ? `${value}` : 'null';
+}
+
+/**
+ * A row as the JSON text `JSON.stringify` writes for it, built directly: twice as fast for the
+ * 301 rows of a `5min` answer (`JSON.stringify` of the rows was 14% of an API process's CPU
+ * answering them without reuse, `npm run bench:api -- --only 5min --profile DIR`).
+ */
+export function invocationStatsRowJson(row: InvocationStatsRow): string {
+  return `{"timestamp":${jsonNumber(row.timestamp)},"count":${jsonNumber(row.count)},` +
+    `"error_count":${jsonNumber(row.error_count)},` +
+    `"min_execution_time":${jsonNumber(row.min_execution_time)},` +
+    `"max_execution_time":${jsonNumber(row.max_execution_time)},` +
+    `"avg_execution_time":${jsonNumber(row.avg_execution_time)},` +
+    `"p95_execution_time":${jsonNumber(row.p95_execution_time)},` +
+    `"p99_execution_time":${jsonNumber(row.p99_execution_time)}}`;
+}
+
 /** Every bucket of the series, ascending, empty ones included. */
 export async function readInvocationStats(
   context: ReadContext,

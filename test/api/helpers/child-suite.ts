@@ -72,6 +72,20 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     expect(unauthorized.status).toBe(401);
   }, 120_000);
 
+  test('answers, their revalidations and errors carry the CORS headers over a real socket', async () => {
+    const path = '/api/endpoints/functions.invocation-stats?project=p&interval=5min';
+    const answer = await call(path);
+    const etag = answer.headers.get('ETag') ?? '';
+    expect(JSON.parse(await answer.text()).result).toHaveLength(301);
+    const revalidated = await call(path, { headers: { 'If-None-Match': etag } });
+    const refused = await fetch(`${service?.url}${path}`);
+    for (const [response, status] of [[answer, 200], [revalidated, 304], [refused, 401]] as const) {
+      expect(response.status).toBe(status);
+      expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+      expect(response.headers.get('Access-Control-Expose-Headers')).toContain('ETag');
+    }
+  });
+
   test('SIGTERM stops it cleanly', async () => {
     const output = service?.output() ?? '';
     const pid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(output)?.[1]);

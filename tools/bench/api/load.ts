@@ -24,6 +24,8 @@ export interface DriveOptions {
   readonly warmupSeconds: number;
   /** Open loop at this many requests per second; absent: closed loop. */
   readonly ratePerSecond?: number;
+  /** CPU seconds the server has used so far (null: unknown), read when measuring starts and ends. */
+  readonly serverCpuSeconds?: () => number | null;
 }
 
 /** What one run measured. */
@@ -35,6 +37,8 @@ export interface DriveResult {
   readonly maxMs: number;
   /** Answers other than 200, by status (0 = transport error). */
   readonly failures: Readonly<Record<string, number>>;
+  /** The server's CPU time per measured request, in µs (null: not asked for, or unknown). */
+  readonly serverCpuUsPerRequest: number | null;
 }
 
 /** Drives `options.url` and reports throughput and latency of the measured period. */
@@ -50,6 +54,9 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
   const started = performance.now();
   const measureFrom = started + options.warmupSeconds * 1000;
   const stopAt = measureFrom + options.seconds * 1000;
+  const cpu = options.serverCpuSeconds ?? (() => null);
+  let cpuAtStart: number | null = null;
+  const cpuTimer = setTimeout(() => (cpuAtStart = cpu()), measureFrom - started);
   /** Sends one request; `since` is when it counts from (sent, or scheduled). */
   const send = async (since: number) => {
     const path = options.paths[next++ % options.paths.length] ?? '/';
@@ -88,6 +95,8 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
     }
     await Promise.all(inFlight);
   }
+  clearTimeout(cpuTimer);
+  const cpuAtEnd = cpu();
   await pool.close();
   latencies.sort((a, b) => a - b);
   return {
@@ -97,5 +106,8 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
     p99Ms: nearestRank(latencies, 0.99),
     maxMs: latencies.at(-1) ?? Number.NaN,
     failures,
+    serverCpuUsPerRequest: cpuAtStart === null || cpuAtEnd === null || latencies.length === 0
+      ? null
+      : ((cpuAtEnd - cpuAtStart) * 1e6) / latencies.length,
   };
 }
