@@ -3,6 +3,11 @@
  * may (root, apt-get): `redis-server` for the services, `chromium` for the browser tests.
  * Otherwise the error says how to install it.
  *
+ * apt-get holds a lock on its package lists while it updates them, and a second `apt-get update`
+ * fails at once rather than wait (`DPkg::Lock::Timeout` covers only dpkg's own lock). So one
+ * process runs one apt-get at a time, and two services that need the same package (Redis and the
+ * Redis Cluster's nodes both need `redis-server`) share one install.
+ *
  * @module
  */
 import { findOnPath, runLogged } from './run.ts';
@@ -19,29 +24,65 @@ export interface DebianProgram {
   readonly logFile: string;
 }
 
+/** What {@link ensureDebianProgram} asks of the machine; tests give their own. */
+export interface PackageSystem {
+  readonly findOnPath: (name: string) => string | undefined;
+  /** Whether apt-get may be run: root, and apt-get on PATH. */
+  readonly canInstall: () => boolean;
+  /** Runs apt-get with `args`, its output to `logFile`; rejects when it fails. */
+  readonly aptGet: (args: readonly string[], logFile: string) => Promise<void>;
+}
+
+const machine: PackageSystem = {
+  findOnPath,
+  canInstall: () => process.getuid?.() === 0 && findOnPath('apt-get') !== undefined,
+  aptGet: (args, logFile) =>
+    runLogged('apt-get', args, { logFile, env: { DEBIAN_FRONTEND: 'noninteractive' } }),
+};
+
+/** Installs under way or done, by package, per package system. */
+const installs = new WeakMap<PackageSystem, Map<string, Promise<void>>>();
+/** The end of the last apt-get run queued, per package system: one runs at a time. */
+const aptQueues = new WeakMap<PackageSystem, Promise<unknown>>();
+
 /**
  * The path of `program.binary`, after installing its package with apt-get when it is missing
- * and this process runs as root; throws with `program.howTo` when it cannot.
+ * and this process runs as root; throws with `program.howTo` when it cannot. Concurrent calls
+ * for one package share one install.
+ *
+ * @example
+ * ```ts
+ * const path = await ensureDebianProgram({
+ *   binary: 'redis-server',
+ *   package: 'redis-server',
+ *   howTo: 'sudo apt-get install -y redis-server',
+ *   logFile: '.services/redis/install.log',
+ * }, console.log);
+ * ```
  */
 export async function ensureDebianProgram(
   program: DebianProgram,
   log: (line: string) => void,
+  system: PackageSystem = machine,
 ): Promise<string> {
-  const found = findOnPath(program.binary);
+  const found = system.findOnPath(program.binary);
   if (found !== undefined) return found;
-  const canInstall = process.getuid?.() === 0 && findOnPath('apt-get') !== undefined;
-  if (!canInstall) throw new Error(`${program.binary} is not on PATH. ${program.howTo}`);
-  log(`installing ${program.package} with apt-get (first run only)`);
-  const options = { logFile: program.logFile, env: { DEBIAN_FRONTEND: 'noninteractive' } };
-  // Another apt-get (a machine's own first-boot update) may hold the lock: wait for it.
-  const waitForLock = ['-o', 'DPkg::Lock::Timeout=120'];
-  await runLogged('apt-get', [...waitForLock, 'update'], options);
-  await runLogged(
-    'apt-get',
-    [...waitForLock, 'install', '-y', '--no-install-recommends', program.package],
-    options,
-  );
-  const installed = findOnPath(program.binary);
+  if (!system.canInstall()) throw new Error(`${program.binary} is not on PATH. ${program.howTo}`);
+  let byPackage = installs.get(system);
+  if (byPackage === undefined) {
+    byPackage = new Map();
+    installs.set(system, byPackage);
+  }
+  let install = byPackage.get(program.package);
+  if (install === undefined) {
+    log(`installing ${program.package} with apt-get (first run only)`);
+    install = installPackage(program, system);
+    byPackage.set(program.package, install);
+    // A failed install may be tried again by a later call.
+    install.catch(() => byPackage.delete(program.package));
+  }
+  await install;
+  const installed = system.findOnPath(program.binary);
   if (installed === undefined) {
     throw new Error(
       `apt-get installed ${program.package}, but ${program.binary} is not on PATH ` +
@@ -49,4 +90,20 @@ export async function ensureDebianProgram(
     );
   }
   return installed;
+}
+
+function installPackage(program: DebianProgram, system: PackageSystem): Promise<void> {
+  // Another apt-get (a machine's own first-boot update) may hold dpkg's lock: wait for it.
+  const waitForLock = ['-o', 'DPkg::Lock::Timeout=120'];
+  const run = async () => {
+    await system.aptGet([...waitForLock, 'update'], program.logFile);
+    await system.aptGet(
+      [...waitForLock, 'install', '-y', '--no-install-recommends', program.package],
+      program.logFile,
+    );
+  };
+  const previous = aptQueues.get(system) ?? Promise.resolve();
+  const done = previous.then(run, run);
+  aptQueues.set(system, done.catch(() => undefined));
+  return done;
 }
