@@ -16,6 +16,10 @@
  * Nothing global is written in an atomic step: the host registry is a maximum per (project,
  * host), written before the commits (a replay that skips a project finds its hosts there), and
  * a Kafka partition's resume offset is moved after them with a compare-and-set of its own key.
+ * The ring buffers of recent logs are written before the commits too, outside them: an entry's
+ * member names its stream and offset (see `recent-logs.ts`), so whoever writes an event again (a
+ * replay, a consumer that lost the partition) adds the very member already there, and a commit's
+ * fence has nothing to protect in them. Out of the commit script they cost Redis a third less.
  *
  * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
  * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops
@@ -431,8 +435,9 @@ export class PartitionWriter {
       const nowUs = this.#nowUs();
       // The hosts only need to be registered before the commits: at the same time as the reads,
       // and the resume offset, which no store that lost its data since the open still holds.
-      const [, parts, resumeStored] = await Promise.all([
+      const [, , parts, resumeStored] = await Promise.all([
         this.#registerHosts(delta, nowUs),
+        this.#addRecentLogs(delta, nowUs),
         this.#mergeParts(delta),
         this.#readResume(),
       ]);
@@ -543,6 +548,23 @@ export class PartitionWriter {
     });
   }
 
+  /** Adds every project's new entries to its ring buffer: idempotent, so outside the commits. */
+  async #addRecentLogs(delta: RollupDelta, nowUs: number): Promise<void> {
+    const writes: Promise<void>[] = [];
+    for (const [project, { logs }] of delta.projects) {
+      if (logs.length === 0) continue;
+      writes.push(this.#store.updateSortedSet({
+        key: recentLogsKey(project),
+        members: logs,
+        mode: 'add',
+        keepHighest: this.#capacity,
+        dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
+        expireAtMs: Math.floor((nowUs + RECENT_LOGS_MAX_AGE_US + EXPIRY_SLACK_US) / 1000),
+      }));
+    }
+    await Promise.all(writes);
+  }
+
   async #commitProject(
     project: string,
     delta: ProjectDelta,
@@ -560,16 +582,6 @@ export class PartitionWriter {
         keepHighest: null,
         dropBelow: null,
         expireAtMs,
-      });
-    }
-    if (delta.logs.length > 0) {
-      sortedSets.push({
-        key: recentLogsKey(project),
-        members: delta.logs,
-        mode: 'add',
-        keepHighest: this.#capacity,
-        dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
-        expireAtMs: Math.floor((nowUs + RECENT_LOGS_MAX_AGE_US + EXPIRY_SLACK_US) / 1000),
       });
     }
     const result = await this.#store.commitProject({

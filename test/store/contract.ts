@@ -218,6 +218,30 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.rangeByScore(ring, all)).toEqual([]);
   });
 
+  test('a sorted-set write on its own adds, keeps the highest, drops below the bound', async () => {
+    const store = fixture.store();
+    const ring = key('ring-alone');
+    // More members than one ZADD of the commit script takes (400 pairs), byte-exact texts.
+    const members = Array.from({ length: 1_000 }, (_, i) => ({
+      score: 1_000 + i,
+      member: `e${i}\u0000${'0'.repeat(16)}@t/9\u0000{"é":"\u{1F680}"}`,
+    }));
+    const write = (partial: Partial<SortedSetWrite>) =>
+      store.updateSortedSet(sortedSet({ key: ring, keepHighest: 600, ...partial }));
+    await write({ members });
+    // Written again (a replay): nothing changes.
+    await write({ members: members.slice(900) });
+    const kept = await store.membersSince(ring, 0);
+    expect(kept).toHaveLength(600);
+    expect(kept[0]).toEqual(members[400]);
+    expect(kept.at(-1)).toEqual(members[999]);
+    await write({ members: [{ score: 5_000, member: 'new' }], dropBelow: 1_990 });
+    expect(await store.membersSince(ring, 0)).toEqual([
+      ...members.slice(990),
+      { score: 5_000, member: 'new' },
+    ]);
+  });
+
   test('max mode keeps the greater score; membersSince filters by score', async () => {
     const store = fixture.store();
     const hosts = key('hosts', 'registry');
