@@ -18,6 +18,7 @@ import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './po
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { scriptSha1 } from './script-sha.ts';
 import { ScriptedOperations } from './scripted.ts';
+import { sortedSetCommands } from './sorted-set-commands.ts';
 import type { ScriptCall } from './scripts.ts';
 
 /** Options of {@link RedisStore.connect}, {@link RedisStore.open} and their cluster forms. */
@@ -204,30 +205,14 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   }
 
   /**
-   * One sorted-set write (a ring buffer's new entries, the host registry) as plain commands sent
-   * together on the key's connection, instead of the script: a script's arguments are each
-   * copied into a Lua string and again into Redis by `redis.call`, which for ~1 KB ring-buffer
-   * entries cost Redis 6.8 to 7.1 µs per entry against 4.2 to 5.4 µs as one ZADD and its trims
-   * (BENCHMARKS.md, "CPU per event and per request"). Not atomic, and need not be: every write
-   * here is idempotent, and a reader meanwhile sees at most entries that the trims remove next.
+   * One sorted-set write as the plain commands of {@link sortedSetCommands}, sent together on the
+   * key's connection (so Redis runs them in order). Not atomic, and need not be: every write here
+   * is idempotent, and a reader meanwhile sees at most entries that the trims remove next.
    */
   override async updateSortedSet(write: SortedSetWrite): Promise<void> {
-    const { key } = write;
-    const send = (args: readonly string[]) => this.#connection.send(key, args);
-    const sent: Promise<unknown>[] = [];
-    if (write.members.length > 0) {
-      const args = write.mode === 'max' ? ['ZADD', key, 'GT'] : ['ZADD', key];
-      for (const { score, member } of write.members) args.push(String(score), member);
-      sent.push(send(args));
-    }
-    if (write.dropBelow !== null) {
-      sent.push(send(['ZREMRANGEBYSCORE', key, '-inf', `(${write.dropBelow}`]));
-    }
-    if (write.keepHighest !== null) {
-      sent.push(send(['ZREMRANGEBYRANK', key, '0', String(-(write.keepHighest + 1))]));
-    }
-    if (write.expireAtMs !== null) sent.push(send(['PEXPIREAT', key, String(write.expireAtMs)]));
-    await Promise.all(sent);
+    await Promise.all(
+      sortedSetCommands(write).map((command) => this.#connection.send(write.key, command)),
+    );
   }
 
   async readOffset(key: string): Promise<number | null> {

@@ -8,7 +8,8 @@
  * Method: 100,000 generated events (seed 1, last hour, 1000 projects, Zipf), as UTF-8 bytes,
  * spread over 12 partitions per source by index; each partition flushes every 3,000 events into
  * a store that holds nothing (every key is new, as most second buckets are) and only builds the
- * commit's arguments. One warm-up round, then 5 timed rounds; the median rate is printed.
+ * arguments of the commit scripts and of the ring buffers' commands, as the Redis store sends
+ * them. One warm-up round, then 5 timed rounds; the median rate is printed.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import type { Source } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { commitProjectCall } from '../../src/store/scripts.ts';
+import { sortedSetCommands } from '../../src/store/sorted-set-commands.ts';
 import type { ProjectCommit, RollupStore } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment, rate } from './measure.ts';
@@ -32,7 +34,7 @@ const lines = [...generateEvents({ seed: 1, events: EVENTS, nowUs: NOW_US })].ma
   { source, line },
 ) => ({ source, bytes: encoder.encode(line) }));
 
-/** A store that keeps nothing: a commit only builds its script arguments. */
+/** A store that keeps nothing: a write only builds the arguments the Redis store would send. */
 function emptyStore(onArguments: (count: number) => void): RollupStore {
   const nothing = () => Promise.resolve([]);
   return {
@@ -45,7 +47,11 @@ function emptyStore(onArguments: (count: number) => void): RollupStore {
     readBuckets: (keys) => Promise.resolve(keys.map(() => [])),
     readOffset: () => Promise.resolve(null),
     advanceOffset: () => Promise.resolve(true),
-    updateSortedSet: () => Promise.resolve(),
+    // The ring buffers are written here, as the commands RedisStore sends.
+    updateSortedSet(write) {
+      for (const command of sortedSetCommands(write)) onArguments(command.length);
+      return Promise.resolve();
+    },
     rangeByScore: nothing,
     membersSince: nothing,
     ping: () => Promise.resolve(),
