@@ -23,6 +23,7 @@ function jsonNumber(value: number | null): string {
  * answering them without reuse, `npm run bench:api -- --only 5min --profile DIR`).
  */
 export function invocationStatsRowJson(row: InvocationStatsRow): string {
+  if (isEmptyRow(row)) return `{"timestamp":${jsonNumber(row.timestamp)}${EMPTY_ROW_TAIL}`;
   return `{"timestamp":${jsonNumber(row.timestamp)},"count":${jsonNumber(row.count)},` +
     `"error_count":${jsonNumber(row.error_count)},` +
     `"min_execution_time":${jsonNumber(row.min_execution_time)},` +
@@ -30,6 +31,20 @@ export function invocationStatsRowJson(row: InvocationStatsRow): string {
     `"avg_execution_time":${jsonNumber(row.avg_execution_time)},` +
     `"p95_execution_time":${jsonNumber(row.p95_execution_time)},` +
     `"p99_execution_time":${jsonNumber(row.p99_execution_time)}}`;
+}
+
+/** What an empty bucket finalizes to (most buckets of a `5min` series are empty). */
+const EMPTY_RESULT = invocationStats.finalize(invocationStats.empty());
+
+/** The text after the timestamp of an empty bucket's row. */
+const EMPTY_ROW_TAIL = `,"count":0,"error_count":0,"min_execution_time":null,` +
+  `"max_execution_time":null,"avg_execution_time":null,"p95_execution_time":null,` +
+  `"p99_execution_time":null}`;
+
+function isEmptyRow(row: InvocationStatsRow): boolean {
+  return row.count === 0 && row.error_count === 0 && row.min_execution_time === null &&
+    row.max_execution_time === null && row.avg_execution_time === null &&
+    row.p95_execution_time === null && row.p99_execution_time === null;
 }
 
 /** Every bucket of the series, ascending, empty ones included. */
@@ -45,8 +60,12 @@ export async function readInvocationStats(
   const buckets = await context.store.readBuckets(keys);
   return series.map((bucket, i) => {
     const parts = buckets[i] ?? [];
-    const state = mergeParts(invocationStats, keys[i] ?? '', parts, context.onUnreadable) ??
-      invocationStats.empty();
-    return { timestamp: bucket, ...invocationStats.finalize(state) };
+    const state = parts.length === 0
+      ? null
+      : mergeParts(invocationStats, keys[i] ?? '', parts, context.onUnreadable);
+    return {
+      timestamp: bucket,
+      ...(state === null ? EMPTY_RESULT : invocationStats.finalize(state)),
+    };
   });
 }

@@ -35,4 +35,22 @@ describe('an invocation-stats row as JSON text', () => {
       { numRuns: 2_000 },
     );
   });
+
+  test("an empty bucket's row (written from a fixed tail) too, at any timestamp", () => {
+    fc.assert(
+      fc.property(anyNumber, fc.constantFrom(0, -0), (timestamp, count) => {
+        const row: InvocationStatsRow = {
+          timestamp,
+          count,
+          error_count: 0,
+          min_execution_time: null,
+          max_execution_time: null,
+          avg_execution_time: null,
+          p95_execution_time: null,
+          p99_execution_time: null,
+        };
+        expect(invocationStatsRowJson(row)).toBe(JSON.stringify(row));
+      }),
+    );
+  });
 });
