@@ -48,8 +48,8 @@ export interface PartitionProcessorOptions {
   /** Most events folded and not yet written; folding waits for the store beyond it. */
   readonly flushEvents: number;
   /**
-   * Most bytes of message values folded and not yet written (one script call's worth); folding
-   * waits for the store beyond it. Default 16 MiB.
+   * Most bytes of message values folded and not yet written (about what one flush sends to the
+   * store); folding waits for the store beyond it. Default 16 MiB.
    */
   readonly flushBytes?: number;
   /** Publishes dead letters; resolves once the broker has them. */

@@ -7,9 +7,8 @@
  * fold into one store at the same time, each into its own parts of the buckets (see
  * {@link ./partition-writer.ts}). Offsets count the events this process folded; a stream is
  * never replayed, so it keeps no resume offset. A call that fails may have been applied for
- * some of its projects and not others (each project is one atomic commit), and its entries may
- * be in the ring buffers while its counts are not (they are written before the commits): the
- * caller is told the call failed, as with any write whose answer is lost.
+ * some of its projects and not others (each project is one atomic commit, its ring-buffer
+ * entries included): the caller is told the call failed, as with any write whose answer is lost.
  *
  * @example
  * ```ts

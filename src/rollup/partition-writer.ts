@@ -16,10 +16,14 @@
  * Nothing global is written in an atomic step: the host registry is a maximum per (project,
  * host), written before the commits (a replay that skips a project finds its hosts there), and
  * a Kafka partition's resume offset is moved after them with a compare-and-set of its own key.
- * The ring buffers of recent logs are written before the commits too, outside them: an entry's
- * member names its stream and offset (see `recent-logs.ts`), so whoever writes an event again (a
- * replay, a consumer that lost the partition) adds the very member already there, and a commit's
- * fence has nothing to protect in them. Out of the commit script they cost Redis a third less.
+ * On a stream that is replayed (a Kafka partition) the ring buffers of recent logs are written
+ * outside the commits too: an entry's member names its stream and offset (see `recent-logs.ts`),
+ * so whoever writes an event again (a replay, a consumer that lost the partition) adds the very
+ * member already there. They are written once the flush has found the stream's resume offset
+ * where it left it (so not what was judged against data the store lost) and before any commit
+ * (so a failure commits nothing and the replay writes them again). Out of the commit script they
+ * cost Redis a third less. A stream that is never replayed (HTTP ingest) commits them with each
+ * project: no replay would mend entries written without their counts.
  *
  * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
  * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops
@@ -38,7 +42,7 @@
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { LogEvent, Rejection } from '../events/types.ts';
-import type { RollupStore, SortedSetWrite, StateWrite } from '../store/port.ts';
+import type { RollupStore, ScoredMember, SortedSetWrite, StateWrite } from '../store/port.ts';
 import {
   admissionDay,
   AdmittedKeys,
@@ -435,13 +439,16 @@ export class PartitionWriter {
       const nowUs = this.#nowUs();
       // The hosts only need to be registered before the commits: at the same time as the reads,
       // and the resume offset, which no store that lost its data since the open still holds.
-      const [, , parts, resumeStored] = await Promise.all([
+      const [, parts, resumeStored] = await Promise.all([
         this.#registerHosts(delta, nowUs),
-        this.#addRecentLogs(delta, nowUs),
         this.#mergeParts(delta),
         this.#readResume(),
       ]);
       if (resumeStored !== this.#resume) this.#resumeMoved(resumeStored);
+      // Only now, and before any commit: what was folded was judged against what the store
+      // still holds (a store that lost it may have let the project's bounds admit events a
+      // rebuild refuses), and a failed write commits nothing, so the replay writes it again.
+      await this.#addRecentLogs(delta, nowUs);
       const refused: { project: string; stored: number | null }[] = [];
       const resumeMovedTo: (number | null)[] = [];
       await Promise.all(
@@ -548,21 +555,32 @@ export class PartitionWriter {
     });
   }
 
-  /** Adds every project's new entries to its ring buffer: idempotent, so outside the commits. */
+  /**
+   * Adds every project's new entries to its ring buffer, outside the commits, on a stream that
+   * is replayed: the replay writes the same entries again (see the module's doc). A stream that
+   * is never replayed commits them with each project instead ({@link #commitProject}).
+   */
   async #addRecentLogs(delta: RollupDelta, nowUs: number): Promise<void> {
+    if (this.#direct) return;
     const writes: Promise<void>[] = [];
     for (const [project, { logs }] of delta.projects) {
-      if (logs.length === 0) continue;
-      writes.push(this.#store.updateSortedSet({
-        key: recentLogsKey(project),
-        members: logs,
-        mode: 'add',
-        keepHighest: this.#capacity,
-        dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
-        expireAtMs: Math.floor((nowUs + RECENT_LOGS_MAX_AGE_US + EXPIRY_SLACK_US) / 1000),
-      }));
+      if (logs.length > 0) {
+        writes.push(this.#store.updateSortedSet(this.#logsWrite(project, logs, nowUs)));
+      }
     }
     await Promise.all(writes);
+  }
+
+  /** The write of `logs`, new entries of `project`'s ring buffer, with its trims. */
+  #logsWrite(project: string, logs: readonly ScoredMember[], nowUs: number): SortedSetWrite {
+    return {
+      key: recentLogsKey(project),
+      members: logs,
+      mode: 'add',
+      keepHighest: this.#capacity,
+      dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
+      expireAtMs: Math.floor((nowUs + RECENT_LOGS_MAX_AGE_US + EXPIRY_SLACK_US) / 1000),
+    };
   }
 
   async #commitProject(
@@ -583,6 +601,10 @@ export class PartitionWriter {
         dropBelow: null,
         expireAtMs,
       });
+    }
+    // No replay would write them again if this commit failed after they were written alone.
+    if (this.#direct && delta.logs.length > 0) {
+      sortedSets.push(this.#logsWrite(project, delta.logs, nowUs));
     }
     const result = await this.#store.commitProject({
       stream: this.#stream,

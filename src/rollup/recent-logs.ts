@@ -34,8 +34,9 @@ const SEPARATOR = '\u0000';
 const MAX_POSITION = Number.MAX_SAFE_INTEGER;
 
 /**
- * The sorted-set member of one entry. `position` identifies where the event came from; it only
- * needs to be unique, see {@link logPosition}.
+ * The sorted-set member of one entry. `position` identifies where the event came from, see
+ * {@link logPosition}: unique per event, and the same each time the event is written again (a
+ * replay of its stream), which is what lets a replayed stream write entries outside its commits.
  */
 export function recentLogMember(event: EdgeEvent, position: string): ScoredMember {
   const { id, timestampUs, raw } = event;

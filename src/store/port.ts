@@ -8,9 +8,11 @@
  * Write model: a bucket is a hash with one field per writing stream (a Kafka partition, or one
  * API process's ingest). Each stream has one owner at a time, which writes only its own field,
  * and readers merge the fields: any number of writers share a bucket without losing an update,
- * as the parts of a state-based counter (a G-Counter) do. Every write of one project is one
- * atomic step within the project's key group (its Redis Cluster hash slot), fenced by the
- * project's watermark of the stream: the next offset the project holds from it.
+ * as the parts of a state-based counter (a G-Counter) do. Every write of one project's rollups
+ * is one atomic step within the project's key group (its Redis Cluster hash slot), fenced by the
+ * project's watermark of the stream: the next offset the project holds from it. Sorted-set
+ * writes that are idempotent (the host registry, and a replayed stream's ring-buffer entries,
+ * whose members name their stream and offset) may go outside it, through `updateSortedSet`.
  *
  * @module
  */

@@ -7,7 +7,9 @@
  *   flush replayed after a crash, or sent by a consumer that lost its partition, finds another
  *   watermark and changes nothing; the reply says which watermark the store holds.
  * - {@link ADVANCE_OFFSET_SCRIPT}: a compare-and-set of a stream's resume offset.
- * - {@link UPDATE_SET_SCRIPT}: one sorted-set write on its own (the host registry).
+ * - {@link UPDATE_SET_SCRIPT}: one sorted-set write on its own (the host registry, ring-buffer
+ *   entries), where one script call beats several requests (Upstash's REST); `RedisStore` sends
+ *   plain commands instead (`sorted-set-commands.ts`).
  * - {@link READ_FIELD_SCRIPT} and {@link READ_BUCKETS_SCRIPT}: one field, or every field's
  *   value, of many hashes in one call.
  *

@@ -229,8 +229,9 @@ export function storeContract(fixture: ContractFixture): void {
     const write = (partial: Partial<SortedSetWrite>) =>
       store.updateSortedSet(sortedSet({ key: ring, keepHighest: 600, ...partial }));
     await write({ members });
-    // Written again (a replay): nothing changes.
+    // Written again (a replay), those kept and those already trimmed: nothing changes.
     await write({ members: members.slice(900) });
+    await write({ members: members.slice(0, 400) });
     const kept = await store.membersSince(ring, 0);
     expect(kept).toHaveLength(600);
     expect(kept[0]).toEqual(members[400]);
