@@ -105,7 +105,14 @@ async function writeParts(flushes: readonly Flush[], nowUs: number): Promise<voi
   for (const { stream, delta, next } of flushes) {
     let writer = writers.get(stream);
     if (writer === undefined) {
-      writer = new PartitionWriter({ store, stream, nowUs: () => nowUs });
+      // A Kafka partition's writer, as the consumers build it (it keeps a resume offset; its
+      // ring buffers go outside the commits).
+      writer = new PartitionWriter({
+        store,
+        stream,
+        nowUs: () => nowUs,
+        earliestOffset: () => Promise.resolve(0),
+      });
       await writer.open();
       writers.set(stream, writer);
     }
