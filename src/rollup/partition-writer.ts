@@ -22,7 +22,7 @@
  * member already there. They are written once the flush has found the stream's resume offset
  * where it left it (so not what was judged against data the store lost) and before any commit
  * (so a failure commits nothing and the replay writes them again). Out of the commit script they
- * cost Redis a third less. A stream that is never replayed (HTTP ingest) commits them with each
+ * cost Redis less (BENCHMARKS.md, "CPU per event and per request, second pass"). A stream that is never replayed (HTTP ingest) commits them with each
  * project: no replay would mend entries written without their counts.
  *
  * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to

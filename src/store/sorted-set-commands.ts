@@ -4,7 +4,7 @@
  * the key's connection by `RedisStore.updateSortedSet`, instead of a script: a script's arguments
  * are each copied into a Lua string and again into Redis by `redis.call`, which for ~1 KB
  * ring-buffer entries cost Redis more than the `ZADD` itself (BENCHMARKS.md, "CPU per event and
- * per request").
+ * per request, second pass").
  *
  * @example
  * ```ts

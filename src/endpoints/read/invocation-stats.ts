@@ -60,9 +60,8 @@ export async function readInvocationStats(
   const buckets = await context.store.readBuckets(keys);
   return series.map((bucket, i) => {
     const parts = buckets[i] ?? [];
-    const state = parts.length === 0
-      ? null
-      : mergeParts(invocationStats, keys[i] ?? '', parts, context.onUnreadable);
+    // Null for an empty bucket (no parts, or none readable).
+    const state = mergeParts(invocationStats, keys[i] ?? '', parts, context.onUnreadable);
     return {
       timestamp: bucket,
       ...(state === null ? EMPTY_RESULT : invocationStats.finalize(state)),
