@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisStore } from '../../src/store/redis.ts';
 import { describeWithServices } from '../support/services.ts';
 import { storeContract } from './contract.ts';
@@ -21,5 +22,27 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
     key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
     nowMs: Date.now,
     fencesResume: true,
+  });
+
+  test('a read of many buckets: parts, a key of the layout before parts, and missing keys', async () => {
+    if (store === null) throw new Error('RedisStore did not connect');
+    const key = (name: string) => `${prefix}:{legacy}:${name}`;
+    const client = await createClient({ url: redis.url }).connect();
+    try {
+      // Version 0.1 kept a bucket as one string; readers take it as the bucket's one part.
+      await client.set(key('old'), 'whole state');
+      await client.hSet(key('new'), { 't/0': 'part 0', 't/1': 'part 1' });
+    } finally {
+      await client.close();
+    }
+    const keys = ['gone', 'old', 'gone too', 'new', 'never'].map(key);
+    const buckets = await store.readBuckets(keys);
+    expect(buckets.map((parts) => parts.toSorted())).toEqual([
+      [],
+      ['whole state'],
+      [],
+      ['part 0', 'part 1'],
+      [],
+    ]);
   });
 });

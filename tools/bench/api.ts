@@ -11,9 +11,10 @@
  *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
  *   npm run bench:api -- --profile DIR      # each API process writes a CPU profile into DIR
  *
- * Per workload it also measures the API process's CPU time per request (from /proc), and a
- * ceiling: the same answers, captured from the API and served as fixed bytes by a bare
- * `node:http` server (`./bench/api/fixed-body-server.ts`), driven the same way.
+ * Per workload it also measures the CPU time per request of the API process and of Redis (from
+ * /proc, when Redis runs on this machine), and a ceiling: the same answers, captured from the API
+ * and served as fixed bytes by a bare `node:http` server (`./bench/api/fixed-body-server.ts`),
+ * driven the same way.
  *
  * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
  * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
@@ -141,6 +142,20 @@ function count(activity: Activity, event: LogEvent): void {
 
 function top(map: Map<string, number>, n: number): string[] {
   return [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([project]) => project);
+}
+
+/**
+ * The process id of the Redis at `url` when it runs on this machine (its CPU time is then read
+ * from /proc, as the API's is); null otherwise.
+ */
+async function localRedisPid(url: string): Promise<number | null> {
+  const client = await createClient({ url }).connect();
+  try {
+    const pid = Number(/^process_id:(\d+)/m.exec(await client.info('server'))?.[1]);
+    return Number.isInteger(pid) && processCpuSeconds(pid) !== null ? pid : null;
+  } finally {
+    await client.close();
+  }
 }
 
 async function load(url: string, total: number, nowUs: number): Promise<Activity> {
@@ -279,6 +294,8 @@ const share = (result: DriveResult, fixed: DriveResult | undefined) =>
   fixed === undefined ? '?' : `${Math.round((100 * result.perSecond) / fixed.perSecond)}%`;
 const cpuPerRequest = (result: DriveResult) =>
   result.serverCpuUsPerRequest === null ? '?' : Math.round(result.serverCpuUsPerRequest).toString();
+const redisCpuPerRequest = (result: DriveResult) =>
+  result.storeCpuUsPerRequest === null ? '?' : Math.round(result.storeCpuUsPerRequest).toString();
 
 async function main(): Promise<void> {
   const options = flags(process.argv.slice(2));
@@ -299,6 +316,7 @@ async function main(): Promise<void> {
       "baseline answers the same requests at the clock time of the workload's API run.",
   );
   const activity = await load(url, options.events, nowUs);
+  const redisPid = await localRedisPid(url);
   const list = workloads(activity).filter((workload) => workload.label.includes(options.only));
   if (list.length === 0) {
     throw new Error(`no workload label contains ${JSON.stringify(options.only)}`);
@@ -338,6 +356,7 @@ async function main(): Promise<void> {
           seconds: options.seconds,
           warmupSeconds: 2,
           serverCpuSeconds: () => processCpuSeconds(api.pid),
+          storeCpuSeconds: () => redisPid === null ? null : processCpuSeconds(redisPid),
         };
         const saturation = await drive(base);
         // Past saturation an open loop only measures its own queue: stay at 80% of the maximum.
@@ -347,9 +366,9 @@ async function main(): Promise<void> {
         if (mode.env.RESULT_CACHE_MS === '0') answers = await captureAnswers(api.url, paths);
         process.stderr.write(
           `${mode.name}: ${workload.label}: max ${perSecond(saturation.perSecond)} req/s ` +
-            `(p99 ${ms(saturation.p99Ms)} ms, ${
-              cpuPerRequest(saturation)
-            } µs of API CPU per request); at ${perSecond(rate)} req/s: p50 ${
+            `(p99 ${ms(saturation.p99Ms)} ms, ${cpuPerRequest(saturation)} µs of API CPU and ${
+              redisCpuPerRequest(saturation)
+            } µs of Redis CPU per request); at ${perSecond(rate)} req/s: p50 ${
               ms(atRate.p50Ms)
             } ms, p99 ${ms(atRate.p99Ms)} ms; failures ${
               JSON.stringify({ ...saturation.failures, ...atRate.failures })
@@ -423,11 +442,12 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     `| workload | mode | max req/s (${options.connections} conns) | offered req/s | ` +
-      'p50 / p99 ms at offered | server CPU µs per request | max / fixed-bytes ceiling | ' +
+      'p50 / p99 ms at offered | server CPU µs per request | Redis CPU µs per request | ' +
+      'max / fixed-bytes ceiling | ' +
       'baseline calls/s (p50 ms) | max req/s / baseline | ' +
       'DuckDB calls/s (p50 ms) | max req/s / DuckDB |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const workload of list) {
     const base = baselines.get(workload.label);
     const sqlBase = engine.get(workload.label);
@@ -441,9 +461,9 @@ async function main(): Promise<void> {
           perSecond(result.saturation.perSecond)
         } | ${perSecond(result.rate)} | ${ms(result.atRate.p50Ms)} / ${ms(result.atRate.p99Ms)} | ${
           cpuPerRequest(result.saturation)
-        } | ${share(result.saturation, ceilings.get(workload.label))} | ${
-          base.perSecond.toFixed(2)
-        } (${ms(base.p50Ms)}) | ${
+        } | ${redisCpuPerRequest(result.saturation)} | ${
+          share(result.saturation, ceilings.get(workload.label))
+        } | ${base.perSecond.toFixed(2)} (${ms(base.p50Ms)}) | ${
           Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')
         }x | ${
           sqlBase === undefined ? '?' : `${sqlBase.perSecond.toFixed(2)} (${ms(sqlBase.p50Ms)})`
@@ -459,7 +479,7 @@ async function main(): Promise<void> {
       console.log(
         `| ${workload.label} | fixed bytes, bare node:http (ceiling) | ${
           perSecond(fixed.perSecond)
-        } | | | ${cpuPerRequest(fixed)} | 100% | | | | |`,
+        } | | | ${cpuPerRequest(fixed)} | | 100% | | | | |`,
       );
     }
   }

@@ -26,6 +26,8 @@ export interface DriveOptions {
   readonly ratePerSecond?: number;
   /** CPU seconds the server has used so far (null: unknown), read when measuring starts and ends. */
   readonly serverCpuSeconds?: () => number | null;
+  /** The same for the store the server reads (Redis), when it runs on this machine. */
+  readonly storeCpuSeconds?: () => number | null;
 }
 
 /** What one run measured. */
@@ -39,6 +41,29 @@ export interface DriveResult {
   readonly failures: Readonly<Record<string, number>>;
   /** The server's CPU time per measured request, in µs (null: not asked for, or unknown). */
   readonly serverCpuUsPerRequest: number | null;
+  /** The store's CPU time per measured request, in µs (null: not asked for, or unknown). */
+  readonly storeCpuUsPerRequest: number | null;
+}
+
+/** A process's CPU time over the measured period, per request. */
+class CpuMeter {
+  readonly #read: () => number | null;
+  #atStart: number | null = null;
+
+  constructor(read: (() => number | null) | undefined) {
+    this.#read = read ?? (() => null);
+  }
+
+  start(): void {
+    this.#atStart = this.#read();
+  }
+
+  /** µs per request since {@link start} (null: unknown, or no request measured). */
+  perRequest(requests: number): number | null {
+    const atEnd = this.#read();
+    if (this.#atStart === null || atEnd === null || requests === 0) return null;
+    return ((atEnd - this.#atStart) * 1e6) / requests;
+  }
 }
 
 /** Drives `options.url` and reports throughput and latency of the measured period. */
@@ -54,9 +79,11 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
   const started = performance.now();
   const measureFrom = started + options.warmupSeconds * 1000;
   const stopAt = measureFrom + options.seconds * 1000;
-  const cpu = options.serverCpuSeconds ?? (() => null);
-  let cpuAtStart: number | null = null;
-  const cpuTimer = setTimeout(() => (cpuAtStart = cpu()), measureFrom - started);
+  const meters = [new CpuMeter(options.serverCpuSeconds), new CpuMeter(options.storeCpuSeconds)];
+  const cpuTimer = setTimeout(
+    () => meters.forEach((meter) => meter.start()),
+    measureFrom - started,
+  );
   /** Sends one request; `since` is when it counts from (sent, or scheduled). */
   const send = async (since: number) => {
     const path = options.paths[next++ % options.paths.length] ?? '/';
@@ -96,7 +123,7 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
     await Promise.all(inFlight);
   }
   clearTimeout(cpuTimer);
-  const cpuAtEnd = cpu();
+  const [serverCpu, storeCpu] = meters.map((meter) => meter.perRequest(latencies.length));
   await pool.close();
   latencies.sort((a, b) => a - b);
   return {
@@ -106,8 +133,7 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
     p99Ms: nearestRank(latencies, 0.99),
     maxMs: latencies.at(-1) ?? Number.NaN,
     failures,
-    serverCpuUsPerRequest: cpuAtStart === null || cpuAtEnd === null || latencies.length === 0
-      ? null
-      : ((cpuAtEnd - cpuAtStart) * 1e6) / latencies.length,
+    serverCpuUsPerRequest: serverCpu ?? null,
+    storeCpuUsPerRequest: storeCpu ?? null,
   };
 }
