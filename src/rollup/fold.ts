@@ -38,10 +38,23 @@ import { logPosition, recentLogMember } from './recent-logs.ts';
 import { familiesOf } from '../contract/families.ts';
 import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
-/** A pending bucket state, tagged with its aggregate so the writer knows how to merge it. */
+/**
+ * A pending bucket state, tagged with its aggregate so the writer knows how to merge it, with
+ * its bucket's start (µs) and when its key may be forgotten (Unix ms).
+ */
 export type PendingState =
-  | { readonly kind: 'invocation'; state: InvocationStats; readonly expireAtMs: number }
-  | { readonly kind: 'usage'; state: UsageCounts; readonly expireAtMs: number };
+  | {
+    readonly kind: 'invocation';
+    state: InvocationStats;
+    readonly startUs: number;
+    readonly expireAtMs: number;
+  }
+  | {
+    readonly kind: 'usage';
+    state: UsageCounts;
+    readonly startUs: number;
+    readonly expireAtMs: number;
+  };
 
 /** Everything folded for one project since the last {@link Fold.take}. */
 export interface ProjectDelta {
@@ -53,6 +66,8 @@ export interface ProjectDelta {
   readonly hosts: Map<string, number>;
   /** Keys newly admitted by the project's bounds (see `admission.ts`), by the set that keeps them. */
   readonly admitted: Map<string, AdmittedWrite>;
+  /** The newest event time folded (µs): no bucket of the delta starts after it. */
+  readonly newestUs: number;
 }
 
 /** Members to add to one set of admitted keys, and when the set may be forgotten. */
@@ -73,6 +88,8 @@ type UsagePending = Extract<PendingState, { kind: 'usage' }>;
 
 /** One bucket of one grain, shared by every event of the fold that falls in it. */
 interface Bucket {
+  /** Its start (µs). */
+  readonly startUs: number;
   /** The tail of its keys ({@link bucketSuffix}). */
   readonly suffix: string;
   /** When an invocation-stats key of it may be forgotten (Unix ms). */
@@ -102,6 +119,8 @@ interface ProjectFold {
   readonly hosts: Map<string, HostFold>;
   readonly logs: ScoredMember[];
   readonly admitted: Map<string, AdmittedWrite>;
+  /** The newest event time folded (µs). */
+  newestUs: number;
 }
 
 /** Accumulates the delta of a stream of valid events. */
@@ -130,6 +149,7 @@ export class Fold {
    */
   add(event: LogEvent, offset: number, nowUs: number): void {
     const project = this.#project(event.project);
+    if (event.timestampUs > project.newestUs) project.newestUs = event.timestampUs;
     const slot = this.#slot(event.timestampUs);
     const nowMs = nowUs / 1000;
     if (event.source === 'edge') {
@@ -165,6 +185,7 @@ export class Fold {
         hosts: new Map(),
         logs: [],
         admitted: new Map(),
+        newestUs: Number.NEGATIVE_INFINITY,
       };
       this.#projects.set(name, project);
     }
@@ -195,7 +216,13 @@ export class Fold {
         }
         hosts.set(host, fold.newestUs);
       }
-      delta.projects.set(name, { states, logs: project.logs, hosts, admitted: project.admitted });
+      delta.projects.set(name, {
+        states,
+        logs: project.logs,
+        hosts,
+        admitted: project.admitted,
+        newestUs: project.newestUs,
+      });
     }
     this.#projects = new Map();
     this.#slots = new Map();
@@ -215,6 +242,7 @@ export class Fold {
         let bucket = byStart.get(startUs / 1_000_000);
         if (bucket === undefined) {
           bucket = {
+            startUs,
             suffix: bucketSuffix(grain, startUs),
             invocationExpiryMs: bucketExpiryMs(startUs, grain, INVOCATION_HORIZON_US[grain]),
             usageExpiryMs: bucketExpiryMs(startUs, grain, USAGE_HORIZON_US[grain]),
@@ -264,7 +292,12 @@ function invocationState(
 ): InvocationPending {
   let pending = states.get(bucket);
   if (pending === undefined) {
-    pending = { kind: 'invocation', state: invocationStats.empty(), expireAtMs };
+    pending = {
+      kind: 'invocation',
+      state: invocationStats.empty(),
+      startUs: bucket.startUs,
+      expireAtMs,
+    };
     states.set(bucket, pending);
   }
   return pending;
@@ -286,7 +319,12 @@ function addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: 
       if (expireAtMs <= nowMs) continue;
       let pending = host.states.get(bucket);
       if (pending === undefined) {
-        pending = { kind: 'usage', state: usageCounts.empty(), expireAtMs };
+        pending = {
+          kind: 'usage',
+          state: usageCounts.empty(),
+          startUs: bucket.startUs,
+          expireAtMs,
+        };
         host.states.set(bucket, pending);
       }
       pending.state = usageCounts.add(pending.state, families);

@@ -42,7 +42,13 @@
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { LogEvent, Rejection } from '../events/types.ts';
-import type { RollupStore, ScoredMember, SortedSetWrite, StateWrite } from '../store/port.ts';
+import type {
+  RollupStore,
+  ScoredMember,
+  SortedSetWrite,
+  StateWrite,
+  StoredReach,
+} from '../store/port.ts';
 import {
   admissionDay,
   AdmittedKeys,
@@ -54,6 +60,7 @@ import { DAY_US } from '../time/civil.ts';
 import type { PendingState, ProjectDelta, RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
 import {
+  bucketExpiryBoundMs,
   EXPIRY_SLACK_US,
   HOST_HORIZON_US,
   hostMember,
@@ -137,6 +144,13 @@ const DIRECT_WATERMARK_REREAD_US = DIRECT_WATERMARK_LIFE_US / 2;
  */
 interface KnownProject {
   offset: number | null;
+  /**
+   * The stream's reach in the project (see `ProjectCommit.watermark.reachUs`): no bucket that
+   * starts after it holds a part of the stream, so such a part is not read but known new.
+   * -Infinity: the project holds nothing of the stream; +Infinity: not known (a watermark
+   * written by a version that kept no reach), every part is read.
+   */
+  reachUs: number;
   /** When the watermark was last read or committed (µs). */
   seenAtUs: number;
   readonly parts: Map<string, PendingState | typeof NEW_KEY>;
@@ -181,13 +195,13 @@ function decode(
   text: string,
   report: UnreadableReporter | undefined,
 ): PendingState | null {
-  const { expireAtMs } = pending;
+  const { startUs, expireAtMs } = pending;
   if (pending.kind === 'invocation') {
     const state = readStateOrReport(invocationStats, key, text, report);
-    return state === null ? null : { kind: 'invocation', state, expireAtMs };
+    return state === null ? null : { kind: 'invocation', state, startUs, expireAtMs };
   }
   const state = readStateOrReport(usageCounts, key, text, report);
-  return state === null ? null : { kind: 'usage', state, expireAtMs };
+  return state === null ? null : { kind: 'usage', state, startUs, expireAtMs };
 }
 
 function serialize(state: PendingState): string {
@@ -329,11 +343,18 @@ export class PartitionWriter {
     }
     if (unknown.length === 0) return;
     const keys = unknown.map((project) => this.#watermarkKey(project));
-    const stored = await this.#store.readWatermarks(keys, this.#stream);
+    // Read side by side: a reach holds only beside the watermark it was stored with.
+    const [stored, reaches] = await Promise.all([
+      this.#store.readWatermarks(keys, this.#stream),
+      this.#store.readReaches(keys, this.#stream),
+    ]);
     unknown.forEach((project, i) => {
       if (this.#projects.has(project)) return;
+      const offset = stored[i] ?? null;
+      const reach = reaches[i] ?? null;
       this.#projects.set(project, {
-        offset: stored[i] ?? null,
+        offset,
+        reachUs: this.#storedReach(offset, reach),
         seenAtUs: nowUs,
         parts: new Map(),
         admitted: new Map(),
@@ -408,6 +429,19 @@ export class PartitionWriter {
         ? Math.min(expireAtMs, Math.floor((this.#nowUs() + DIRECT_WATERMARK_LIFE_US) / 1000))
         : expireAtMs,
     };
+  }
+
+  /**
+   * The reach of a project whose stored watermark is `offset`, from the stored `reach`. A
+   * replayed stream's project without a watermark holds none of its parts: the watermark hash
+   * outlives them all (each commit asks for that, see {@link #commitProject}). A direct stream
+   * keeps none: its watermark is meant to expire two days after its last commit, long before its
+   * day buckets, so every part of it is read.
+   */
+  #storedReach(offset: number | null, reach: StoredReach | null): number {
+    if (this.#direct) return Number.POSITIVE_INFINITY;
+    if (offset === null) return Number.NEGATIVE_INFINITY;
+    return reach !== null && reach.offset === offset ? reach.reachUs : Number.POSITIVE_INFINITY;
   }
 
   /** Whether this stream is never replayed (direct ingest: it keeps no resume offset). */
@@ -606,6 +640,7 @@ export class PartitionWriter {
     if (this.#direct && delta.logs.length > 0) {
       sortedSets.push(this.#logsWrite(project, delta.logs, nowUs));
     }
+    const reachUs = Math.max(known.reachUs, delta.newestUs);
     const result = await this.#store.commitProject({
       stream: this.#stream,
       ...(this.#earliestOffset === undefined
@@ -615,15 +650,22 @@ export class PartitionWriter {
         key: this.#watermarkKey(project),
         expected: known.offset,
         next: nextOffset,
-        expireAtMs: Math.floor(
-          (nowUs + (this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US)) / 1000,
+        // It must outlive every part of the stream in the project: parts of events far in the
+        // future (judged by their producers' clocks) may live longer than the usual life.
+        expireAtMs: Math.max(
+          Math.floor(
+            (nowUs + (this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US)) / 1000,
+          ),
+          Number.isFinite(reachUs) ? bucketExpiryBoundMs(reachUs) : 0,
         ),
+        ...(Number.isFinite(reachUs) ? { reachUs } : {}),
       },
       parts,
       sortedSets,
     });
     if (result.applied) {
       known.offset = nextOffset;
+      known.reachUs = reachUs;
       known.seenAtUs = nowUs;
       known.usedIn = this.#flushes;
       // Re-insert so that Map order is least-recently-committed first.
@@ -666,7 +708,12 @@ export class PartitionWriter {
     for (const [project, { states }] of delta.projects) {
       const known = this.#known(project);
       for (const [key, pending] of states) {
-        if (!known.parts.has(key)) missing.push([key, pending, known]);
+        if (known.parts.has(key)) continue;
+        if (pending.startUs > known.reachUs) {
+          // Beyond everything the stream has folded into the project: it has no part there.
+          known.parts.set(key, NEW_KEY);
+          this.#partCount += 1;
+        } else missing.push([key, pending, known]);
       }
     }
     const aside = new Map<string, StateWrite>();

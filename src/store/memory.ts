@@ -18,7 +18,9 @@ import type {
   ScoredMember,
   ScoreRange,
   SortedSetWrite,
+  StoredReach,
 } from './port.ts';
+import { parseReach, reachField, reachText } from './reach.ts';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -104,7 +106,20 @@ export class MemoryStore implements RollupStore {
       this.#setField(part.key, stream, part.value, part.expireAtMs);
     }
     for (const write of commit.sortedSets) this.#updateSet(write);
-    this.#setField(watermark.key, stream, String(watermark.next), watermark.expireAtMs);
+    // Never brought forward: the hash outlives every part any of its streams wrote with it.
+    const expireAtMs = Math.max(
+      watermark.expireAtMs,
+      this.#liveHash(watermark.key)?.expireAtMs ?? 0,
+    );
+    this.#setField(watermark.key, stream, String(watermark.next), expireAtMs);
+    if (watermark.reachUs !== undefined) {
+      this.#setField(
+        watermark.key,
+        reachField(stream),
+        reachText(watermark.next, watermark.reachUs),
+        expireAtMs,
+      );
+    }
     this.#sweepExpired();
     return Promise.resolve({ applied: true });
   }
@@ -114,6 +129,10 @@ export class MemoryStore implements RollupStore {
       const value = this.#field(key, stream);
       return value === null ? null : Number(value);
     }));
+  }
+
+  readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]> {
+    return Promise.resolve(keys.map((key) => parseReach(this.#field(key, reachField(stream)))));
   }
 
   readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {

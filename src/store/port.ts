@@ -60,8 +60,19 @@ export interface ProjectCommit {
     readonly key: string;
     readonly expected: number | null;
     readonly next: number;
-    /** Unix milliseconds at which the store may forget the whole hash. */
+    /**
+     * Unix milliseconds at which the store may forget the whole hash, unless it is already kept
+     * longer: a store never brings a watermark hash's expiry forward, so a hash outlives every
+     * part any of its streams wrote with it (each writer asks for at least its parts' expiry).
+     */
     readonly expireAtMs: number;
+    /**
+     * The stream's reach in the project with `next` (absent: not known): the newest event time
+     * (µs) of every event the stream has folded into the project's buckets, so a bucket that
+     * starts after it holds no part of the stream. Stored beside the watermark and read back by
+     * {@link RollupStore.readReaches} with the watermark it was stored with.
+     */
+    readonly reachUs?: number;
   };
   /** Written as the field `stream` of each hash `key`: this stream's part of the bucket. */
   readonly parts: readonly StateWrite[];
@@ -85,6 +96,13 @@ export type CommitResult =
   | { readonly applied: false; readonly stored: number | null }
   | { readonly applied: false; readonly resumeStored: number | null };
 
+/** A reach stored with a watermark (see `ProjectCommit.watermark.reachUs`). */
+export interface StoredReach {
+  /** The watermark the reach was stored with: it holds only while the watermark is this. */
+  readonly offset: number;
+  readonly reachUs: number;
+}
+
 /** A score range of a sorted set, read newest (highest score) first. */
 export interface ScoreRange {
   /** Highest score included. */
@@ -100,6 +118,11 @@ export interface RollupStore {
   commitProject(commit: ProjectCommit): Promise<CommitResult>;
   /** The watermark of `stream` in each watermark hash of `keys` (null: none), in order. */
   readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]>;
+  /**
+   * The reach stored with the watermark of `stream` in each watermark hash of `keys` (null:
+   * none), in order; it holds only where the watermark is still its `offset`.
+   */
+  readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]>;
   /** `stream`'s own part of each bucket of `keys` (null: none), in order. */
   readParts(keys: readonly string[], stream: string): Promise<(string | null)[]>;
   /** Every writer's part of each bucket of `keys` (empty: none or expired), in order. */

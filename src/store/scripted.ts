@@ -6,7 +6,8 @@
  *
  * @module
  */
-import type { CommitResult, ProjectCommit, SortedSetWrite } from './port.ts';
+import type { CommitResult, ProjectCommit, SortedSetWrite, StoredReach } from './port.ts';
+import { parseReach, reachField } from './reach.ts';
 import { groupByHashTag } from './hash-tag.ts';
 import {
   ADVANCE_OFFSET_SCRIPT,
@@ -46,6 +47,15 @@ export class ScriptedOperations {
   async readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
     const values = await this.readParts(keys, stream);
     return values.map((value) => value === null ? null : Number(value));
+  }
+
+  readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]> {
+    return this.#readEach(
+      keys,
+      READ_FIELD_SCRIPT,
+      [reachField(stream)],
+      (value) => parseReach(fieldValue(value)),
+    );
   }
 
   readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {

@@ -16,6 +16,7 @@
  * @module
  */
 import type { CommitResult, ProjectCommit, SortedSetWrite } from './port.ts';
+import { reachField, reachText } from './reach.ts';
 
 /**
  * Lua: applies the sorted-set writes whose keys start at KEYS[k] and arguments at ARGV[a]
@@ -66,9 +67,9 @@ end
 /**
  * KEYS: watermark hash, part hashes…, sorted-set keys…, then the stream's resume key when fenced.
  * ARGV: stream, expected ('' = none), next, watermark expiry, resume fence ('-' = no fence, '' =
- * none stored, else the offset), #parts, (value, expireAtMs)…, then the sorted sets. Replies
- * `{1}` when applied, `{0, stored}` ('' = none) when the watermark differs, `{0, stored,
- * 'resume'}` when the resume offset does.
+ * none stored, else the offset), reach field, reach text ('' = none), #parts, (value,
+ * expireAtMs)…, then the sorted sets. Replies `{1}` when applied, `{0, stored}`
+ * ('' = none) when the watermark differs, `{0, stored, 'resume'}` when the resume offset does.
  */
 export const COMMIT_PROJECT_SCRIPT = `${LEGACY_LUA}
 local stream = ARGV[1]
@@ -82,7 +83,7 @@ if ARGV[2] == '' then
 elseif stored ~= ARGV[2] then
   return {0, stored or ''}
 end
-local a = 6
+local a = 8
 local k = 2
 local parts = tonumber(ARGV[a]); a = a + 1
 for _ = 1, parts do
@@ -97,8 +98,17 @@ for _ = 1, parts do
   k = k + 1; a = a + 2
 end
 ${SORTED_SETS_LUA}
-redis.call('HSET', KEYS[1], stream, ARGV[3])
-redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+if ARGV[7] == '' then
+  redis.call('HSET', KEYS[1], stream, ARGV[3])
+else
+  redis.call('HSET', KEYS[1], stream, ARGV[3], ARGV[6], ARGV[7])
+end
+-- Never brought forward: the hash outlives every part any of its streams wrote with it.
+local ttl = redis.call('PTTL', KEYS[1])
+local now = redis.call('TIME')
+if ttl < 0 or tonumber(now[1]) * 1000 + ttl < tonumber(ARGV[4]) then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+end
 return {1}
 `;
 
@@ -122,7 +132,10 @@ ${SORTED_SETS_LUA}
 return 1
 `;
 
-/** KEYS: hashes. ARGV: a field. Replies the field's value of each hash (false: none, or legacy). */
+/**
+ * KEYS: hashes. ARGV: a field. Replies the field's value of each hash (false: none, or legacy).
+ * Reads parts, watermarks and reaches.
+ */
 export const READ_FIELD_SCRIPT = `${LEGACY_LUA}
 local out = {}
 for i, key in ipairs(KEYS) do
@@ -192,6 +205,8 @@ export function commitProjectCall(commit: ProjectCommit, fenced: boolean): Scrip
       String(watermark.next),
       String(watermark.expireAtMs),
       fence ? optional(resume.expected) : '-',
+      reachField(commit.stream),
+      watermark.reachUs === undefined ? '' : reachText(watermark.next, watermark.reachUs),
       String(commit.parts.length),
     ],
   };

@@ -182,6 +182,7 @@ function stubStore(answer: () => Promise<never>): RollupStore {
   return {
     commitProject: answer,
     readWatermarks: answer,
+    readReaches: answer,
     readParts: answer,
     readBuckets: answer,
     readOffset: answer,

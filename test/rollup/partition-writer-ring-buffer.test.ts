@@ -112,6 +112,7 @@ function bound(store: RollupStore): RollupStore {
   return {
     commitProject: (commit) => store.commitProject(commit),
     readWatermarks: (keys, stream) => store.readWatermarks(keys, stream),
+    readReaches: (keys, stream) => store.readReaches(keys, stream),
     readParts: (keys, stream) => store.readParts(keys, stream),
     readBuckets: (keys) => store.readBuckets(keys),
     readOffset: (key) => store.readOffset(key),

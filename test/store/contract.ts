@@ -65,6 +65,49 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.readBuckets([key('a'), key('missing')])).toEqual([['one'], []]);
   });
 
+  test('a reach is kept beside its watermark, with the watermark it was written with', async () => {
+    const store = fixture.store();
+    expect(await store.readReaches([key('wm')], 't/0')).toEqual([null]);
+    const withReach = (expected: number | null, next: number, reachUs?: number) => {
+      const base = commit('t/0', expected, next);
+      return {
+        ...base,
+        watermark: { ...base.watermark, ...(reachUs === undefined ? {} : { reachUs }) },
+      };
+    };
+    expect(await store.commitProject(withReach(null, 4, 1_795_256_130_000_000)))
+      .toEqual({ applied: true });
+    expect(await store.readReaches([key('wm'), key('none')], 't/0')).toEqual([
+      { offset: 4, reachUs: 1_795_256_130_000_000 },
+      null,
+    ]);
+    expect(await store.readReaches([key('wm')], 't/other')).toEqual([null]);
+    // A commit without a reach (a writer that keeps none) leaves the old one, which names the
+    // watermark it held with.
+    expect(await store.commitProject(withReach(4, 9))).toEqual({ applied: true });
+    expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([9]);
+    expect(await store.readReaches([key('wm')], 't/0')).toEqual([
+      { offset: 4, reachUs: 1_795_256_130_000_000 },
+    ]);
+    // A refused commit writes no reach.
+    expect(await store.commitProject(withReach(4, 12, 1_795_256_140_000_000)))
+      .toEqual({ applied: false, stored: 9 });
+    expect(await store.readReaches([key('wm')], 't/0')).toEqual([
+      { offset: 4, reachUs: 1_795_256_130_000_000 },
+    ]);
+  });
+
+  test("a watermark hash's expiry is never brought forward by a later commit", async () => {
+    const store = fixture.store();
+    expect(await store.commitProject(commit('t/a', null, 1))).toEqual({ applied: true });
+    // Another stream asks for an expiry already past: the hash keeps the later one.
+    const early = commit('t/b', null, 2);
+    const past = { ...early, watermark: { ...early.watermark, expireAtMs: fixture.nowMs() - 1 } };
+    expect(await store.commitProject(past)).toEqual({ applied: true });
+    expect(await store.readWatermarks([key('wm')], 't/a')).toEqual([1]);
+    expect(await store.readWatermarks([key('wm')], 't/b')).toEqual([2]);
+  });
+
   test('a commit fenced by a resume offset the store does not hold: refused where it can tell', async () => {
     const store = fixture.store();
     const resume = key('resume', 'stream');

@@ -43,6 +43,7 @@ function emptyStore(onArguments: (count: number) => void): RollupStore {
       return Promise.resolve({ applied: true });
     },
     readWatermarks: (keys) => Promise.resolve(keys.map(() => null)),
+    readReaches: (keys) => Promise.resolve(keys.map(() => null)),
     readParts: (keys) => Promise.resolve(keys.map(() => null)),
     readBuckets: (keys) => Promise.resolve(keys.map(() => [])),
     readOffset: () => Promise.resolve(null),

@@ -1,0 +1,153 @@
+/**
+ * A replayed stream's reach (see `ProjectCommit.watermark.reachUs`): the writer does not read a
+ * part of a bucket that starts after every event the stream has folded into the project, and
+ * still reads, and merges, every part that may be there: a late event's bucket, a project whose
+ * watermark a writer that keeps no reach moved, and a project whose events lie far in the future.
+ */
+import { describe, expect, test } from 'vitest';
+import { parse } from '../../src/events/parse.ts';
+import type { LogEvent } from '../../src/events/types.ts';
+import { Fold } from '../../src/rollup/fold.ts';
+import { invocationStats } from '../../src/rollup/invocation-stats.ts';
+import {
+  functionScope,
+  invocationKey,
+  projectPrefix,
+  watermarkKey,
+} from '../../src/rollup/keys.ts';
+import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
+import { MemoryStore } from '../../src/store/memory.ts';
+import type { RollupStore } from '../../src/store/port.ts';
+import { type Grain, truncate } from '../../src/time/grain.ts';
+import { flushOne, NOW_US, PROJECT } from './partition-writer-fixtures.ts';
+
+const STREAM = 'logs.function-edge/0';
+const DAY_US = 86_400_000_000;
+
+/** An invocation of {@link PROJECT} at `timestampUs`, parsed as a consumer would at `nowUs`. */
+function invocationAt(id: string, timestampUs: number, nowUs = NOW_US): LogEvent {
+  const result = parse(
+    JSON.stringify({
+      id,
+      timestamp: timestampUs,
+      metadata: [{
+        project_ref: PROJECT,
+        function_id: 'f1',
+        execution_time_ms: 5,
+        response: [{ status_code: 200 }],
+      }],
+    }),
+    'function-edge',
+    { nowUs },
+  );
+  if (!result.ok) throw new Error(result.rejection.reason);
+  return result.event;
+}
+
+/** The memory store, counting the parts writers ask it for, key by key. */
+class CountingStore extends MemoryStore {
+  readonly partsRead: string[] = [];
+
+  override readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {
+    this.partsRead.push(...keys);
+    return super.readParts(keys, stream);
+  }
+}
+
+/** A fresh writer of {@link STREAM} (a consumer that just took the partition), opened. */
+async function takeOver(store: RollupStore, nowUs = () => NOW_US): Promise<PartitionWriter> {
+  const writer = new PartitionWriter({
+    store,
+    stream: STREAM,
+    nowUs,
+    earliestOffset: () => Promise.resolve(0),
+  });
+  await writer.open();
+  return writer;
+}
+
+/** The invocation count every stream holds in the all-functions bucket of `grain` at `atUs`. */
+async function count(store: RollupStore, grain: Grain, atUs: number): Promise<number> {
+  const key = invocationKey(
+    projectPrefix(PROJECT),
+    functionScope(null),
+    grain,
+    truncate(atUs, grain),
+  );
+  const [parts] = await store.readBuckets([key]);
+  return (parts ?? []).reduce((sum, part) => sum + invocationStats.deserialize(part).count, 0);
+}
+
+describe("a replayed stream's reach", () => {
+  test('buckets that start after it are not read; those at or before it are, and merge', async () => {
+    const store = new CountingStore({ nowMs: () => NOW_US / 1000 });
+    // Three minutes back: its second is still kept (the 5min series reads it).
+    const first = NOW_US - 3 * 60_000_000;
+    // A project without a watermark of the stream holds none of its parts: nothing is read.
+    await flushOne(await takeOver(store), invocationAt('a', first), 0);
+    expect(store.partsRead).toEqual([]);
+    // The next owner: a later minute starts after the reach, its hour and day do not.
+    const later = NOW_US - 1_000_000;
+    await flushOne(await takeOver(store), invocationAt('b', later), 1);
+    const read = store.partsRead.map((key) => key.split(':').slice(-2)[0]).toSorted();
+    expect(read).toEqual(['d', 'd', 'h', 'h']);
+    // A late event in a second the stream wrote before: read, and merged.
+    store.partsRead.length = 0;
+    await flushOne(await takeOver(store), invocationAt('c', first), 2);
+    expect(store.partsRead).toHaveLength(2 * 4);
+    expect(await count(store, 'second', first)).toBe(2);
+    expect(await count(store, 'minute', later)).toBe(1);
+    expect(await count(store, 'day', later)).toBe(3);
+  });
+
+  test('a watermark moved by a writer that keeps no reach: every part is read again', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    const first = NOW_US - 3 * 60_000_000;
+    await flushOne(await takeOver(store), invocationAt('a', first), 0);
+    // An older version's consumer folds offset 1 (an event three minutes later) and moves the
+    // watermark without a reach: its parts lie beyond the reach stored with offset 1.
+    const later = NOW_US - 1_000_000;
+    const fold = new Fold(STREAM);
+    fold.add(invocationAt('b', later), 1, NOW_US);
+    const delta = fold.take();
+    // As that version did: each part read, merged with the delta and written whole.
+    const states = [...(delta.projects.get(PROJECT)?.states ?? new Map())];
+    const stored = await store.readParts(states.map(([key]) => key), STREAM);
+    await store.commitProject({
+      stream: STREAM,
+      watermark: {
+        key: watermarkKey(PROJECT),
+        expected: 1,
+        next: 2,
+        expireAtMs: NOW_US / 1000 + DAY_US / 1000,
+      },
+      parts: states.map(([key, pending], i) => {
+        if (pending.kind !== 'invocation') throw new Error(`${key} is not an invocation key`);
+        const text = stored[i] ?? null;
+        const state = text === null
+          ? pending.state
+          : invocationStats.merge(invocationStats.deserialize(text), pending.state);
+        return { key, value: invocationStats.serialize(state), expireAtMs: pending.expireAtMs };
+      }),
+      sortedSets: [],
+    });
+    // The next owner cannot trust the reach stored with offset 1: it reads, and merges.
+    await flushOne(await takeOver(store), invocationAt('c', later), 2);
+    expect(await count(store, 'second', later)).toBe(2);
+    expect(await count(store, 'day', later)).toBe(3);
+  });
+
+  test('the watermark outlives the parts of events far in the future, so they merge', async () => {
+    let nowUs = NOW_US;
+    const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    // A producer whose clock runs 200 days ahead (events are judged by their Kafka timestamps).
+    const future = NOW_US + 200 * DAY_US;
+    await flushOne(await takeOver(store, () => nowUs), invocationAt('a', future, future), 0, nowUs);
+    // 150 days later no event of the project came: its watermark must still be there, as the
+    // future day bucket is, or the next owner would take the bucket for new and overwrite it.
+    nowUs = NOW_US + 150 * DAY_US;
+    expect(await store.readWatermarks([watermarkKey(PROJECT)], STREAM)).toEqual([1]);
+    await flushOne(await takeOver(store, () => nowUs), invocationAt('b', future, future), 1, nowUs);
+    expect(await count(store, 'day', future)).toBe(2);
+  });
+});
