@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { type Grain, GRAIN_US, GRAINS, truncate } from '../time/grain.ts';
+import { type Grain, GRAIN_US } from '../time/grain.ts';
 
 /** Sorted set of every (project, request host) pair, scored by its newest event's time (µs). */
 export const HOSTS_KEY = 'rollup:hosts';
@@ -65,20 +65,6 @@ export function functionScope(functionId: string | null): string {
 /** Unix milliseconds at which a bucket key may be forgotten. */
 export function bucketExpiryMs(bucketUs: number, grain: Grain, horizonUs: number): number {
   return Math.floor((bucketUs + GRAIN_US[grain] + horizonUs + EXPIRY_SLACK_US) / 1000);
-}
-
-/**
- * The latest Unix millisecond at which a bucket key of any grain and endpoint whose bucket starts
- * at or before `startUs` may be forgotten: what a stream's watermark must outlive, so that a
- * project without a watermark of the stream holds no part of it.
- */
-export function bucketExpiryBoundMs(startUs: number): number {
-  let latest = Number.NEGATIVE_INFINITY;
-  for (const grain of GRAINS) {
-    const horizon = Math.max(INVOCATION_HORIZON_US[grain], USAGE_HORIZON_US[grain]);
-    latest = Math.max(latest, bucketExpiryMs(truncate(startUs, grain), grain, horizon));
-  }
-  return latest;
 }
 
 /**

@@ -60,7 +60,6 @@ import { DAY_US } from '../time/civil.ts';
 import type { PendingState, ProjectDelta, RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
 import {
-  bucketExpiryBoundMs,
   EXPIRY_SLACK_US,
   HOST_HORIZON_US,
   hostMember,
@@ -117,6 +116,15 @@ export type Verdict =
     /** Why the stream must be re-read, for the logs. */
     readonly reason: string;
   };
+
+/** A project's share of a flush: parts merged or read as absent, and parts taken for new. */
+interface ProjectWrites {
+  readonly parts: StateWrite[];
+  /** Parts of buckets beyond the stream's reach, not read (see `ProjectCommit.newParts`). */
+  readonly newParts: StateWrite[];
+}
+
+const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
 
 /** Marks a key the store was asked for and does not hold a part of this stream. */
 const NEW_KEY = Symbol('new key');
@@ -433,15 +441,20 @@ export class PartitionWriter {
 
   /**
    * The reach of a project whose stored watermark is `offset`, from the stored `reach`. A
-   * replayed stream's project without a watermark holds none of its parts: the watermark hash
-   * outlives them all (each commit asks for that, see {@link #commitProject}). A direct stream
-   * keeps none: its watermark is meant to expire two days after its last commit, long before its
-   * day buckets, so every part of it is read.
+   * replayed stream's project without a watermark holds none of its parts: its watermark hash
+   * lives 90 days past its last commit, longer than any bucket of events up to about 80 days in
+   * the future; the rare part that outlives it (or a watermark hash evicted under memory
+   * pressure) is caught by the commit, which writes a part taken for new only where none is
+   * and otherwise marks the reach forgotten (see `ProjectCommit.newParts`): from then on every
+   * part is read. A direct stream keeps no reach: its watermark expires two days after its last
+   * commit, long before its day buckets, so every part of it is read.
    */
   #storedReach(offset: number | null, reach: StoredReach | null): number {
     if (this.#direct) return Number.POSITIVE_INFINITY;
-    if (offset === null) return Number.NEGATIVE_INFINITY;
-    return reach !== null && reach.offset === offset ? reach.reachUs : Number.POSITIVE_INFINITY;
+    if (reach === null) {
+      return offset === null ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+    }
+    return 'offset' in reach && reach.offset === offset ? reach.reachUs : Number.POSITIVE_INFINITY;
   }
 
   /** Whether this stream is never replayed (direct ingest: it keeps no resume offset). */
@@ -483,32 +496,41 @@ export class PartitionWriter {
       // still holds (a store that lost it may have let the project's bounds admit events a
       // rebuild refuses), and a failed write commits nothing, so the replay writes it again.
       await this.#addRecentLogs(delta, nowUs);
-      const refused: { project: string; stored: number | null }[] = [];
+      const refused: { rewindTo?: number | null; reason: string }[] = [];
       const resumeMovedTo: (number | null)[] = [];
       await Promise.all(
         [...delta.projects].map(async ([project, projectDelta]) => {
+          const known = this.#known(project);
+          const expected = known.offset;
           const result = await this.#commitProject(
             project,
             projectDelta,
-            parts.get(project) ?? [],
+            parts.get(project) ?? NO_WRITES,
             nextOffset,
             nowUs,
           );
           if (result.applied) return;
           if ('resumeStored' in result) resumeMovedTo.push(result.resumeStored);
-          else refused.push({ project, stored: result.stored });
+          else if ('partFound' in result) {
+            // The resume offset has not moved: this flush's events are folded again, and the
+            // project's parts read (the store marked its reach forgotten).
+            refused.push({
+              reason: `project ${project} has a part of it in ${result.partFound}, beyond ` +
+                'its reach (a watermark that expired before its parts, or was evicted)',
+            });
+          } else {
+            refused.push({
+              rewindTo: result.stored,
+              reason: `project ${project} holds offset ${result.stored ?? 'none'} from it, ` +
+                `not ${expected ?? 'none'}`,
+            });
+          }
         }),
       );
-      for (const { stored } of refused) this.rewindTo(stored);
+      for (const { rewindTo } of refused) if (rewindTo !== undefined) this.rewindTo(rewindTo);
       if (resumeMovedTo.length > 0) this.#resumeMoved(resumeMovedTo[0] ?? null);
-      if (refused.length > 0) {
-        const first = refused[0];
-        throw new OffsetConflictError(
-          this.#stream,
-          `project ${first?.project} holds offset ${first?.stored ?? 'none'} from it, ` +
-            `not ${this.#projects.get(first?.project ?? '')?.offset ?? 'none'}`,
-        );
-      }
+      const first = refused[0];
+      if (first !== undefined) throw new OffsetConflictError(this.#stream, first.reason);
       await this.#advanceResume(nextOffset);
       this.#evict(delta.projects.keys());
     } catch (error) {
@@ -620,7 +642,7 @@ export class PartitionWriter {
   async #commitProject(
     project: string,
     delta: ProjectDelta,
-    parts: StateWrite[],
+    { parts, newParts }: ProjectWrites,
     nextOffset: number,
     nowUs: number,
   ) {
@@ -650,17 +672,13 @@ export class PartitionWriter {
         key: this.#watermarkKey(project),
         expected: known.offset,
         next: nextOffset,
-        // It must outlive every part of the stream in the project: parts of events far in the
-        // future (judged by their producers' clocks) may live longer than the usual life.
-        expireAtMs: Math.max(
-          Math.floor(
-            (nowUs + (this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US)) / 1000,
-          ),
-          Number.isFinite(reachUs) ? bucketExpiryBoundMs(reachUs) : 0,
+        expireAtMs: Math.floor(
+          (nowUs + (this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US)) / 1000,
         ),
         ...(Number.isFinite(reachUs) ? { reachUs } : {}),
       },
       parts,
+      newParts,
       sortedSets,
     });
     if (result.applied) {
@@ -703,14 +721,17 @@ export class PartitionWriter {
   }
 
   /** This stream's new part of every key of the delta, by project. */
-  async #mergeParts(delta: RollupDelta): Promise<Map<string, StateWrite[]>> {
+  async #mergeParts(delta: RollupDelta): Promise<Map<string, ProjectWrites>> {
     const missing: [key: string, pending: PendingState, known: KnownProject][] = [];
+    // Keys taken for new without a read: committed only where the stream has no part.
+    const unread = new Set<string>();
     for (const [project, { states }] of delta.projects) {
       const known = this.#known(project);
       for (const [key, pending] of states) {
         if (known.parts.has(key)) continue;
         if (pending.startUs > known.reachUs) {
           // Beyond everything the stream has folded into the project: it has no part there.
+          unread.add(key);
           known.parts.set(key, NEW_KEY);
           this.#partCount += 1;
         } else missing.push([key, pending, known]);
@@ -731,10 +752,11 @@ export class PartitionWriter {
         this.#partCount += 1;
       });
     }
-    const writes = new Map<string, StateWrite[]>();
+    const writes = new Map<string, ProjectWrites>();
     for (const [project, { states }] of delta.projects) {
       const { parts } = this.#known(project);
       const list: StateWrite[] = [];
+      const newList: StateWrite[] = [];
       for (const [key, pending] of states) {
         const quarantined = aside.get(key);
         if (quarantined !== undefined) list.push(quarantined);
@@ -745,9 +767,9 @@ export class PartitionWriter {
         // A key without a part of this stream needs no merge: the delta is the part.
         const value = fresh ? serialize(pending) : mergeInto(stored, pending);
         parts.set(key, fresh ? pending : stored);
-        list.push({ key, value, expireAtMs: pending.expireAtMs });
+        (unread.has(key) ? newList : list).push({ key, value, expireAtMs: pending.expireAtMs });
       }
-      writes.set(project, list);
+      writes.set(project, { parts: list, newParts: newList });
     }
     return writes;
   }

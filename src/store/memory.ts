@@ -20,7 +20,7 @@ import type {
   SortedSetWrite,
   StoredReach,
 } from './port.ts';
-import { parseReach, reachField, reachText } from './reach.ts';
+import { FORGOTTEN_REACH, parseReach, reachField, reachText } from './reach.ts';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -102,23 +102,20 @@ export class MemoryStore implements RollupStore {
     if (storedOffset !== watermark.expected) {
       return Promise.resolve({ applied: false, stored: storedOffset });
     }
-    for (const part of commit.parts) {
+    const newParts = commit.newParts ?? [];
+    const found = newParts.find((part) => this.#field(part.key, stream) !== null);
+    if (found !== undefined) {
+      this.#setField(watermark.key, reachField(stream), FORGOTTEN_REACH, watermark.expireAtMs);
+      return Promise.resolve({ applied: false, partFound: found.key });
+    }
+    for (const part of [...newParts, ...commit.parts]) {
       this.#setField(part.key, stream, part.value, part.expireAtMs);
     }
     for (const write of commit.sortedSets) this.#updateSet(write);
-    // Never brought forward: the hash outlives every part any of its streams wrote with it.
-    const expireAtMs = Math.max(
-      watermark.expireAtMs,
-      this.#liveHash(watermark.key)?.expireAtMs ?? 0,
-    );
-    this.#setField(watermark.key, stream, String(watermark.next), expireAtMs);
+    this.#setField(watermark.key, stream, String(watermark.next), watermark.expireAtMs);
     if (watermark.reachUs !== undefined) {
-      this.#setField(
-        watermark.key,
-        reachField(stream),
-        reachText(watermark.next, watermark.reachUs),
-        expireAtMs,
-      );
+      const text = reachText(watermark.next, watermark.reachUs);
+      this.#setField(watermark.key, reachField(stream), text, watermark.expireAtMs);
     }
     this.#sweepExpired();
     return Promise.resolve({ applied: true });

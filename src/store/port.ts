@@ -60,11 +60,7 @@ export interface ProjectCommit {
     readonly key: string;
     readonly expected: number | null;
     readonly next: number;
-    /**
-     * Unix milliseconds at which the store may forget the whole hash, unless it is already kept
-     * longer: a store never brings a watermark hash's expiry forward, so a hash outlives every
-     * part any of its streams wrote with it (each writer asks for at least its parts' expiry).
-     */
+    /** Unix milliseconds at which the store may forget the whole hash. */
     readonly expireAtMs: number;
     /**
      * The stream's reach in the project with `next` (absent: not known): the newest event time
@@ -76,6 +72,14 @@ export interface ProjectCommit {
   };
   /** Written as the field `stream` of each hash `key`: this stream's part of the bucket. */
   readonly parts: readonly StateWrite[];
+  /**
+   * Parts the writer takes for new without having read them (their buckets start after the
+   * stream's reach): written as {@link parts} are, but only where the hash holds no field
+   * `stream`. Where one does, nothing of the commit is applied but the stream's reach in the
+   * project is marked forgotten (so every later writer reads every part, even once the watermark
+   * is gone), and the result names the key.
+   */
+  readonly newParts?: readonly StateWrite[];
   readonly sortedSets: readonly SortedSetWrite[];
   /**
    * The stream's resume offset as the writer knows it (absent for a stream without one). A store
@@ -89,19 +93,27 @@ export interface ProjectCommit {
 
 /**
  * What a {@link ProjectCommit} did: applied, or refused with the watermark the store holds, or
- * refused with the resume offset the store holds (`resumeStored`, null: none).
+ * refused with the resume offset the store holds (`resumeStored`, null: none), or refused because
+ * the hash `partFound` holds a part of the stream that the commit took for new.
  */
 export type CommitResult =
   | { readonly applied: true }
   | { readonly applied: false; readonly stored: number | null }
-  | { readonly applied: false; readonly resumeStored: number | null };
+  | { readonly applied: false; readonly resumeStored: number | null }
+  | { readonly applied: false; readonly partFound: string };
 
-/** A reach stored with a watermark (see `ProjectCommit.watermark.reachUs`). */
-export interface StoredReach {
-  /** The watermark the reach was stored with: it holds only while the watermark is this. */
-  readonly offset: number;
-  readonly reachUs: number;
-}
+/**
+ * A reach stored with a watermark (see `ProjectCommit.watermark.reachUs`), or the mark a commit
+ * left where it found a part beyond the reach (`ProjectCommit.newParts`): no reach holds for the
+ * stream in the project any more, even once its watermark is gone.
+ */
+export type StoredReach =
+  | {
+    /** The watermark the reach was stored with: it holds only while the watermark is this. */
+    readonly offset: number;
+    readonly reachUs: number;
+  }
+  | { readonly forgotten: true };
 
 /** A score range of a sorted set, read newest (highest score) first. */
 export interface ScoreRange {
@@ -120,7 +132,7 @@ export interface RollupStore {
   readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]>;
   /**
    * The reach stored with the watermark of `stream` in each watermark hash of `keys` (null:
-   * none), in order; it holds only where the watermark is still its `offset`.
+   * none), in order; a reach holds only where the watermark is still its `offset`.
    */
   readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]>;
   /** `stream`'s own part of each bucket of `keys` (null: none), in order. */

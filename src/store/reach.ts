@@ -3,7 +3,7 @@
  * in {@link ./port.ts}): a field of the watermark hash next to the stream's own, holding the
  * watermark it was written with and the reach, so that a writer of a version that does not
  * write reaches, moving the watermark, leaves a reach that no longer holds rather than a wrong
- * one.
+ * one; or {@link FORGOTTEN_REACH}.
  *
  * @module
  */
@@ -22,7 +22,16 @@ export function reachText(offset: number, reachUs: number): string {
   return `${offset} ${reachUs}`;
 }
 
-/** Reads {@link reachText}; null for a missing or malformed value. */
+/**
+ * What a commit leaves in place of the reach when it found a part of the stream beyond it: the
+ * project's parts are read from then on, also where its watermark is gone.
+ */
+export const FORGOTTEN_REACH = 'forgotten';
+
+/**
+ * Reads {@link reachText}; null for none; forgotten for {@link FORGOTTEN_REACH} and for any value
+ * it cannot read.
+ */
 export function parseReach(text: string | null): StoredReach | null {
   if (text === null) return null;
   const space = text.indexOf(' ');
@@ -30,5 +39,5 @@ export function parseReach(text: string | null): StoredReach | null {
   const reachUs = Number(text.slice(space + 1));
   return space > 0 && Number.isSafeInteger(offset) && Number.isSafeInteger(reachUs)
     ? { offset, reachUs }
-    : null;
+    : { forgotten: true };
 }

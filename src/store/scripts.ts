@@ -15,8 +15,8 @@
  *
  * @module
  */
-import type { CommitResult, ProjectCommit, SortedSetWrite } from './port.ts';
-import { reachField, reachText } from './reach.ts';
+import type { CommitResult, ProjectCommit, SortedSetWrite, StateWrite } from './port.ts';
+import { FORGOTTEN_REACH, reachField, reachText } from './reach.ts';
 
 /**
  * Lua: applies the sorted-set writes whose keys start at KEYS[k] and arguments at ARGV[a]
@@ -65,11 +65,12 @@ end
 `;
 
 /**
- * KEYS: watermark hash, part hashes…, sorted-set keys…, then the stream's resume key when fenced.
- * ARGV: stream, expected ('' = none), next, watermark expiry, resume fence ('-' = no fence, '' =
- * none stored, else the offset), reach field, reach text ('' = none), #parts, (value,
- * expireAtMs)…, then the sorted sets. Replies `{1}` when applied, `{0, stored}`
- * ('' = none) when the watermark differs, `{0, stored, 'resume'}` when the resume offset does.
+ * KEYS: watermark hash, new part hashes…, part hashes…, sorted-set keys…, then the stream's
+ * resume key when fenced. ARGV: stream, expected ('' = none), next, watermark expiry, resume
+ * fence ('-' = no fence, '' = none stored, else the offset), reach field, reach text ('' = none),
+ * #new parts, (value, expireAtMs)…, #parts, (value, expireAtMs)…, then the sorted sets. Replies
+ * `{1}` when applied, `{0, stored}` ('' = none) when the watermark differs, `{0, stored,
+ * 'resume'}` when the resume offset does, `{0, key, 'part'}` when a new part's hash holds one.
  */
 export const COMMIT_PROJECT_SCRIPT = `${LEGACY_LUA}
 local stream = ARGV[1]
@@ -83,15 +84,36 @@ if ARGV[2] == '' then
 elseif stored ~= ARGV[2] then
   return {0, stored or ''}
 end
+-- Sets the stream's part of a bucket with HSET or HSETNX; replies 1 when the field is new.
+local function set_part(command, key, value)
+  local added = redis.pcall(command, key, stream, value)
+  if failed(added) then
+    convert_legacy(key)
+    added = redis.call(command, key, stream, value)
+  end
+  return added
+end
 local a = 8
 local k = 2
+-- New parts first, before any other write: each only where the stream has no field yet. Where
+-- it has one, the fields just added are taken back, the stream's reach is marked forgotten, and
+-- nothing else is written.
+local fresh = tonumber(ARGV[a]); a = a + 1
+local added_keys = {}
+for _ = 1, fresh do
+  if set_part('HSETNX', KEYS[k], ARGV[a]) == 0 then
+    for _, key in ipairs(added_keys) do redis.call('HDEL', key, stream) end
+    redis.call('HSET', KEYS[1], ARGV[6], '${FORGOTTEN_REACH}')
+    redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+    return {0, KEYS[k], 'part'}
+  end
+  added_keys[#added_keys + 1] = KEYS[k]
+  redis.call('PEXPIREAT', KEYS[k], ARGV[a + 1])
+  k = k + 1; a = a + 2
+end
 local parts = tonumber(ARGV[a]); a = a + 1
 for _ = 1, parts do
-  local added = redis.pcall('HSET', KEYS[k], stream, ARGV[a])
-  if failed(added) then
-    convert_legacy(KEYS[k])
-    added = redis.call('HSET', KEYS[k], stream, ARGV[a])
-  end
+  local added = set_part('HSET', KEYS[k], ARGV[a])
   -- A bucket's expiry follows from its key alone, so it is set once, with the key's first field
   -- of this stream (1.3 of 10 µs of Redis CPU per event went to repeating it on every write).
   if added == 1 then redis.call('PEXPIREAT', KEYS[k], ARGV[a + 1]) end
@@ -103,12 +125,7 @@ if ARGV[7] == '' then
 else
   redis.call('HSET', KEYS[1], stream, ARGV[3], ARGV[6], ARGV[7])
 end
--- Never brought forward: the hash outlives every part any of its streams wrote with it.
-local ttl = redis.call('PTTL', KEYS[1])
-local now = redis.call('TIME')
-if ttl < 0 or tonumber(now[1]) * 1000 + ttl < tonumber(ARGV[4]) then
-  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-end
+redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 return {1}
 `;
 
@@ -190,6 +207,21 @@ function pushSortedSets(call: ScriptCall, sets: readonly SortedSetWrite[]): void
   }
 }
 
+function pushParts(call: ScriptCall, parts: readonly StateWrite[]): void {
+  call.args.push(String(parts.length));
+  // A commit's parts share a few expiries (one per grain and bucket): each is converted once.
+  let expiry = Number.NaN;
+  let expiryText = '';
+  for (const part of parts) {
+    call.keys.push(part.key);
+    if (part.expireAtMs !== expiry) {
+      expiry = part.expireAtMs;
+      expiryText = String(expiry);
+    }
+    call.args.push(part.value, expiryText);
+  }
+}
+
 /**
  * The call of {@link COMMIT_PROJECT_SCRIPT} for one project commit; `fenced`: with the check of
  * the stream's resume offset (only where every key is on one node).
@@ -207,20 +239,10 @@ export function commitProjectCall(commit: ProjectCommit, fenced: boolean): Scrip
       fence ? optional(resume.expected) : '-',
       reachField(commit.stream),
       watermark.reachUs === undefined ? '' : reachText(watermark.next, watermark.reachUs),
-      String(commit.parts.length),
     ],
   };
-  // A commit's parts share a few expiries (one per grain and bucket): each is converted once.
-  let expiry = Number.NaN;
-  let expiryText = '';
-  for (const part of commit.parts) {
-    call.keys.push(part.key);
-    if (part.expireAtMs !== expiry) {
-      expiry = part.expireAtMs;
-      expiryText = String(expiry);
-    }
-    call.args.push(part.value, expiryText);
-  }
+  pushParts(call, commit.newParts ?? []);
+  pushParts(call, commit.parts);
   pushSortedSets(call, commit.sortedSets);
   if (fence) call.keys.push(resume.key);
   return call;
@@ -237,6 +259,7 @@ export function updateSetCall(write: SortedSetWrite): ScriptCall {
 export function commitResult(reply: unknown): CommitResult {
   if (!Array.isArray(reply)) throw new Error(`unexpected commit reply: ${String(reply)}`);
   if (Number(reply[0]) === 1) return { applied: true };
+  if (reply[2] === 'part') return { applied: false, partFound: String(reply[1]) };
   const value = String(reply[1] ?? '');
   const stored = value === '' ? null : Number(value);
   return reply[2] === 'resume'

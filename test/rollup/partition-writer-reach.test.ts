@@ -137,17 +137,61 @@ describe("a replayed stream's reach", () => {
     expect(await count(store, 'day', later)).toBe(3);
   });
 
-  test('the watermark outlives the parts of events far in the future, so they merge', async () => {
+  test('a part found beyond the reach (its watermark expired first) refuses the commit; then it is read', async () => {
     let nowUs = NOW_US;
     const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
-    // A producer whose clock runs 200 days ahead (events are judged by their Kafka timestamps).
+    // A producer whose clock runs 200 days ahead (events are judged by their Kafka timestamps):
+    // the day bucket outlives the watermark, which lives 90 days past the last commit.
     const future = NOW_US + 200 * DAY_US;
     await flushOne(await takeOver(store, () => nowUs), invocationAt('a', future, future), 0, nowUs);
-    // 150 days later no event of the project came: its watermark must still be there, as the
-    // future day bucket is, or the next owner would take the bucket for new and overwrite it.
     nowUs = NOW_US + 150 * DAY_US;
-    expect(await store.readWatermarks([watermarkKey(PROJECT)], STREAM)).toEqual([1]);
-    await flushOne(await takeOver(store, () => nowUs), invocationAt('b', future, future), 1, nowUs);
+    expect(await store.readWatermarks([watermarkKey(PROJECT)], STREAM)).toEqual([null]);
+    const writer = await takeOver(store, () => nowUs);
+    await expect(flushOne(writer, invocationAt('b', future, future), 1, nowUs)).rejects.toThrow(
+      /has a part of it in .*beyond its reach/,
+    );
+    expect(await count(store, 'day', future)).toBe(1);
+    // Reopened where the flush began: the reach is forgotten, the part read and merged.
+    expect(await writer.open()).toBe(1);
+    await flushOne(writer, invocationAt('b', future, future), 1, nowUs);
     expect(await count(store, 'day', future)).toBe(2);
+  });
+
+  test('a writer that dropped its cached parts keeps its reach: no refusal, exact', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    const writer = new PartitionWriter({
+      store,
+      stream: STREAM,
+      nowUs: () => NOW_US,
+      earliestOffset: () => Promise.resolve(0),
+      cacheLimit: 1,
+    });
+    await writer.open();
+    const at = NOW_US - 1_000_000;
+    await flushOne(writer, invocationAt('a', at), 0);
+    expect(writer.cached.parts).toBeLessThanOrEqual(1);
+    await flushOne(writer, invocationAt('b', at), 1);
+    expect(await count(store, 'second', at)).toBe(2);
+  });
+
+  test('a late event does not lower the reach: the next owner still reads newer buckets', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    const later = NOW_US - 1_000_000;
+    const earlier = NOW_US - 3 * 60_000_000;
+    const writer = await takeOver(store);
+    await flushOne(writer, invocationAt('a', later), 0);
+    await flushOne(writer, invocationAt('b', earlier), 1);
+    await flushOne(await takeOver(store), invocationAt('c', later), 2);
+    expect(await count(store, 'second', later)).toBe(2);
+    expect(await count(store, 'second', earlier)).toBe(1);
+  });
+
+  test('an event at the very start of a bucket: the bucket starts at the reach, not after it', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    const at = truncate(NOW_US, 'minute');
+    await flushOne(await takeOver(store), invocationAt('a', at), 0);
+    await flushOne(await takeOver(store), invocationAt('b', at), 1);
+    expect(await count(store, 'second', at)).toBe(2);
+    expect(await count(store, 'minute', at)).toBe(2);
   });
 });

@@ -97,15 +97,41 @@ export function storeContract(fixture: ContractFixture): void {
     ]);
   });
 
-  test("a watermark hash's expiry is never brought forward by a later commit", async () => {
+  test('a part taken for new is written only where the stream has none; else nothing is', async () => {
     const store = fixture.store();
-    expect(await store.commitProject(commit('t/a', null, 1))).toEqual({ applied: true });
-    // Another stream asks for an expiry already past: the hash keeps the later one.
-    const early = commit('t/b', null, 2);
-    const past = { ...early, watermark: { ...early.watermark, expireAtMs: fixture.nowMs() - 1 } };
-    expect(await store.commitProject(past)).toEqual({ applied: true });
-    expect(await store.readWatermarks([key('wm')], 't/a')).toEqual([1]);
-    expect(await store.readWatermarks([key('wm')], 't/b')).toEqual([2]);
+    const part = (name: string, value: string) => ({ key: key(name), value, expireAtMs: far() });
+    const first = commit('t/0', null, 1, { newParts: [part('x', 'x0'), part('y', 'y0')] });
+    expect(await store.commitProject(first)).toEqual({ applied: true });
+    expect(await store.readBuckets([key('x'), key('y')])).toEqual([['x0'], ['y0']]);
+    // Another stream's part does not count: only this stream's own.
+    expect(await store.commitProject(commit('t/1', null, 1, { newParts: [part('x', 'x1')] })))
+      .toEqual({ applied: true });
+    // `z` is new, `y` is not: nothing of the commit lands, and the reach is marked forgotten.
+    const second = commit('t/0', 1, 2, {
+      newParts: [part('z', 'z0'), part('y', 'y again')],
+      parts: [part('x', 'x0 again')],
+      sortedSets: [sortedSet({ key: key('zs'), members: [{ score: 1, member: 'm' }] })],
+    });
+    const withReach = { ...second, watermark: { ...second.watermark, reachUs: 7 } };
+    expect(await store.commitProject(withReach)).toEqual({ applied: false, partFound: key('y') });
+    expect(
+      await store.readBuckets([key('x'), key('y'), key('z')]).then((all) =>
+        all.map((parts) => parts.toSorted())
+      ),
+    ).toEqual([['x0', 'x1'], ['y0'], []]);
+    expect(await store.rangeByScore(key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
+      .toEqual([]);
+    expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([1]);
+    expect(await store.readReaches([key('wm')], 't/0')).toEqual([{ forgotten: true }]);
+    // Also where the stream has no watermark at all (it expired before its parts).
+    const orphan = commit('t/2', null, 1, { newParts: [part('w', 'w2')] });
+    expect(await store.commitProject(orphan)).toEqual({ applied: true });
+    const lost = commit('t/2', null, 1, { newParts: [part('w', 'w2 again')] });
+    const moved = { ...lost, watermark: { ...lost.watermark, key: key('wm gone') } };
+    expect(await store.commitProject(moved)).toEqual({ applied: false, partFound: key('w') });
+    expect(await store.readBuckets([key('w')])).toEqual([['w2']]);
+    expect(await store.readReaches([key('wm gone')], 't/2')).toEqual([{ forgotten: true }]);
+    expect(await store.readWatermarks([key('wm gone')], 't/2')).toEqual([null]);
   });
 
   test('a commit fenced by a resume offset the store does not hold: refused where it can tell', async () => {
