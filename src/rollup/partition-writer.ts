@@ -156,7 +156,8 @@ interface KnownProject {
    * The stream's reach in the project (see `ProjectCommit.watermark.reachUs`): no bucket that
    * starts after it holds a part of the stream, so such a part is not read but known new.
    * -Infinity: the project holds nothing of the stream; +Infinity: not known (a watermark
-   * written by a version that kept no reach), every part is read.
+   * written by a version that kept no reach, or a reach a commit marked forgotten), every part
+   * is read.
    */
   reachUs: number;
   /** When the watermark was last read or committed (µs). */

@@ -65,7 +65,8 @@ export interface ProjectCommit {
     /**
      * The stream's reach in the project with `next` (absent: not known): the newest event time
      * (µs) of every event the stream has folded into the project's buckets, so a bucket that
-     * starts after it holds no part of the stream. Stored beside the watermark and read back by
+     * starts after it is expected to hold no part of the stream (a commit checks that, see
+     * {@link ProjectCommit.newParts}). Stored beside the watermark and read back by
      * {@link RollupStore.readReaches} with the watermark it was stored with.
      */
     readonly reachUs?: number;
@@ -75,9 +76,9 @@ export interface ProjectCommit {
   /**
    * Parts the writer takes for new without having read them (their buckets start after the
    * stream's reach): written as {@link parts} are, but only where the hash holds no field
-   * `stream`. Where one does, nothing of the commit is applied but the stream's reach in the
-   * project is marked forgotten (so every later writer reads every part, even once the watermark
-   * is gone), and the result names the key.
+   * `stream`. Where one does, the commit writes nothing but a mark that the stream's reach in the
+   * project is forgotten (a writer that loads it reads every part, also once the watermark is
+   * gone), and the result names the key.
    */
   readonly newParts?: readonly StateWrite[];
   readonly sortedSets: readonly SortedSetWrite[];

@@ -99,18 +99,18 @@ local k = 2
 -- it has one, the fields just added are taken back, the stream's reach is marked forgotten, and
 -- nothing else is written.
 local fresh = tonumber(ARGV[a]); a = a + 1
-local added_keys = {}
+local first_key, first_arg = k, a
 for _ = 1, fresh do
   if set_part('HSETNX', KEYS[k], ARGV[a]) == 0 then
-    for _, key in ipairs(added_keys) do redis.call('HDEL', key, stream) end
+    for i = first_key, k - 1 do redis.call('HDEL', KEYS[i], stream) end
     redis.call('HSET', KEYS[1], ARGV[6], '${FORGOTTEN_REACH}')
     redis.call('PEXPIREAT', KEYS[1], ARGV[4])
     return {0, KEYS[k], 'part'}
   end
-  added_keys[#added_keys + 1] = KEYS[k]
-  redis.call('PEXPIREAT', KEYS[k], ARGV[a + 1])
   k = k + 1; a = a + 2
 end
+-- All new: their expiries, which a refusal must not have touched.
+for i = 0, fresh - 1 do redis.call('PEXPIREAT', KEYS[first_key + i], ARGV[first_arg + 2 * i + 1]) end
 local parts = tonumber(ARGV[a]); a = a + 1
 for _ = 1, parts do
   local added = set_part('HSET', KEYS[k], ARGV[a])

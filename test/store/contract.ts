@@ -123,6 +123,14 @@ export function storeContract(fixture: ContractFixture): void {
       .toEqual([]);
     expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([1]);
     expect(await store.readReaches([key('wm')], 't/0')).toEqual([{ forgotten: true }]);
+    // A key that holds another stream's part keeps it when this stream's new part is taken back.
+    const third = commit('t/0', 1, 2, { newParts: [part('v', 'v0'), part('x', 'x0 twice')] });
+    expect(await store.commitProject(third)).toEqual({ applied: false, partFound: key('x') });
+    expect(await store.commitProject(commit('t/1', 1, 2, { newParts: [part('u', 'u1')] })))
+      .toEqual({ applied: true });
+    const fourth = commit('t/0', 1, 2, { newParts: [part('u', 'u0'), part('y', 'y twice')] });
+    expect(await store.commitProject(fourth)).toEqual({ applied: false, partFound: key('y') });
+    expect(await store.readBuckets([key('u'), key('v')])).toEqual([['u1'], []]);
     // Also where the stream has no watermark at all (it expired before its parts).
     const orphan = commit('t/2', null, 1, { newParts: [part('w', 'w2')] });
     expect(await store.commitProject(orphan)).toEqual({ applied: true });
