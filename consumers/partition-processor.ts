@@ -176,6 +176,7 @@ export class PartitionProcessor {
       nowUs: options.nowUs,
       earliestOffset: options.earliestOffset,
       recentLogsCapacity: options.recentLogsCapacity,
+      maxFutureSkewUs: options.maxFutureSkewUs,
       ...(options.cacheLimit === undefined ? {} : { cacheLimit: options.cacheLimit }),
       ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
     });

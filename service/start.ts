@@ -206,6 +206,7 @@ async function startHttp(
       store,
       nowUs,
       recentLogsCapacity: config.recentLogsCapacity,
+      maxFutureSkewUs: config.maxFutureSkewUs,
       onUnreadable: movedAside,
     });
   } else {

@@ -14,6 +14,8 @@ export interface DirectSinkOptions {
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;
   readonly recentLogsCapacity: number;
+  /** How far in the future an accepted event may lie (µs), as the ingest route checks. */
+  readonly maxFutureSkewUs?: number;
   /** Told about each stored state that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
 }
@@ -32,6 +34,7 @@ export function directSink(options: DirectSinkOptions): IngestSink {
     store: options.store,
     nowUs: options.nowUs,
     recentLogsCapacity: options.recentLogsCapacity,
+    ...(options.maxFutureSkewUs === undefined ? {} : { maxFutureSkewUs: options.maxFutureSkewUs }),
     ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
   });
   return {

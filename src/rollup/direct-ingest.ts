@@ -33,6 +33,8 @@ export interface DirectIngestOptions {
   readonly recentLogsCapacity?: number;
   /** Told about each stored state that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
+  /** How far in the future an accepted event may lie (µs), as the events were parsed with. */
+  readonly maxFutureSkewUs?: number;
 }
 
 /** An event the store side refused, by its index in the call. */
@@ -60,6 +62,9 @@ export class DirectIngest {
       ...(options.recentLogsCapacity === undefined
         ? {}
         : { recentLogsCapacity: options.recentLogsCapacity }),
+      ...(options.maxFutureSkewUs === undefined
+        ? {}
+        : { maxFutureSkewUs: options.maxFutureSkewUs }),
     });
   }
 

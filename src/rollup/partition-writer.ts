@@ -41,6 +41,7 @@
  * @module
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
+import { DEFAULT_MAX_FUTURE_SKEW_US } from '../events/parse.ts';
 import type { LogEvent, Rejection } from '../events/types.ts';
 import type {
   RollupStore,
@@ -106,6 +107,13 @@ export interface PartitionWriterOptions {
   readonly cacheLimit?: number;
   /** Told about each stored part that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
+  /**
+   * How far in the future an event the stream's writers accepted may lie (µs), as its parser
+   * was told: no part of the stream written before now is of a bucket that starts after now plus
+   * this (and {@link EXPIRY_SLACK_US} for clocks that disagree). Default
+   * {@link DEFAULT_MAX_FUTURE_SKEW_US}.
+   */
+  readonly maxFutureSkewUs?: number;
 }
 
 /** What {@link PartitionWriter.verify} found. */
@@ -155,9 +163,8 @@ interface KnownProject {
   /**
    * The stream's reach in the project (see `ProjectCommit.watermark.reachUs`): no bucket that
    * starts after it holds a part of the stream, so such a part is not read but known new.
-   * -Infinity: the project holds nothing of the stream; +Infinity: not known (a watermark
-   * written by a version that kept no reach, or a reach a commit marked forgotten), every part
-   * is read.
+   * -Infinity: the project holds nothing of the stream; +Infinity: a reach a commit marked
+   * forgotten, every part is read (see `#storedReach`).
    */
   reachUs: number;
   /** When the watermark was last read or committed (µs). */
@@ -247,6 +254,7 @@ export class PartitionWriter {
   readonly #capacity: number;
   readonly #cacheLimit: number;
   readonly #onUnreadable: UnreadableReporter | undefined;
+  readonly #maxFutureSkewUs: number;
   /** What this writer knows by project, least recently committed first. */
   readonly #projects = new Map<string, KnownProject>();
   /** Parts held in {@link #projects}, all projects together. */
@@ -269,6 +277,7 @@ export class PartitionWriter {
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
     this.#cacheLimit = options.cacheLimit ?? 50_000;
     this.#onUnreadable = options.onUnreadable;
+    this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
   }
 
   /** The stream this writer writes. */
@@ -363,7 +372,7 @@ export class PartitionWriter {
       const reach = reaches[i] ?? null;
       this.#projects.set(project, {
         offset,
-        reachUs: this.#storedReach(offset, reach),
+        reachUs: this.#storedReach(offset, reach, nowUs),
         seenAtUs: nowUs,
         parts: new Map(),
         admitted: new Map(),
@@ -441,21 +450,32 @@ export class PartitionWriter {
   }
 
   /**
-   * The reach of a project whose stored watermark is `offset`, from the stored `reach`. A
-   * replayed stream's project without a watermark holds none of its parts: its watermark hash
-   * lives 90 days past its last commit, longer than any bucket of events up to about 80 days in
-   * the future; the rare part that outlives it (or a watermark hash evicted under memory
-   * pressure) is caught by the commit, which writes a part taken for new only where none is
-   * and otherwise marks the reach forgotten (see `ProjectCommit.newParts`): from then on every
-   * part is read. A direct stream keeps no reach: its watermark expires two days after its last
-   * commit, long before its day buckets, so every part of it is read.
+   * The reach of a project whose stored watermark is `offset`, from the stored `reach`, read at
+   * `nowUs`:
+   *
+   * - a reach stored with that watermark holds;
+   * - a replayed stream's project without a watermark holds none of its parts: its watermark
+   *   hash lives 90 days past its last commit, longer than any bucket of events up to about 80
+   *   days in the future;
+   * - a reach marked forgotten holds nothing: every part is read;
+   * - otherwise (a watermark an earlier version wrote, or moved past the stored reach, and every
+   *   project of a direct stream, whose watermark expires two days after its last commit, long
+   *   before its day buckets) every part the stream wrote before now is of events judged before
+   *   now, so normally of buckets that start no later than now plus the future skew its parser
+   *   allows (and the slack for clocks that disagree): the reach is taken to be that, and is
+   *   stored with the next commit, so a project an earlier version wrote stops reading new
+   *   buckets once that time has passed. (A consumer judges an event at its message's
+   *   timestamp: a producer whose clock runs ahead can make this wrong.)
+   *
+   * None of these has to be right for the counts to be exact: a part taken for new is written
+   * only where the stream has none, and otherwise the commit is refused and marks the reach
+   * forgotten (see `ProjectCommit.newParts`); from then on every part is read.
    */
-  #storedReach(offset: number | null, reach: StoredReach | null): number {
-    if (this.#direct) return Number.POSITIVE_INFINITY;
-    if (reach === null) {
-      return offset === null ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-    }
-    return 'offset' in reach && reach.offset === offset ? reach.reachUs : Number.POSITIVE_INFINITY;
+  #storedReach(offset: number | null, reach: StoredReach | null, nowUs: number): number {
+    if (reach !== null && 'offset' in reach && reach.offset === offset) return reach.reachUs;
+    if (reach !== null && 'forgotten' in reach) return Number.POSITIVE_INFINITY;
+    if (offset === null && reach === null && !this.#direct) return Number.NEGATIVE_INFINITY;
+    return nowUs + this.#maxFutureSkewUs + EXPIRY_SLACK_US;
   }
 
   /** Whether this stream is never replayed (direct ingest: it keeps no resume offset). */

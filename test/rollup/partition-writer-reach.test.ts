@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
+import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
@@ -78,6 +79,41 @@ async function count(store: RollupStore, grain: Grain, atUs: number): Promise<nu
   return (parts ?? []).reduce((sum, part) => sum + invocationStats.deserialize(part).count, 0);
 }
 
+/**
+ * Folds `event` at `offset` as a version that kept no reach did: each part read, merged with the
+ * delta and written whole, and the project's watermark moved from `offset` without a reach.
+ */
+async function commitAsEarlierVersion(
+  store: RollupStore,
+  event: LogEvent,
+  offset: number,
+): Promise<void> {
+  const fold = new Fold(STREAM);
+  fold.add(event, offset, NOW_US);
+  const states = [...(fold.take().projects.get(PROJECT)?.states ?? new Map())];
+  const stored = await store.readParts(states.map(([key]) => key), STREAM);
+  const [expected] = await store.readWatermarks([watermarkKey(PROJECT)], STREAM);
+  const result = await store.commitProject({
+    stream: STREAM,
+    watermark: {
+      key: watermarkKey(PROJECT),
+      expected: expected ?? null,
+      next: offset + 1,
+      expireAtMs: NOW_US / 1000 + 100 * DAY_US / 1000,
+    },
+    parts: states.map(([key, pending], i) => {
+      if (pending.kind !== 'invocation') throw new Error(`${key} is not an invocation key`);
+      const text = stored[i] ?? null;
+      const state = text === null
+        ? pending.state
+        : invocationStats.merge(invocationStats.deserialize(text), pending.state);
+      return { key, value: invocationStats.serialize(state), expireAtMs: pending.expireAtMs };
+    }),
+    sortedSets: [],
+  });
+  if (!result.applied) throw new Error(`the earlier version's commit was refused`);
+}
+
 describe("a replayed stream's reach", () => {
   test('buckets that start after it are not read; those at or before it are, and merge', async () => {
     const store = new CountingStore({ nowMs: () => NOW_US / 1000 });
@@ -100,41 +136,57 @@ describe("a replayed stream's reach", () => {
     expect(await count(store, 'day', later)).toBe(3);
   });
 
-  test('a watermark moved by a writer that keeps no reach: every part is read again', async () => {
+  test('a watermark moved by a writer that keeps no reach: parts up to now (and its skew) are read again', async () => {
     const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
     const first = NOW_US - 3 * 60_000_000;
     await flushOne(await takeOver(store), invocationAt('a', first), 0);
     // An older version's consumer folds offset 1 (an event three minutes later) and moves the
     // watermark without a reach: its parts lie beyond the reach stored with offset 1.
     const later = NOW_US - 1_000_000;
-    const fold = new Fold(STREAM);
-    fold.add(invocationAt('b', later), 1, NOW_US);
-    const delta = fold.take();
-    // As that version did: each part read, merged with the delta and written whole.
-    const states = [...(delta.projects.get(PROJECT)?.states ?? new Map())];
-    const stored = await store.readParts(states.map(([key]) => key), STREAM);
-    await store.commitProject({
-      stream: STREAM,
-      watermark: {
-        key: watermarkKey(PROJECT),
-        expected: 1,
-        next: 2,
-        expireAtMs: NOW_US / 1000 + DAY_US / 1000,
-      },
-      parts: states.map(([key, pending], i) => {
-        if (pending.kind !== 'invocation') throw new Error(`${key} is not an invocation key`);
-        const text = stored[i] ?? null;
-        const state = text === null
-          ? pending.state
-          : invocationStats.merge(invocationStats.deserialize(text), pending.state);
-        return { key, value: invocationStats.serialize(state), expireAtMs: pending.expireAtMs };
-      }),
-      sortedSets: [],
-    });
+    await commitAsEarlierVersion(store, invocationAt('b', later), 1);
     // The next owner cannot trust the reach stored with offset 1: it reads, and merges.
     await flushOne(await takeOver(store), invocationAt('c', later), 2);
     expect(await count(store, 'second', later)).toBe(2);
     expect(await count(store, 'day', later)).toBe(3);
+  });
+
+  test('a project an earlier version wrote: once now has passed the future skew, new buckets are not read', async () => {
+    let nowUs = NOW_US;
+    const store = new CountingStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const at = NOW_US - 1_000_000;
+    await commitAsEarlierVersion(store, invocationAt('a', at), 0);
+    store.partsRead.length = 0;
+    // Its reach is not known: every part of an event judged before now is read.
+    await flushOne(await takeOver(store, () => nowUs), invocationAt('b', at), 1, nowUs);
+    expect(store.partsRead).toHaveLength(2 * 4);
+    expect(await count(store, 'second', at)).toBe(2);
+    // Ten minutes on, past the 5-minute skew and the 2-minute slack: the next owner takes the
+    // new second and minute for new; the hour and day began before and are read.
+    nowUs = NOW_US + 10 * 60_000_000;
+    store.partsRead.length = 0;
+    const later = nowUs - 1_000_000;
+    await flushOne(await takeOver(store, () => nowUs), invocationAt('c', later, nowUs), 2, nowUs);
+    const read = store.partsRead.map((key) => key.split(':').slice(-2)[0]).toSorted();
+    expect(read).toEqual(['d', 'd', 'h', 'h']);
+    expect(await count(store, 'second', later)).toBe(1);
+    expect(await count(store, 'minute', later)).toBe(1);
+    expect(await count(store, 'day', later)).toBe(3);
+  });
+
+  test("an earlier version's part beyond the reach taken for it (a producer clock ahead) refuses the commit; then it is read", async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    // Judged by its Kafka timestamp, an hour ahead: past now, the skew and the slack.
+    const ahead = NOW_US + 60 * 60_000_000;
+    await commitAsEarlierVersion(store, invocationAt('a', ahead, ahead), 0);
+    const writer = await takeOver(store);
+    await expect(flushOne(writer, invocationAt('b', ahead, ahead), 1)).rejects.toThrow(
+      /has a part of it in .*beyond its reach/,
+    );
+    // The stream has no resume offset yet: it starts again from the earliest offset.
+    expect(await writer.open()).toBe(0);
+    await flushOne(writer, invocationAt('b', ahead, ahead), 1);
+    expect(await count(store, 'second', ahead)).toBe(2);
+    expect(await count(store, 'day', ahead)).toBe(2);
   });
 
   test('a part found beyond the reach (its watermark expired first) refuses the commit; then it is read', async () => {
@@ -193,5 +245,39 @@ describe("a replayed stream's reach", () => {
     await flushOne(await takeOver(store), invocationAt('b', at), 1);
     expect(await count(store, 'second', at)).toBe(2);
     expect(await count(store, 'minute', at)).toBe(2);
+  });
+});
+
+describe("a direct stream's reach (HTTP ingest)", () => {
+  test('once now has passed the future skew of its first call, new buckets are not read; exact', async () => {
+    let nowUs = NOW_US;
+    const store = new CountingStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const ingest = new DirectIngest({ store, nowUs: () => nowUs });
+    await ingest.fold([invocationAt('a', NOW_US - 1_000_000)]);
+    nowUs = NOW_US + 10 * 60_000_000;
+    store.partsRead.length = 0;
+    const later = nowUs - 1_000_000;
+    await ingest.fold([invocationAt('b', later, nowUs)]);
+    // Its hour and day are cached from the first call; its second and minute start after now
+    // and the skew of that call.
+    expect(store.partsRead).toEqual([]);
+    expect(await count(store, 'second', later)).toBe(1);
+    expect(await count(store, 'day', later)).toBe(2);
+  });
+
+  test('a process that accepts events further ahead takes its reach further ahead', async () => {
+    let nowUs = NOW_US;
+    const store = new CountingStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const ingest = new DirectIngest({
+      store,
+      nowUs: () => nowUs,
+      maxFutureSkewUs: 60 * 60_000_000,
+    });
+    await ingest.fold([invocationAt('a', NOW_US - 1_000_000)]);
+    nowUs = NOW_US + 10 * 60_000_000;
+    store.partsRead.length = 0;
+    await ingest.fold([invocationAt('b', nowUs - 1_000_000, nowUs)]);
+    const read = store.partsRead.map((key) => key.split(':').slice(-2)[0]).toSorted();
+    expect(read).toEqual(['m', 'm', 's', 's']);
   });
 });
