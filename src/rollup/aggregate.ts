@@ -29,4 +29,9 @@ export interface Aggregate<State, Value, Result> {
   serialize(state: State): string;
   /** The inverse of `serialize`; throws an Error naming the problem on corrupt text. */
   deserialize(text: string): State;
+  /**
+   * How many values the state of `text` holds, read without building the whole state where
+   * its text allows; throws as `deserialize` does on corrupt text.
+   */
+  countOf(text: string): number;
 }

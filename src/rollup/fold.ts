@@ -24,11 +24,13 @@ import type { ScoredMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
 import {
   bucketExpiryMs,
+  bucketSlot,
   bucketSuffix,
   functionScope,
   hostScope,
   INVOCATION_HORIZON_US,
   invocationBucketKey,
+  partAddress,
   projectPrefix,
   USAGE_HORIZON_US,
   usageBucketKey,
@@ -58,7 +60,7 @@ export type PendingState =
 
 /** Everything folded for one project since the last {@link Fold.take}. */
 export interface ProjectDelta {
-  /** Pending bucket states by key. */
+  /** Pending bucket states by where their parts live ({@link partAddress}). */
   readonly states: Map<string, PendingState>;
   /** Additions to the project's ring buffer of recent logs. */
   readonly logs: ScoredMember[];
@@ -92,6 +94,8 @@ interface Bucket {
   readonly startUs: number;
   /** The tail of its keys ({@link bucketSuffix}). */
   readonly suffix: string;
+  /** Its slot in its keys' hashes ({@link bucketSlot}; a second's in its minute's). */
+  readonly slot: string | undefined;
   /** When an invocation-stats key of it may be forgotten (Unix ms). */
   readonly invocationExpiryMs: number;
   /** When an API-counts key of it may be forgotten (Unix ms). */
@@ -200,19 +204,26 @@ export class Fold {
       const states = new Map<string, PendingState>();
       const all = functionScope(null);
       for (const [bucket, pending] of project.all) {
-        states.set(invocationBucketKey(prefix, all, bucket.suffix), pending);
+        states.set(
+          partAddress(invocationBucketKey(prefix, all, bucket.suffix), bucket.slot),
+          pending,
+        );
       }
       for (const [functionId, scoped] of project.functions) {
         const scope = functionScope(functionId);
         for (const [bucket, pending] of scoped) {
-          states.set(invocationBucketKey(prefix, scope, bucket.suffix), pending);
+          const key = invocationBucketKey(prefix, scope, bucket.suffix);
+          states.set(partAddress(key, bucket.slot), pending);
         }
       }
       const hosts = new Map<string, number>();
       for (const [host, fold] of project.hosts) {
         const scope = hostScope(host);
         for (const [bucket, pending] of fold.states) {
-          states.set(usageBucketKey(prefix, scope, bucket.suffix), pending);
+          states.set(
+            partAddress(usageBucketKey(prefix, scope, bucket.suffix), bucket.slot),
+            pending,
+          );
         }
         hosts.set(host, fold.newestUs);
       }
@@ -244,6 +255,7 @@ export class Fold {
           bucket = {
             startUs,
             suffix: bucketSuffix(grain, startUs),
+            slot: bucketSlot(grain, startUs),
             invocationExpiryMs: bucketExpiryMs(startUs, grain, INVOCATION_HORIZON_US[grain]),
             usageExpiryMs: bucketExpiryMs(startUs, grain, USAGE_HORIZON_US[grain]),
           };

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import { type Grain, GRAIN_US } from '../time/grain.ts';
+import type { PartRef } from '../store/port.ts';
+import { type Grain, GRAIN_US, truncate } from '../time/grain.ts';
 
 /** Sorted set of every (project, request host) pair, scored by its newest event's time (µs). */
 export const HOSTS_KEY = 'rollup:hosts';
@@ -62,22 +63,74 @@ export function functionScope(functionId: string | null): string {
   return functionId === null ? '*' : `f${encodeURIComponent(functionId)}`;
 }
 
-/** Unix milliseconds at which a bucket key may be forgotten. */
+/**
+ * Unix milliseconds at which the key of a bucket may be forgotten: the end of what the key
+ * holds (a second's key holds its whole minute) plus the horizon and the slack.
+ */
 export function bucketExpiryMs(bucketUs: number, grain: Grain, horizonUs: number): number {
-  return Math.floor((bucketUs + GRAIN_US[grain] + horizonUs + EXPIRY_SLACK_US) / 1000);
+  const endUs = grain === 'second'
+    ? truncate(bucketUs, 'minute') + GRAIN_US.minute
+    : bucketUs + GRAIN_US[grain];
+  return Math.floor((endUs + horizonUs + EXPIRY_SLACK_US) / 1000);
 }
 
 /**
  * The tail of every key of one bucket: its grain and its start in Unix seconds. The fold builds it
- * once per bucket, not once per key.
+ * once per bucket, not once per key. The seconds of a minute share one key, the minute's hash of
+ * seconds (`S`), each second in its own slot ({@link bucketSlot}): a `5min` series reads 6 keys,
+ * not 301.
  *
  * @example
  * ```ts
  * bucketSuffix('minute', 1_795_256_100_000_000); // 'm:1795256100'
+ * bucketSuffix('second', 1_795_256_117_000_000); // 'S:1795256100'
  * ```
  */
 export function bucketSuffix(grain: Grain, bucketUs: number): string {
-  return `${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
+  return grain === 'second'
+    ? `S:${truncate(bucketUs, 'minute') / 1_000_000}`
+    : `${GRAIN_CODE[grain]}:${bucketUs / 1_000_000}`;
+}
+
+/**
+ * The slot of a bucket in its key's hash: a second's offset in its minute (`'0'` to `'59'`);
+ * undefined for the other grains, whose key holds one bucket.
+ *
+ * @example
+ * ```ts
+ * bucketSlot('second', 1_795_256_117_000_000); // '17'
+ * ```
+ */
+export function bucketSlot(grain: Grain, bucketUs: number): string | undefined {
+  return grain === 'second'
+    ? String((bucketUs - truncate(bucketUs, 'minute')) / 1_000_000)
+    : undefined;
+}
+
+/**
+ * The tail of the key of one second in the layout before the minute's hash of seconds (one key
+ * per second, `s`), which a reader still reads where a minute shows that an earlier version's
+ * writer wrote some of its seconds there (see `src/endpoints/read/seconds.ts`).
+ */
+export function legacySecondSuffix(bucketUs: number): string {
+  return `${GRAIN_CODE.second}:${bucketUs / 1_000_000}`;
+}
+
+/**
+ * One text for where a part lives ({@link PartRef}): the key, or the key, `#` and the slot. The
+ * fold and the writer key their maps by it; `#` never occurs in a key (every name in one is
+ * URI-encoded).
+ */
+export function partAddress(key: string, slot: string | undefined): string {
+  return slot === undefined ? key : `${key}#${slot}`;
+}
+
+/** The key and slot of a {@link partAddress}. */
+export function partRef(address: string): PartRef {
+  const hash = address.lastIndexOf('#');
+  return hash < 0
+    ? { key: address }
+    : { key: address.slice(0, hash), slot: address.slice(hash + 1) };
 }
 
 /** Key of one invocation-stats bucket, from its scope and {@link bucketSuffix}. */
@@ -125,16 +178,18 @@ export function usageKey(prefix: string, host: string, grain: Grain, bucketUs: n
 export const QUARANTINE_TTL_US = 7 * DAY_US;
 
 /**
- * Where the writer moves a stored state it cannot read before writing a fresh one: beside it,
- * under the same hash tag (the project's Redis Cluster slot), in the same atomic commit.
+ * Where the writer moves a stored state it cannot read before writing a fresh one: beside it
+ * (a key of its own per {@link partAddress}), under the same hash tag (the project's Redis
+ * Cluster slot), in the same atomic commit.
  *
  * @example
  * ```ts
  * quarantineKey('rollup:{abc}:inv:*:m:1795256100'); // 'rollup:{abc}:inv:*:m:1795256100:unreadable'
+ * quarantineKey('rollup:{abc}:inv:*:S:1795256100#17'); // '…:S:1795256100#17:unreadable'
  * ```
  */
-export function quarantineKey(key: string): string {
-  return `${key}:unreadable`;
+export function quarantineKey(address: string): string {
+  return `${address}:unreadable`;
 }
 
 /**

@@ -66,6 +66,7 @@ import {
   hostMember,
   HOSTS_KEY,
   LEGACY_OFFSETS_KEY,
+  partRef,
   QUARANTINE_TTL_US,
   quarantineKey,
   recentLogsKey,
@@ -741,35 +742,42 @@ export class PartitionWriter {
     );
   }
 
-  /** This stream's new part of every key of the delta, by project. */
+  /** This stream's new part of every part address of the delta, by project. */
   async #mergeParts(delta: RollupDelta): Promise<Map<string, ProjectWrites>> {
-    const missing: [key: string, pending: PendingState, known: KnownProject][] = [];
-    // Keys taken for new without a read: committed only where the stream has no part.
+    const missing: [address: string, pending: PendingState, known: KnownProject][] = [];
+    // Parts taken for new without a read: committed only where the stream has none.
     const unread = new Set<string>();
     for (const [project, { states }] of delta.projects) {
       const known = this.#known(project);
-      for (const [key, pending] of states) {
-        if (known.parts.has(key)) continue;
+      for (const [address, pending] of states) {
+        if (known.parts.has(address)) continue;
         if (pending.startUs > known.reachUs) {
           // Beyond everything the stream has folded into the project: it has no part there.
-          unread.add(key);
-          known.parts.set(key, NEW_KEY);
+          unread.add(address);
+          known.parts.set(address, NEW_KEY);
           this.#partCount += 1;
-        } else missing.push([key, pending, known]);
+        } else missing.push([address, pending, known]);
       }
     }
     const aside = new Map<string, StateWrite>();
     if (missing.length > 0) {
-      const values = await this.#store.readParts(missing.map(([key]) => key), this.#stream);
+      const values = await this.#store.readParts(
+        missing.map(([address]) => partRef(address)),
+        this.#stream,
+      );
       const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
-      missing.forEach(([key, pending, known], i) => {
+      missing.forEach(([address, pending, known], i) => {
         const text = values[i] ?? null;
-        const stored = text === null ? NEW_KEY : decode(key, pending, text, this.#onUnreadable);
+        const stored = text === null ? NEW_KEY : decode(address, pending, text, this.#onUnreadable);
         if (stored === null && text !== null) {
           // Kept for inspection; the part itself starts again from this delta.
-          aside.set(key, { key: quarantineKey(key), value: text, expireAtMs: asideUntilMs });
+          aside.set(address, {
+            key: quarantineKey(address),
+            value: text,
+            expireAtMs: asideUntilMs,
+          });
         }
-        known.parts.set(key, stored ?? NEW_KEY);
+        known.parts.set(address, stored ?? NEW_KEY);
         this.#partCount += 1;
       });
     }
@@ -778,17 +786,21 @@ export class PartitionWriter {
       const { parts } = this.#known(project);
       const list: StateWrite[] = [];
       const newList: StateWrite[] = [];
-      for (const [key, pending] of states) {
-        const quarantined = aside.get(key);
+      for (const [address, pending] of states) {
+        const quarantined = aside.get(address);
         if (quarantined !== undefined) list.push(quarantined);
-        const stored = parts.get(key);
+        const stored = parts.get(address);
         // Re-insert so that Map order is least-recently-written first.
-        parts.delete(key);
+        parts.delete(address);
         const fresh = stored === undefined || stored === NEW_KEY;
-        // A key without a part of this stream needs no merge: the delta is the part.
+        // A part the stream does not have needs no merge: the delta is the part.
         const value = fresh ? serialize(pending) : mergeInto(stored, pending);
-        parts.set(key, fresh ? pending : stored);
-        (unread.has(key) ? newList : list).push({ key, value, expireAtMs: pending.expireAtMs });
+        parts.set(address, fresh ? pending : stored);
+        const { key, slot } = partRef(address);
+        const write: StateWrite = slot === undefined
+          ? { key, value, expireAtMs: pending.expireAtMs }
+          : { key, slot, value, expireAtMs: pending.expireAtMs };
+        (unread.has(address) ? newList : list).push(write);
       }
       writes.set(project, { parts: list, newParts: newList });
     }

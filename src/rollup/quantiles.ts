@@ -272,4 +272,9 @@ export const quantileSketch: Aggregate<QuantileSketch, number, QuantileSketch> =
   serialize: serializedText,
 
   deserialize: (text) => fromSerialized(JSON.parse(text)),
+
+  countOf(text) {
+    const sketch = quantileSketch.deserialize(text);
+    return sketch.kind === 'exact' ? sketch.values.length : sketch.count;
+  },
 };

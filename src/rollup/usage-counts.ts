@@ -56,4 +56,6 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
       realtime: realtime ?? 0,
     };
   },
+
+  countOf: (text) => usageCounts.deserialize(text).total,
 };

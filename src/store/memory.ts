@@ -13,13 +13,16 @@
 import { compareUtf8 } from '../text/utf8-order.ts';
 import type {
   CommitResult,
+  PartRef,
   ProjectCommit,
   RollupStore,
   ScoredMember,
   ScoreRange,
+  SlottedPart,
   SortedSetWrite,
   StoredReach,
 } from './port.ts';
+import { partField, slotOfField } from './part-field.ts';
 import { FORGOTTEN_REACH, parseReach, reachField, reachText } from './reach.ts';
 
 /** Options of {@link MemoryStore}. */
@@ -103,13 +106,15 @@ export class MemoryStore implements RollupStore {
       return Promise.resolve({ applied: false, stored: storedOffset });
     }
     const newParts = commit.newParts ?? [];
-    const found = newParts.find((part) => this.#field(part.key, stream) !== null);
+    const found = newParts.find((part) =>
+      this.#field(part.key, partField(stream, part.slot)) !== null
+    );
     if (found !== undefined) {
       this.#setField(watermark.key, reachField(stream), FORGOTTEN_REACH, watermark.expireAtMs);
       return Promise.resolve({ applied: false, partFound: found.key });
     }
     for (const part of [...newParts, ...commit.parts]) {
-      this.#setField(part.key, stream, part.value, part.expireAtMs);
+      this.#setField(part.key, partField(stream, part.slot), part.value, part.expireAtMs);
     }
     for (const write of commit.sortedSets) this.#updateSet(write);
     this.#setField(watermark.key, stream, String(watermark.next), watermark.expireAtMs);
@@ -132,14 +137,22 @@ export class MemoryStore implements RollupStore {
     return Promise.resolve(keys.map((key) => parseReach(this.#field(key, reachField(stream)))));
   }
 
-  readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {
-    return Promise.resolve(keys.map((key) => this.#field(key, stream)));
+  readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]> {
+    return Promise.resolve(parts.map(({ key, slot }) => this.#field(key, partField(stream, slot))));
   }
 
   readBuckets(keys: readonly string[]): Promise<string[][]> {
     return Promise.resolve(keys.map((key) => {
       const hash = this.#liveHash(key);
       return hash === undefined ? [] : [...hash.fields.values()];
+    }));
+  }
+
+  readSlots(keys: readonly string[]): Promise<SlottedPart[][]> {
+    return Promise.resolve(keys.map((key) => {
+      const hash = this.#liveHash(key);
+      if (hash === undefined) return [];
+      return [...hash.fields].map(([field, part]) => ({ slot: slotOfField(field), part }));
     }));
   }
 

@@ -6,9 +6,10 @@
  * (`src/rollup/keys.ts`); a store only keeps what it is given.
  *
  * Write model: a bucket is a hash with one field per writing stream (a Kafka partition, or one
- * API process's ingest). Each stream has one owner at a time, which writes only its own field,
- * and readers merge the fields: any number of writers share a bucket without losing an update,
- * as the parts of a state-based counter (a G-Counter) do. Every write of one project's rollups
+ * API process's ingest), or a slot of a hash that keeps several buckets (see {@link PartRef}).
+ * Each stream has one owner at a time, which writes only its own field, and readers merge the
+ * fields: any number of writers share a bucket without losing an update, as the parts of a
+ * state-based counter (a G-Counter) do. Every write of one project's rollups
  * is one atomic step within the project's key group (its Redis Cluster hash slot), fenced by the
  * project's watermark of the stream: the next offset the project holds from it. Sorted-set
  * writes that are idempotent (the host registry, and a replayed stream's ring-buffer entries,
@@ -17,13 +18,23 @@
  * @module
  */
 
-/** One aggregate state: a writer's part of a bucket, or a whole value. */
-export interface StateWrite {
+/**
+ * Where one part lives: the hash `key`, and in it the part of `slot` (absent: the bucket's own
+ * part). A hash may keep several buckets, one per slot (a minute's seconds: 6 keys instead of
+ * 301 for a `5min` series), each with one part per writing stream.
+ */
+export interface PartRef {
   readonly key: string;
+  readonly slot?: string;
+}
+
+/** One aggregate state: a writer's part of a bucket (or of a slot of it), or a whole value. */
+export interface StateWrite extends PartRef {
   readonly value: string;
   /**
    * Unix milliseconds at which the store may forget the key: a function of the key alone (its
-   * bucket and grain), so a store may set it with the key's first write and keep it.
+   * bucket and grain; every slot of a hash has the same), so a store may set it with the key's
+   * first write and keep it.
    */
   readonly expireAtMs: number;
 }
@@ -71,14 +82,14 @@ export interface ProjectCommit {
      */
     readonly reachUs?: number;
   };
-  /** Written as the field `stream` of each hash `key`: this stream's part of the bucket. */
+  /** This stream's part of each bucket (or slot of one), written as a field of its hash `key`. */
   readonly parts: readonly StateWrite[];
   /**
    * Parts the writer takes for new without having read them (their buckets start after the
-   * stream's reach): written as {@link parts} are, but only where the hash holds no field
-   * `stream`. Where one does, the commit writes nothing but a mark that the stream's reach in the
-   * project is forgotten (a writer that loads it reads every part, also once the watermark is
-   * gone), and the result names the key.
+   * stream's reach): written as {@link parts} are, but only where the hash holds no part of the
+   * stream in that slot. Where one does, the commit writes nothing but a mark that the stream's
+   * reach in the project is forgotten (a writer that loads it reads every part, also once the
+   * watermark is gone), and the result names the key.
    */
   readonly newParts?: readonly StateWrite[];
   readonly sortedSets: readonly SortedSetWrite[];
@@ -116,6 +127,13 @@ export type StoredReach =
   }
   | { readonly forgotten: true };
 
+/** One writer's part of a hash read by {@link RollupStore.readSlots}. */
+export interface SlottedPart {
+  /** Its slot; null for the bucket's own part. */
+  readonly slot: string | null;
+  readonly part: string;
+}
+
 /** A score range of a sorted set, read newest (highest score) first. */
 export interface ScoreRange {
   /** Highest score included. */
@@ -136,10 +154,15 @@ export interface RollupStore {
    * none), in order; a reach holds only where the watermark is still its `offset`.
    */
   readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]>;
-  /** `stream`'s own part of each bucket of `keys` (null: none), in order. */
-  readParts(keys: readonly string[], stream: string): Promise<(string | null)[]>;
+  /** `stream`'s own part of each of `parts` (null: none), in order. */
+  readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]>;
   /** Every writer's part of each bucket of `keys` (empty: none or expired), in order. */
   readBuckets(keys: readonly string[]): Promise<string[][]>;
+  /**
+   * Every writer's part of every slot of each hash of `keys` (empty: none or expired), with its
+   * slot (null: the bucket's own part), in order.
+   */
+  readSlots(keys: readonly string[]): Promise<SlottedPart[][]>;
   /** A stream's stored resume offset under `key`, or null when none is stored. */
   readOffset(key: string): Promise<number | null>;
   /**

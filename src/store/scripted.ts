@@ -6,7 +6,14 @@
  *
  * @module
  */
-import type { CommitResult, ProjectCommit, SortedSetWrite, StoredReach } from './port.ts';
+import type {
+  CommitResult,
+  PartRef,
+  ProjectCommit,
+  SlottedPart,
+  SortedSetWrite,
+  StoredReach,
+} from './port.ts';
 import { parseReach, reachField } from './reach.ts';
 import { groupByHashTag } from './hash-tag.ts';
 import {
@@ -18,7 +25,10 @@ import {
   fieldValue,
   READ_BUCKETS_SCRIPT,
   READ_FIELD_SCRIPT,
+  READ_PARTS_SCRIPT,
+  READ_SLOTS_SCRIPT,
   type ScriptCall,
+  slottedParts,
   UPDATE_SET_SCRIPT,
   updateSetCall,
 } from './scripts.ts';
@@ -44,26 +54,37 @@ export class ScriptedOperations {
     return commitResult(await this.#run(COMMIT_PROJECT_SCRIPT, call));
   }
 
-  async readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
-    const values = await this.readParts(keys, stream);
-    return values.map((value) => value === null ? null : Number(value));
+  readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
+    return this.#readEach(keys, READ_FIELD_SCRIPT, () => [stream], (value) => {
+      const text = fieldValue(value);
+      return text === null ? null : Number(text);
+    });
   }
 
   readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]> {
     return this.#readEach(
       keys,
       READ_FIELD_SCRIPT,
-      [reachField(stream)],
+      () => [reachField(stream)],
       (value) => parseReach(fieldValue(value)),
     );
   }
 
-  readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {
-    return this.#readEach(keys, READ_FIELD_SCRIPT, [stream], fieldValue);
+  readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]> {
+    return this.#readEach(
+      parts.map((part) => part.key),
+      READ_PARTS_SCRIPT,
+      (positions) => [stream, ...positions.map((p) => parts[p]?.slot ?? '')],
+      fieldValue,
+    );
   }
 
   readBuckets(keys: readonly string[]): Promise<string[][]> {
-    return this.#readEach(keys, READ_BUCKETS_SCRIPT, [], bucketParts);
+    return this.#readEach(keys, READ_BUCKETS_SCRIPT, () => [], bucketParts);
+  }
+
+  readSlots(keys: readonly string[]): Promise<SlottedPart[][]> {
+    return this.#readEach(keys, READ_SLOTS_SCRIPT, () => [], slottedParts);
   }
 
   async advanceOffset(key: string, expected: number | null, next: number): Promise<boolean> {
@@ -77,12 +98,13 @@ export class ScriptedOperations {
 
   /**
    * Reads `keys` with a read script, in calls of at most {@link READ_CHUNK} keys (of one hash
-   * tag, on a Cluster) sent at once, and puts each key's value back in its place.
+   * tag, on a Cluster) sent at once, with the arguments `argsOf` gives for the positions (in
+   * `keys`) of each call, and puts each key's value back in its place.
    */
   async #readEach<T>(
     keys: readonly string[],
     script: string,
-    args: readonly string[],
+    argsOf: (positions: readonly number[]) => string[],
     read: (value: unknown) => T,
   ): Promise<T[]> {
     const out = new Array<T>(keys.length);
@@ -91,7 +113,7 @@ export class ScriptedOperations {
     for (const group of groups) {
       for (let i = 0; i < group.length; i += READ_CHUNK) {
         const positions = group.slice(i, i + READ_CHUNK);
-        const call = { keys: positions.map((p) => keys[p] as string), args: [...args] };
+        const call = { keys: positions.map((p) => keys[p] as string), args: argsOf(positions) };
         calls.push(
           this.#run(script, call).then((reply) => {
             const values = Array.isArray(reply) ? reply : [];

@@ -10,12 +10,20 @@
  * - {@link UPDATE_SET_SCRIPT}: one sorted-set write on its own (the host registry, ring-buffer
  *   entries), where one script call beats several requests (Upstash's REST); `RedisStore` sends
  *   plain commands instead (`sorted-set-commands.ts`).
- * - {@link READ_FIELD_SCRIPT} and {@link READ_BUCKETS_SCRIPT}: one field, or every field's
- *   value, of many hashes in one call.
+ * - {@link READ_FIELD_SCRIPT}, {@link READ_PARTS_SCRIPT}, {@link READ_BUCKETS_SCRIPT} and
+ *   {@link READ_SLOTS_SCRIPT}: one field (the same, or a stream's part in each hash's slot), or
+ *   every field's value (or field and value), of many hashes in one call.
  *
  * @module
  */
-import type { CommitResult, ProjectCommit, SortedSetWrite, StateWrite } from './port.ts';
+import type {
+  CommitResult,
+  ProjectCommit,
+  SlottedPart,
+  SortedSetWrite,
+  StateWrite,
+} from './port.ts';
+import { slotOfField } from './part-field.ts';
 import { FORGOTTEN_REACH, reachField, reachText } from './reach.ts';
 
 /**
@@ -68,7 +76,9 @@ end
  * KEYS: watermark hash, new part hashes…, part hashes…, sorted-set keys…, then the stream's
  * resume key when fenced. ARGV: stream, expected ('' = none), next, watermark expiry, resume
  * fence ('-' = no fence, '' = none stored, else the offset), reach field, reach text ('' = none),
- * #new parts, (value, expireAtMs)…, #parts, (value, expireAtMs)…, then the sorted sets. Replies
+ * #new parts, (slot ('' = none), value, expireAtMs)…, #parts, (slot, value, expireAtMs)…, then
+ * the sorted sets. A part's field is the stream, or its slot, a space and the stream
+ * (`part-field.ts`). Replies
  * `{1}` when applied, `{0, stored}` ('' = none) when the watermark differs, `{0, stored,
  * 'resume'}` when the resume offset does, `{0, key, 'part'}` when a new part's hash holds one.
  */
@@ -84,12 +94,17 @@ if ARGV[2] == '' then
 elseif stored ~= ARGV[2] then
   return {0, stored or ''}
 end
+-- The field of the stream's part in a slot ('' = the bucket's own part).
+local function field_of(slot)
+  if slot == '' then return stream end
+  return slot .. ' ' .. stream
+end
 -- Sets the stream's part of a bucket with HSET or HSETNX; replies 1 when the field is new.
-local function set_part(command, key, value)
-  local added = redis.pcall(command, key, stream, value)
+local function set_part(command, key, field, value)
+  local added = redis.pcall(command, key, field, value)
   if failed(added) then
     convert_legacy(key)
-    added = redis.call(command, key, stream, value)
+    added = redis.call(command, key, field, value)
   end
   return added
 end
@@ -101,23 +116,25 @@ local k = 2
 local fresh = tonumber(ARGV[a]); a = a + 1
 local first_key, first_arg = k, a
 for _ = 1, fresh do
-  if set_part('HSETNX', KEYS[k], ARGV[a]) == 0 then
-    for i = first_key, k - 1 do redis.call('HDEL', KEYS[i], stream) end
+  if set_part('HSETNX', KEYS[k], field_of(ARGV[a]), ARGV[a + 1]) == 0 then
+    for i = 0, k - first_key - 1 do
+      redis.call('HDEL', KEYS[first_key + i], field_of(ARGV[first_arg + 3 * i]))
+    end
     redis.call('HSET', KEYS[1], ARGV[6], '${FORGOTTEN_REACH}')
     redis.call('PEXPIREAT', KEYS[1], ARGV[4])
     return {0, KEYS[k], 'part'}
   end
-  k = k + 1; a = a + 2
+  k = k + 1; a = a + 3
 end
 -- All new: their expiries, which a refusal must not have touched.
-for i = 0, fresh - 1 do redis.call('PEXPIREAT', KEYS[first_key + i], ARGV[first_arg + 2 * i + 1]) end
+for i = 0, fresh - 1 do redis.call('PEXPIREAT', KEYS[first_key + i], ARGV[first_arg + 3 * i + 2]) end
 local parts = tonumber(ARGV[a]); a = a + 1
 for _ = 1, parts do
-  local added = set_part('HSET', KEYS[k], ARGV[a])
+  local added = set_part('HSET', KEYS[k], field_of(ARGV[a]), ARGV[a + 1])
   -- A bucket's expiry follows from its key alone, so it is set once, with the key's first field
   -- of this stream (1.3 of 10 µs of Redis CPU per event went to repeating it on every write).
-  if added == 1 then redis.call('PEXPIREAT', KEYS[k], ARGV[a + 1]) end
-  k = k + 1; a = a + 2
+  if added == 1 then redis.call('PEXPIREAT', KEYS[k], ARGV[a + 2]) end
+  k = k + 1; a = a + 3
 end
 ${SORTED_SETS_LUA}
 if ARGV[7] == '' then
@@ -151,7 +168,7 @@ return 1
 
 /**
  * KEYS: hashes. ARGV: a field. Replies the field's value of each hash (false: none, or legacy).
- * Reads parts, watermarks and reaches.
+ * Reads watermarks and reaches.
  */
 export const READ_FIELD_SCRIPT = `${LEGACY_LUA}
 local out = {}
@@ -159,6 +176,41 @@ for i, key in ipairs(KEYS) do
   local value = redis.pcall('HGET', key, ARGV[1])
   if failed(value) then value = false end
   out[i] = value
+end
+return out
+`;
+
+/**
+ * KEYS: hashes. ARGV: a stream, then each hash's slot ('' = the bucket's own part). Replies the
+ * stream's part of each (false: none, or legacy).
+ */
+export const READ_PARTS_SCRIPT = `${LEGACY_LUA}
+local out = {}
+for i, key in ipairs(KEYS) do
+  local slot = ARGV[i + 1]
+  local field = ARGV[1]
+  if slot ~= '' then field = slot .. ' ' .. field end
+  local value = redis.pcall('HGET', key, field)
+  if failed(value) then value = false end
+  out[i] = value
+end
+return out
+`;
+
+/**
+ * KEYS: hashes. Replies every field and value of each hash (a legacy string as its one part,
+ * field 'legacy'; false: no such key), as {@link READ_BUCKETS_SCRIPT} does its values.
+ */
+export const READ_SLOTS_SCRIPT = `${LEGACY_LUA}
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('EXISTS', key) == 1 then
+    local fields = redis.pcall('HGETALL', key)
+    if failed(fields) then fields = { 'legacy', redis.call('GET', key) } end
+    out[i] = fields
+  else
+    out[i] = false
+  end
 end
 return out
 `;
@@ -218,7 +270,7 @@ function pushParts(call: ScriptCall, parts: readonly StateWrite[]): void {
       expiry = part.expireAtMs;
       expiryText = String(expiry);
     }
-    call.args.push(part.value, expiryText);
+    call.args.push(part.slot ?? '', part.value, expiryText);
   }
 }
 
@@ -270,6 +322,20 @@ export function commitResult(reply: unknown): CommitResult {
 /** Reads one value of a {@link READ_FIELD_SCRIPT} reply (nil arrives as null or false). */
 export function fieldValue(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
+}
+
+/** Reads one value of a {@link READ_SLOTS_SCRIPT} reply. */
+export function slottedParts(value: unknown): SlottedPart[] {
+  if (!Array.isArray(value)) return [];
+  const parts: SlottedPart[] = [];
+  for (let i = 0; i + 1 < value.length; i += 2) {
+    const field: unknown = value[i];
+    const part: unknown = value[i + 1];
+    if (typeof field === 'string' && typeof part === 'string') {
+      parts.push({ slot: slotOfField(field), part });
+    }
+  }
+  return parts;
 }
 
 /** Reads one value of a {@link READ_BUCKETS_SCRIPT} reply. */

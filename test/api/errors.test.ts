@@ -185,6 +185,7 @@ function stubStore(answer: () => Promise<never>): RollupStore {
     readReaches: answer,
     readParts: answer,
     readBuckets: answer,
+    readSlots: answer,
     readOffset: answer,
     advanceOffset: answer,
     updateSortedSet: answer,

@@ -57,6 +57,27 @@ describe('invocation stats aggregate', () => {
     expect(invocationStats.finalize(merged)).toEqual(invocationStats.finalize(all));
   });
 
+  test('countOf reads the count from the start of a stored state, else from the whole', () => {
+    const state = invocationStats.empty();
+    for (let i = 0; i < 150; i++) invocationStats.add(state, invocation(200, i * 1.5));
+    expect(invocationStats.countOf(invocationStats.serialize(state))).toBe(150);
+    expect(invocationStats.countOf(invocationStats.serialize(invocationStats.empty()))).toBe(0);
+    // Written some other way: read whole; corrupt: refused as deserialize refuses it.
+    const reordered = JSON.stringify({
+      e: 0,
+      n: 7,
+      s: [0, 0, 0, 0, 0],
+      t: 0,
+      sum: 0,
+      q: { v: [] },
+    });
+    expect(invocationStats.countOf(reordered)).toBe(7);
+    expect(() => invocationStats.countOf('{"n":,"e":0}')).toThrow();
+    expect(() => invocationStats.countOf('{"n":-1,"e":0}')).toThrow(/malformed/);
+    expect(usageCounts.countOf('[4,1,1,1,1]')).toBe(4);
+    expect(() => usageCounts.countOf('[1,2]')).toThrow(/5 non-negative integers/);
+  });
+
   test('refuses a malformed stored state', () => {
     expect(() => invocationStats.deserialize('{"n":1}')).toThrow(/malformed/);
     // A stored value may hold personal data: the message quotes at most its first 80 characters.

@@ -15,8 +15,8 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { projectPrefix } from '../../src/rollup/keys.ts';
-import type { ProjectCommit, RollupStore } from '../../src/store/port.ts';
+import { legacySecondSuffix, projectPrefix } from '../../src/rollup/keys.ts';
+import type { PartRef, ProjectCommit, RollupStore, StateWrite } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
 import { expectSameAnswer } from '../support/answers.ts';
@@ -233,6 +233,47 @@ export async function foldThroughWriters(
   }
 }
 
+/** Where a second's part lived before the minute's hash of seconds: a key of its own. */
+function ownKeyOfSecond(ref: PartRef): PartRef {
+  const minute = /:S:(\d+)$/.exec(ref.key);
+  if (ref.slot === undefined || minute === null) return ref;
+  const secondUs = (Number(minute[1]) + Number(ref.slot)) * 1_000_000;
+  return { key: `${ref.key.slice(0, minute.index)}:${legacySecondSuffix(secondUs)}` };
+}
+
+/**
+ * `store`, where the streams in `earlier` write and read their seconds as a version before the
+ * minute's hash of seconds did: each second a key of its own (`legacySecondSuffix`).
+ */
+function earlierVersionSeconds(store: RollupStore, earlier: ReadonlySet<string>): RollupStore {
+  const moved = (write: StateWrite): StateWrite =>
+    write.slot === undefined
+      ? write
+      : { ...ownKeyOfSecond(write), value: write.value, expireAtMs: write.expireAtMs };
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'commitProject') {
+        return (commit: ProjectCommit) =>
+          target.commitProject(
+            earlier.has(commit.stream)
+              ? {
+                ...commit,
+                parts: commit.parts.map(moved),
+                newParts: (commit.newParts ?? []).map(moved),
+              }
+              : commit,
+          );
+      }
+      if (property === 'readParts') {
+        return (parts: readonly PartRef[], stream: string) =>
+          target.readParts(earlier.has(stream) ? parts.map(ownKeyOfSecond) : parts, stream);
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** `store`, with every project commit also pushed to `commits` (as sent). */
 function recordingCommits(store: RollupStore, commits: ProjectCommit[]): RollupStore {
   return new Proxy(store, {
@@ -263,6 +304,21 @@ export function foldAndReadSuite(open: () => Promise<RollupStore>): void {
     beforeAll(async () => {
       store = await open();
       await foldThroughWriters(store, stream.events, nowUs, 4, 'random');
+    }, 120_000);
+
+    test('every endpoint read from the rollups equals the reference', async () => {
+      await expectStoreMatchesReference(store, stream.events, nowUs, 60);
+    }, 120_000);
+  });
+  describe('half the streams write seconds as an earlier version did, one key per second', () => {
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const stream = generatedStream(nowUs, 3_000);
+    let store: RollupStore;
+
+    beforeAll(async () => {
+      store = await open();
+      const earlier = earlierVersionSeconds(store, new Set(['test/0', 'test/1']));
+      await foldThroughWriters(earlier, stream.events, nowUs, 4, 'random');
     }, 120_000);
 
     test('every endpoint read from the rollups equals the reference', async () => {

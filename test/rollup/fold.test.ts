@@ -52,14 +52,14 @@ describe('Fold', () => {
     expect([...taken.projects.keys()]).toEqual(['p']);
     const delta = projectDelta(taken, 'p');
     expect([...delta.states.keys()].sort()).toEqual([
+      'rollup:{p}:inv:*:S:1795256100#30',
       'rollup:{p}:inv:*:d:1795219200',
       'rollup:{p}:inv:*:h:1795255200',
       'rollup:{p}:inv:*:m:1795256100',
-      'rollup:{p}:inv:*:s:1795256130',
+      'rollup:{p}:inv:ff%2F1:S:1795256100#30',
       'rollup:{p}:inv:ff%2F1:d:1795219200',
       'rollup:{p}:inv:ff%2F1:h:1795255200',
       'rollup:{p}:inv:ff%2F1:m:1795256100',
-      'rollup:{p}:inv:ff%2F1:s:1795256130',
     ]);
     for (const state of delta.states.values()) expect(invocationCount(state)).toBe(2);
     expect(delta.logs).toHaveLength(0);

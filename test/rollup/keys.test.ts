@@ -29,7 +29,7 @@ describe('key layout', () => {
       recentLogsKey('abc'),
     ];
     expect(keys).toEqual([
-      'rollup:{abc}:inv:*:s:1795256130',
+      'rollup:{abc}:inv:*:S:1795256100',
       'rollup:{abc}:inv:ff:d:1795219200',
       'rollup:{abc}:use:abc.supabase.co:m:1795256100',
       'rollup:{abc}:logs',

@@ -8,17 +8,20 @@ import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
-import { Fold } from '../../src/rollup/fold.ts';
+import { Fold, type PendingState } from '../../src/rollup/fold.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
+  bucketSlot,
   functionScope,
   invocationKey,
+  partAddress,
+  partRef,
   projectPrefix,
   watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import type { RollupStore } from '../../src/store/port.ts';
+import type { PartRef, RollupStore } from '../../src/store/port.ts';
 import { type Grain, truncate } from '../../src/time/grain.ts';
 import { flushOne, NOW_US, PROJECT } from './partition-writer-fixtures.ts';
 
@@ -49,9 +52,9 @@ function invocationAt(id: string, timestampUs: number, nowUs = NOW_US): LogEvent
 class CountingStore extends MemoryStore {
   readonly partsRead: string[] = [];
 
-  override readParts(keys: readonly string[], stream: string): Promise<(string | null)[]> {
-    this.partsRead.push(...keys);
-    return super.readParts(keys, stream);
+  override readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]> {
+    this.partsRead.push(...parts.map(({ key, slot }) => partAddress(key, slot)));
+    return super.readParts(parts, stream);
   }
 }
 
@@ -75,8 +78,11 @@ async function count(store: RollupStore, grain: Grain, atUs: number): Promise<nu
     grain,
     truncate(atUs, grain),
   );
-  const [parts] = await store.readBuckets([key]);
-  return (parts ?? []).reduce((sum, part) => sum + invocationStats.deserialize(part).count, 0);
+  const bucketUs = truncate(atUs, grain);
+  const slot = bucketSlot(grain, bucketUs) ?? null;
+  const [parts] = await store.readSlots([key]);
+  return (parts ?? []).filter((part) => part.slot === slot)
+    .reduce((sum, { part }) => sum + invocationStats.deserialize(part).count, 0);
 }
 
 /**
@@ -90,8 +96,10 @@ async function commitAsEarlierVersion(
 ): Promise<void> {
   const fold = new Fold(STREAM);
   fold.add(event, offset, NOW_US);
-  const states = [...(fold.take().projects.get(PROJECT)?.states ?? new Map())];
-  const stored = await store.readParts(states.map(([key]) => key), STREAM);
+  const states = [
+    ...(fold.take().projects.get(PROJECT)?.states ?? new Map<string, PendingState>()),
+  ];
+  const stored = await store.readParts(states.map(([address]) => partRef(address)), STREAM);
   const [expected] = await store.readWatermarks([watermarkKey(PROJECT)], STREAM);
   const result = await store.commitProject({
     stream: STREAM,
@@ -101,13 +109,14 @@ async function commitAsEarlierVersion(
       next: offset + 1,
       expireAtMs: NOW_US / 1000 + 100 * DAY_US / 1000,
     },
-    parts: states.map(([key, pending], i) => {
-      if (pending.kind !== 'invocation') throw new Error(`${key} is not an invocation key`);
+    parts: states.map(([address, pending], i) => {
+      if (pending.kind !== 'invocation') throw new Error(`${address} is not an invocation key`);
       const text = stored[i] ?? null;
       const state = text === null
         ? pending.state
         : invocationStats.merge(invocationStats.deserialize(text), pending.state);
-      return { key, value: invocationStats.serialize(state), expireAtMs: pending.expireAtMs };
+      const value = invocationStats.serialize(state);
+      return { ...partRef(address), value, expireAtMs: pending.expireAtMs };
     }),
     sortedSets: [],
   });
@@ -278,6 +287,6 @@ describe("a direct stream's reach (HTTP ingest)", () => {
     store.partsRead.length = 0;
     await ingest.fold([invocationAt('b', nowUs - 1_000_000, nowUs)]);
     const read = store.partsRead.map((key) => key.split(':').slice(-2)[0]).toSorted();
-    expect(read).toEqual(['m', 'm', 's', 's']);
+    expect(read).toEqual(['S', 'S', 'm', 'm']);
   });
 });

@@ -115,6 +115,7 @@ function bound(store: RollupStore): RollupStore {
     readReaches: (keys, stream) => store.readReaches(keys, stream),
     readParts: (keys, stream) => store.readParts(keys, stream),
     readBuckets: (keys) => store.readBuckets(keys),
+    readSlots: (keys) => store.readSlots(keys),
     readOffset: (key) => store.readOffset(key),
     advanceOffset: (key, expected, next) => store.advanceOffset(key, expected, next),
     updateSortedSet: (write) => store.updateSortedSet(write),

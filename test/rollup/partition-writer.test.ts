@@ -71,7 +71,7 @@ describe('partition writer', () => {
     expect(await writer.open()).toBe(0);
     await flushOne(writer, invocationEvent('a', 10), 0);
     await flushOne(writer, invocationEvent('b', 30), 1);
-    const [text] = await store.readParts([minuteKey()], 's/0');
+    const [text] = await store.readParts([minuteKey()].map((key) => ({ key })), 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(text ?? ''))).toMatchObject({
       count: 2,
       min_execution_time: 10,
@@ -83,7 +83,12 @@ describe('partition writer', () => {
     const next = partitionWriter(store, 's/0');
     expect(await next.open()).toBe(2);
     await flushOne(next, invocationEvent('c', 20), 2);
-    expect(await store.readParts([minuteKey(), quarantineKey(minuteKey())], 's/0')).toEqual([
+    expect(
+      await store.readParts(
+        [minuteKey(), quarantineKey(minuteKey())].map((key) => ({ key })),
+        's/0',
+      ),
+    ).toEqual([
       expect.stringContaining('"n":3'),
       null,
     ]);
@@ -100,7 +105,7 @@ describe('partition writer', () => {
 
     expect(writer.offset).toBe(1);
     const [text, aside] = await store.readParts(
-      [minuteKey(), quarantineKey(minuteKey())],
+      [{ key: minuteKey() }, { key: quarantineKey(minuteKey()) }],
       's/0',
     );
     expect(invocationStats.finalize(invocationStats.deserialize(text ?? ''))).toMatchObject({
@@ -119,7 +124,7 @@ describe('partition writer', () => {
 
     // The next flush merges into the fresh state as usual.
     await flushOne(writer, invocationEvent('b', 30), 1);
-    const [merged] = await store.readParts([minuteKey()], 's/0');
+    const [merged] = await store.readParts([minuteKey()].map((key) => ({ key })), 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(merged ?? '')).count).toBe(2);
   });
 
@@ -137,7 +142,8 @@ describe('partition writer', () => {
     });
     await writer.open();
     await flushOne(writer, invocationEvent('a', 10), 0);
-    const aside = async () => (await store.readParts([quarantineKey(minuteKey())], 's/0'))[0];
+    const aside = async () =>
+      (await store.readParts([quarantineKey(minuteKey())].map((key) => ({ key })), 's/0'))[0];
     nowUs = NOW_US + 6.9 * 86_400_000_000;
     expect(await aside()).toBe(corrupt);
     nowUs = NOW_US + 7.1 * 86_400_000_000;
@@ -182,7 +188,7 @@ describe('partition writer', () => {
       /the resume offset is 2, not 1/,
     );
     expect(await writer.open()).toBe(2);
-    const [text] = await store.readParts([minuteKey()], 's/1');
+    const [text] = await store.readParts([minuteKey()].map((key) => ({ key })), 's/1');
     expect(invocationStats.deserialize(text ?? '').count).toBe(2);
   });
 

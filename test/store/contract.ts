@@ -61,7 +61,8 @@ export function storeContract(fixture: ContractFixture): void {
     expect(applied).toEqual({ applied: true });
     expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([10]);
     expect(await store.readWatermarks([key('wm')], 't/other')).toEqual([null]);
-    expect(await store.readParts([key('a'), key('missing')], 't/0')).toEqual(['one', null]);
+    expect(await store.readParts([key('a'), key('missing')].map((key) => ({ key })), 't/0'))
+      .toEqual(['one', null]);
     expect(await store.readBuckets([key('a'), key('missing')])).toEqual([['one'], []]);
   });
 
@@ -192,12 +193,55 @@ export function storeContract(fixture: ContractFixture): void {
       );
     await Promise.all([write('t/a', 'from a'), write('t/b', 'from b'), write('t/c', 'from c')]);
     expect((await store.readBuckets([bucket]))[0]?.sort()).toEqual(['from a', 'from b', 'from c']);
-    expect(await store.readParts([bucket], 't/b')).toEqual(['from b']);
+    expect(await store.readParts([bucket].map((key) => ({ key })), 't/b')).toEqual(['from b']);
     // A stream's next commit replaces its own part only.
     await store.commitProject(
       commit('t/b', 1, 2, { parts: [{ key: bucket, value: 'b again', expireAtMs: far() }] }),
     );
     expect((await store.readBuckets([bucket]))[0]?.sort()).toEqual(['b again', 'from a', 'from c']);
+  });
+
+  test('a hash keeps several buckets in slots, each with a part per stream', async () => {
+    const store = fixture.store();
+    const minute = key('seconds');
+    const part = (slot: string, value: string) => ({ key: minute, slot, value, expireAtMs: far() });
+    expect(
+      await store.commitProject(
+        commit('t/a', null, 1, { parts: [part('0', 'a0'), part('17', 'a17')] }),
+      ),
+    )
+      .toEqual({ applied: true });
+    expect(await store.commitProject(commit('t/b', null, 1, { newParts: [part('17', 'b17')] })))
+      .toEqual({ applied: true });
+    // The bucket's own part sits beside the slots.
+    expect(
+      await store.commitProject(commit('t/c', null, 1, {
+        parts: [{ key: minute, value: 'c', expireAtMs: far() }],
+      })),
+    ).toEqual({ applied: true });
+    const bySlot = async () =>
+      (await store.readSlots([minute, key('no seconds')])).map((parts) =>
+        parts.map(({ slot, part }) => `${slot ?? '-'}=${part}`).toSorted()
+      );
+    expect(await bySlot()).toEqual([['-=c', '0=a0', '17=a17', '17=b17'], []]);
+    expect(
+      await store.readParts(
+        [{ key: minute, slot: '17' }, { key: minute, slot: '0' }, { key: minute, slot: '5' }, {
+          key: minute,
+        }],
+        't/a',
+      ),
+    ).toEqual(['a17', 'a0', null, null]);
+    // A stream replaces its part of one slot only.
+    await store.commitProject(commit('t/a', 1, 2, { parts: [part('17', 'a17 again')] }));
+    expect(await bySlot()).toEqual([['-=c', '0=a0', '17=a17 again', '17=b17'], []]);
+    // A new part is refused only where the stream has a part in that very slot.
+    expect(await store.commitProject(commit('t/b', 1, 2, { newParts: [part('0', 'b0')] })))
+      .toEqual({ applied: true });
+    const refused = commit('t/b', 2, 3, { newParts: [part('1', 'b1'), part('17', 'b17 again')] });
+    expect(await store.commitProject(refused)).toEqual({ applied: false, partFound: minute });
+    expect(await bySlot()).toEqual([['-=c', '0=a0', '0=b0', '17=a17 again', '17=b17'], []]);
+    expect(await store.readBuckets([minute]).then(([parts]) => parts?.length)).toBe(5);
   });
 
   test('reads span key groups and keep the order of the keys asked', async () => {
@@ -211,7 +255,7 @@ export function storeContract(fixture: ContractFixture): void {
       );
     }
     const keys = [...groups].reverse().flatMap((group) => [key('x', group), key('none', group)]);
-    expect(await store.readParts(keys, 't/g')).toEqual(
+    expect(await store.readParts(keys.map((key) => ({ key })), 't/g')).toEqual(
       [...groups].reverse().flatMap((group) => [`x of ${group}`, null]),
     );
     expect(await store.readBuckets(keys)).toEqual(

@@ -46,6 +46,7 @@ function emptyStore(onArguments: (count: number) => void): RollupStore {
     readReaches: (keys) => Promise.resolve(keys.map(() => null)),
     readParts: (keys) => Promise.resolve(keys.map(() => null)),
     readBuckets: (keys) => Promise.resolve(keys.map(() => [])),
+    readSlots: (keys) => Promise.resolve(keys.map(() => [])),
     readOffset: () => Promise.resolve(null),
     advanceOffset: () => Promise.resolve(true),
     // The ring buffers are written here, as the commands RedisStore sends.

@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { hostScope, projectPrefix, usageKey } from '../../rollup/keys.ts';
+import {
+  bucketSlot,
+  bucketSuffix,
+  hostScope,
+  partAddress,
+  projectPrefix,
+  usageBucketKey,
+} from '../../rollup/keys.ts';
 import { mergeParts } from '../../rollup/unreadable.ts';
 import { usageCounts } from '../../rollup/usage-counts.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
@@ -16,6 +23,7 @@ import type { ApiCountsRow } from '../../contract/rows.ts';
 import type { HostMatcher, ReadContext } from './context.ts';
 import { cover } from './cover.ts';
 import { DEFAULT_MATCH_BUDGET_MS, matchHosts, storeHosts } from './hosts.ts';
+import { readSeconds } from './seconds.ts';
 
 /** Rows for every bucket holding at least one counted request, ascending. */
 export async function readApiCounts(
@@ -37,26 +45,51 @@ export async function readApiCounts(
   for (let bucket = truncate(windowStart, grain); bucket <= last; bucket += GRAIN_US[grain]) {
     rowBuckets.push(bucket);
   }
+  const scopes = matched.map((entry) => {
+    const prefix = projectPrefix(entry.project);
+    const host = hostScope(entry.host);
+    return (suffix: string) => usageBucketKey(prefix, host, suffix);
+  });
+  // Coarser buckets by key; seconds (only where the window starts mid-minute) as `seconds.ts`
+  // reads them.
   const keys: string[] = [];
   const rowOfKey: number[] = [];
+  const seconds: number[] = [];
+  const rowOfSecond: number[] = [];
   rowBuckets.forEach((bucket, row) => {
-    const parts = cover(Math.max(bucket, windowStart), bucket + GRAIN_US[grain], grain);
-    for (const entry of matched) {
-      const prefix = projectPrefix(entry.project);
-      const host = hostScope(entry.host);
-      for (const part of parts) {
-        keys.push(usageKey(prefix, host, part.grain, part.bucketUs));
+    for (const part of cover(Math.max(bucket, windowStart), bucket + GRAIN_US[grain], grain)) {
+      if (part.grain === 'second') {
+        seconds.push(part.bucketUs);
+        rowOfSecond.push(row);
+        continue;
+      }
+      const suffix = bucketSuffix(part.grain, part.bucketUs);
+      for (const scope of scopes) {
+        keys.push(scope(suffix));
         rowOfKey.push(row);
       }
     }
   });
-  const buckets = await context.store.readBuckets(keys);
+  const [buckets, secondParts] = await Promise.all([
+    context.store.readBuckets(keys),
+    seconds.length === 0
+      ? Promise.resolve([])
+      : readSeconds(context.store, { scopes, seconds, countOf: usageCounts.countOf }),
+  ]);
   const totals = rowBuckets.map(() => usageCounts.empty());
-  buckets.forEach((parts, i) => {
-    const row = totals[rowOfKey[i] ?? -1];
-    if (parts.length === 0 || row === undefined) return;
-    const state = mergeParts(usageCounts, keys[i] ?? '', parts, context.onUnreadable);
-    if (state !== null) usageCounts.merge(row, state);
+  const add = (row: number, key: string, parts: readonly string[]) => {
+    const total = totals[row];
+    if (parts.length === 0 || total === undefined) return;
+    const state = mergeParts(usageCounts, key, parts, context.onUnreadable);
+    if (state !== null) usageCounts.merge(total, state);
+  };
+  buckets.forEach((parts, i) => add(rowOfKey[i] ?? -1, keys[i] ?? '', parts));
+  secondParts.forEach((bySecond, s) => {
+    bySecond.forEach((parts, i) => {
+      const second = seconds[i] as number;
+      const key = (scopes[s] as (suffix: string) => string)(bucketSuffix('second', second));
+      add(rowOfSecond[i] ?? -1, partAddress(key, bucketSlot('second', second)), parts);
+    });
   });
   const rows: ApiCountsRow[] = [];
   totals.forEach((counts, i) => {

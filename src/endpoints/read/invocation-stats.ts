@@ -1,16 +1,25 @@
 /**
  * `functions.invocation-stats` from the rollups: every writer's part of each bucket of the
- * series, read in one round trip, merged and finalized.
+ * series, read in one round trip (the seconds of `5min` as `seconds.ts` reads them), merged and
+ * finalized.
  *
  * @module
  */
 import { invocationStats } from '../../rollup/invocation-stats.ts';
-import { functionScope, invocationKey, projectPrefix } from '../../rollup/keys.ts';
+import {
+  bucketSlot,
+  functionScope,
+  invocationBucketKey,
+  invocationKey,
+  partAddress,
+  projectPrefix,
+} from '../../rollup/keys.ts';
 import { mergeParts } from '../../rollup/unreadable.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import type { InvocationStatsParams } from '../../contract/params/invocation-stats.ts';
 import type { InvocationStatsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
+import { readSeconds } from './seconds.ts';
 
 /** A number or null as `JSON.stringify` writes it (a non-finite number as null). */
 function jsonNumber(value: number | null): string {
@@ -56,12 +65,24 @@ export async function readInvocationStats(
   const series = invocationSeries(context.nowUs, params.interval);
   const prefix = projectPrefix(params.project);
   const scope = functionScope(params.functionId);
-  const keys = series.map((bucket) => invocationKey(prefix, scope, grain, bucket));
-  const buckets = await context.store.readBuckets(keys);
+  const buckets = grain === 'second'
+    ? (await readSeconds(context.store, {
+      scopes: [(suffix) => invocationBucketKey(prefix, scope, suffix)],
+      seconds: series,
+      countOf: invocationStats.countOf,
+    }))[0] ?? []
+    : await context.store.readBuckets(
+      series.map((bucket) => invocationKey(prefix, scope, grain, bucket)),
+    );
   return series.map((bucket, i) => {
     const parts = buckets[i] ?? [];
     // Null for an empty bucket (no parts, or none readable).
-    const state = mergeParts(invocationStats, keys[i] ?? '', parts, context.onUnreadable);
+    const state = parts.length === 0 ? null : mergeParts(
+      invocationStats,
+      partAddress(invocationKey(prefix, scope, grain, bucket), bucketSlot(grain, bucket)),
+      parts,
+      context.onUnreadable,
+    );
     return {
       timestamp: bucket,
       ...(state === null ? EMPTY_RESULT : invocationStats.finalize(state)),
