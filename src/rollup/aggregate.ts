@@ -30,8 +30,30 @@ export interface Aggregate<State, Value, Result> {
   /** The inverse of `serialize`; throws an Error naming the problem on corrupt text. */
   deserialize(text: string): State;
   /**
-   * How many values the state of `text` holds, read without building the whole state where
-   * its text allows; throws as `deserialize` does on corrupt text.
+   * How many values the state of a stored text holds, read from its first
+   * {@link HEAD_COUNT_BYTES} (a whole text will do) without building the state; null when that
+   * head does not say.
    */
-  countOf(text: string): number;
+  headCount(head: string): number | null;
+}
+
+/** How much of a stored state's text {@link Aggregate.headCount} reads, in bytes. */
+export const HEAD_COUNT_BYTES = 32;
+
+/**
+ * The count a text holds right after `opening` (digits, then a comma), or null.
+ *
+ * @example
+ * ```ts
+ * countAfter('[12,0,3,0,0]', '['); // 12
+ * countAfter('{"n":7,"e":0,…', '{"n":'); // 7
+ * ```
+ */
+export function countAfter(text: string, opening: string): number | null {
+  if (!text.startsWith(opening)) return null;
+  const end = text.indexOf(',', opening.length);
+  const digits = text.slice(opening.length, end);
+  return end > opening.length && end - opening.length <= 15 && /^\d+$/.test(digits)
+    ? Number(digits)
+    : null;
 }

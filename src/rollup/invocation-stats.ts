@@ -5,7 +5,7 @@
  * @module
  */
 import type { Invocation } from '../events/types.ts';
-import type { Aggregate } from './aggregate.ts';
+import { type Aggregate, countAfter } from './aggregate.ts';
 import {
   fromSerialized,
   quantile,
@@ -63,9 +63,6 @@ function maxOf(a: number | null, b: number | null): number | null {
 }
 
 /** Invocation statistics as an {@link Aggregate} over invocations. */
-/** How the text of every state begins: its count follows. */
-const COUNT_HEAD = '{"n":';
-
 export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationStatsResult> = {
   empty: () => ({
     count: 0,
@@ -156,12 +153,5 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
 
   // A state's text starts with its count (see `serialize`): a minute's state with its sketch
   // costs tens of microseconds to parse whole.
-  countOf(text) {
-    const end = text.indexOf(',', COUNT_HEAD.length);
-    if (text.startsWith(COUNT_HEAD) && end > COUNT_HEAD.length) {
-      const count = Number(text.slice(COUNT_HEAD.length, end));
-      if (Number.isSafeInteger(count) && count >= 0) return count;
-    }
-    return invocationStats.deserialize(text).count;
-  },
+  headCount: (head) => countAfter(head, '{"n":'),
 };

@@ -108,11 +108,11 @@ export function bucketSlot(grain: Grain, bucketUs: number): string | undefined {
 }
 
 /**
- * The tail of the key of one second in the layout before the minute's hash of seconds (one key
- * per second, `s`), which a reader still reads where a minute shows that an earlier version's
- * writer wrote some of its seconds there (see `src/endpoints/read/seconds.ts`).
+ * The tail of the key of one second in the layout with a key per second (`s`, before the
+ * minute's hash of seconds), which a reader still reads where a minute shows that a writer of an
+ * earlier version wrote some of its seconds there (see `src/endpoints/read/seconds.ts`).
  */
-export function legacySecondSuffix(bucketUs: number): string {
+export function perSecondKeySuffix(bucketUs: number): string {
   return `${GRAIN_CODE.second}:${bucketUs / 1_000_000}`;
 }
 
@@ -144,7 +144,8 @@ export function usageBucketKey(prefix: string, host: string, suffix: string): st
 }
 
 /**
- * Key of one invocation-stats bucket, from {@link projectPrefix} and {@link functionScope}.
+ * Key of one invocation-stats bucket, from {@link projectPrefix} and {@link functionScope}; of a
+ * second, its minute's hash of seconds, where the second is the slot {@link bucketSlot}.
  *
  * @example
  * ```ts
@@ -168,7 +169,7 @@ export function hostScope(host: string): string {
 
 /**
  * Key of one API-counts bucket of a request host ({@link hostScope}), written by the project
- * ({@link projectPrefix}) the event belongs to.
+ * ({@link projectPrefix}) the event belongs to; of a second, as {@link invocationKey}.
  */
 export function usageKey(prefix: string, host: string, grain: Grain, bucketUs: number): string {
   return usageBucketKey(prefix, host, bucketSuffix(grain, bucketUs));

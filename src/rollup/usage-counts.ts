@@ -5,7 +5,7 @@
  * @module
  */
 import { FAMILIES, type Family } from '../contract/families.ts';
-import type { Aggregate } from './aggregate.ts';
+import { type Aggregate, countAfter } from './aggregate.ts';
 
 /** Request counts of one bucket: `total` counts every request, families may overlap. */
 export interface UsageCounts {
@@ -57,5 +57,5 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
     };
   },
 
-  countOf: (text) => usageCounts.deserialize(text).total,
+  headCount: (head) => countAfter(head, '['),
 };

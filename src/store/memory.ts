@@ -13,6 +13,7 @@
 import { compareUtf8 } from '../text/utf8-order.ts';
 import type {
   CommitResult,
+  HashRead,
   PartRef,
   ProjectCommit,
   RollupStore,
@@ -29,6 +30,11 @@ import { FORGOTTEN_REACH, parseReach, reachField, reachText } from './reach.ts';
 export interface MemoryStoreOptions {
   /** The clock that decides expiry, in Unix milliseconds. */
   readonly nowMs: () => number;
+}
+
+/** The first `bytes` bytes of `text` in UTF-8, as Redis's `string.sub` cuts them. */
+function utf8Head(text: string, bytes: number): string {
+  return text.length * 3 <= bytes ? text : Buffer.from(text).subarray(0, bytes).toString();
 }
 
 function compareMembers(a: ScoredMember, b: ScoredMember): number {
@@ -148,11 +154,14 @@ export class MemoryStore implements RollupStore {
     }));
   }
 
-  readSlots(keys: readonly string[]): Promise<SlottedPart[][]> {
-    return Promise.resolve(keys.map((key) => {
+  readSlots(reads: readonly HashRead[]): Promise<SlottedPart[][]> {
+    return Promise.resolve(reads.map(({ key, headBytes }) => {
       const hash = this.#liveHash(key);
       if (hash === undefined) return [];
-      return [...hash.fields].map(([field, part]) => ({ slot: slotOfField(field), part }));
+      return [...hash.fields].map(([field, part]) => ({
+        slot: slotOfField(field),
+        part: headBytes === undefined ? part : utf8Head(part, headBytes),
+      }));
     }));
   }
 

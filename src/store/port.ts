@@ -20,8 +20,8 @@
 
 /**
  * Where one part lives: the hash `key`, and in it the part of `slot` (absent: the bucket's own
- * part). A hash may keep several buckets, one per slot (a minute's seconds: 6 keys instead of
- * 301 for a `5min` series), each with one part per writing stream.
+ * part). A hash may keep several buckets, one per slot, each with one part per writing stream,
+ * so that a reader of many small buckets reads few keys.
  */
 export interface PartRef {
   readonly key: string;
@@ -127,6 +127,16 @@ export type StoredReach =
   }
   | { readonly forgotten: true };
 
+/** A hash to read with {@link RollupStore.readSlots}. */
+export interface HashRead {
+  readonly key: string;
+  /**
+   * Read only the first this many bytes of each part (UTF-8; a head cut inside a character
+   * ends in U+FFFD). Absent: whole parts.
+   */
+  readonly headBytes?: number;
+}
+
 /** One writer's part of a hash read by {@link RollupStore.readSlots}. */
 export interface SlottedPart {
   /** Its slot; null for the bucket's own part. */
@@ -159,10 +169,11 @@ export interface RollupStore {
   /** Every writer's part of each bucket of `keys` (empty: none or expired), in order. */
   readBuckets(keys: readonly string[]): Promise<string[][]>;
   /**
-   * Every writer's part of every slot of each hash of `keys` (empty: none or expired), with its
-   * slot (null: the bucket's own part), in order.
+   * Every writer's part of every slot of each hash of `reads` (empty: none or expired), with its
+   * slot (null: the bucket's own part), in order; of a read with `headBytes`, only the first that
+   * many bytes of each part.
    */
-  readSlots(keys: readonly string[]): Promise<SlottedPart[][]>;
+  readSlots(reads: readonly HashRead[]): Promise<SlottedPart[][]>;
   /** A stream's stored resume offset under `key`, or null when none is stored. */
   readOffset(key: string): Promise<number | null>;
   /**

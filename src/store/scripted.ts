@@ -8,6 +8,7 @@
  */
 import type {
   CommitResult,
+  HashRead,
   PartRef,
   ProjectCommit,
   SlottedPart,
@@ -83,8 +84,13 @@ export class ScriptedOperations {
     return this.#readEach(keys, READ_BUCKETS_SCRIPT, () => [], bucketParts);
   }
 
-  readSlots(keys: readonly string[]): Promise<SlottedPart[][]> {
-    return this.#readEach(keys, READ_SLOTS_SCRIPT, () => [], slottedParts);
+  readSlots(reads: readonly HashRead[]): Promise<SlottedPart[][]> {
+    return this.#readEach(
+      reads.map((read) => read.key),
+      READ_SLOTS_SCRIPT,
+      (positions) => positions.map((p) => String(reads[p]?.headBytes ?? '')),
+      slottedParts,
+    );
   }
 
   async advanceOffset(key: string, expected: number | null, next: number): Promise<boolean> {

@@ -72,6 +72,14 @@ local function convert_legacy(key)
 end
 `;
 
+/** Lua: the field of a stream's part in a slot ('' = the bucket's own part), as `part-field.ts`. */
+const PART_FIELD_LUA = `
+local function part_field(stream, slot)
+  if slot == '' then return stream end
+  return slot .. ' ' .. stream
+end
+`;
+
 /**
  * KEYS: watermark hash, new part hashes…, part hashes…, sorted-set keys…, then the stream's
  * resume key when fenced. ARGV: stream, expected ('' = none), next, watermark expiry, resume
@@ -82,7 +90,7 @@ end
  * `{1}` when applied, `{0, stored}` ('' = none) when the watermark differs, `{0, stored,
  * 'resume'}` when the resume offset does, `{0, key, 'part'}` when a new part's hash holds one.
  */
-export const COMMIT_PROJECT_SCRIPT = `${LEGACY_LUA}
+export const COMMIT_PROJECT_SCRIPT = `${LEGACY_LUA}${PART_FIELD_LUA}
 local stream = ARGV[1]
 if ARGV[5] ~= '-' then
   local resume = redis.call('GET', KEYS[#KEYS]) or ''
@@ -94,11 +102,7 @@ if ARGV[2] == '' then
 elseif stored ~= ARGV[2] then
   return {0, stored or ''}
 end
--- The field of the stream's part in a slot ('' = the bucket's own part).
-local function field_of(slot)
-  if slot == '' then return stream end
-  return slot .. ' ' .. stream
-end
+local function field_of(slot) return part_field(stream, slot) end
 -- Sets the stream's part of a bucket with HSET or HSETNX; replies 1 when the field is new.
 local function set_part(command, key, field, value)
   local added = redis.pcall(command, key, field, value)
@@ -184,13 +188,10 @@ return out
  * KEYS: hashes. ARGV: a stream, then each hash's slot ('' = the bucket's own part). Replies the
  * stream's part of each (false: none, or legacy).
  */
-export const READ_PARTS_SCRIPT = `${LEGACY_LUA}
+export const READ_PARTS_SCRIPT = `${LEGACY_LUA}${PART_FIELD_LUA}
 local out = {}
 for i, key in ipairs(KEYS) do
-  local slot = ARGV[i + 1]
-  local field = ARGV[1]
-  if slot ~= '' then field = slot .. ' ' .. field end
-  local value = redis.pcall('HGET', key, field)
+  local value = redis.pcall('HGET', key, part_field(ARGV[1], ARGV[i + 1]))
   if failed(value) then value = false end
   out[i] = value
 end
@@ -198,8 +199,9 @@ return out
 `;
 
 /**
- * KEYS: hashes. Replies every field and value of each hash (a legacy string as its one part,
- * field 'legacy'; false: no such key), as {@link READ_BUCKETS_SCRIPT} does its values.
+ * KEYS: hashes. ARGV: each hash's head length in bytes ('' = whole values). Replies every field
+ * and value (or its head) of each hash (a legacy string as its one part, field 'legacy'; false:
+ * no such key), as {@link READ_BUCKETS_SCRIPT} does its values.
  */
 export const READ_SLOTS_SCRIPT = `${LEGACY_LUA}
 local out = {}
@@ -207,6 +209,10 @@ for i, key in ipairs(KEYS) do
   if redis.call('EXISTS', key) == 1 then
     local fields = redis.pcall('HGETALL', key)
     if failed(fields) then fields = { 'legacy', redis.call('GET', key) } end
+    local head = tonumber(ARGV[i])
+    if head then
+      for v = 2, #fields, 2 do fields[v] = string.sub(fields[v], 1, head) end
+    end
     out[i] = fields
   else
     out[i] = false

@@ -15,7 +15,7 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { legacySecondSuffix, projectPrefix } from '../../src/rollup/keys.ts';
+import { perSecondKeySuffix, projectPrefix } from '../../src/rollup/keys.ts';
 import type { PartRef, ProjectCommit, RollupStore, StateWrite } from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
@@ -238,12 +238,12 @@ function ownKeyOfSecond(ref: PartRef): PartRef {
   const minute = /:S:(\d+)$/.exec(ref.key);
   if (ref.slot === undefined || minute === null) return ref;
   const secondUs = (Number(minute[1]) + Number(ref.slot)) * 1_000_000;
-  return { key: `${ref.key.slice(0, minute.index)}:${legacySecondSuffix(secondUs)}` };
+  return { key: `${ref.key.slice(0, minute.index)}:${perSecondKeySuffix(secondUs)}` };
 }
 
 /**
  * `store`, where the streams in `earlier` write and read their seconds as a version before the
- * minute's hash of seconds did: each second a key of its own (`legacySecondSuffix`).
+ * minute's hash of seconds did: each second a key of its own (`perSecondKeySuffix`).
  */
 function earlierVersionSeconds(store: RollupStore, earlier: ReadonlySet<string>): RollupStore {
   const moved = (write: StateWrite): StateWrite =>

@@ -80,7 +80,7 @@ async function count(store: RollupStore, grain: Grain, atUs: number): Promise<nu
   );
   const bucketUs = truncate(atUs, grain);
   const slot = bucketSlot(grain, bucketUs) ?? null;
-  const [parts] = await store.readSlots([key]);
+  const [parts] = await store.readSlots([{ key }]);
   return (parts ?? []).filter((part) => part.slot === slot)
     .reduce((sum, { part }) => sum + invocationStats.deserialize(part).count, 0);
 }

@@ -5,7 +5,12 @@
  * @module
  */
 import { expect, test } from 'vitest';
-import type { ProjectCommit, RollupStore, SortedSetWrite } from '../../src/store/port.ts';
+import type {
+  ProjectCommit,
+  RollupStore,
+  SlottedPart,
+  SortedSetWrite,
+} from '../../src/store/port.ts';
 
 /** Makes a store for one case and names its keys uniquely for the run. */
 export interface ContractFixture {
@@ -220,7 +225,7 @@ export function storeContract(fixture: ContractFixture): void {
       })),
     ).toEqual({ applied: true });
     const bySlot = async () =>
-      (await store.readSlots([minute, key('no seconds')])).map((parts) =>
+      (await store.readSlots([{ key: minute }, { key: key('no seconds') }])).map((parts) =>
         parts.map(({ slot, part }) => `${slot ?? '-'}=${part}`).toSorted()
       );
     expect(await bySlot()).toEqual([['-=c', '0=a0', '17=a17', '17=b17'], []]);
@@ -238,10 +243,32 @@ export function storeContract(fixture: ContractFixture): void {
     // A new part is refused only where the stream has a part in that very slot.
     expect(await store.commitProject(commit('t/b', 1, 2, { newParts: [part('0', 'b0')] })))
       .toEqual({ applied: true });
-    const refused = commit('t/b', 2, 3, { newParts: [part('1', 'b1'), part('17', 'b17 again')] });
+    const refused = commit('t/b', 2, 3, {
+      newParts: [part('1', 'b1'), part('2', 'b2'), part('17', 'b17 again')],
+    });
     expect(await store.commitProject(refused)).toEqual({ applied: false, partFound: minute });
     expect(await bySlot()).toEqual([['-=c', '0=a0', '0=b0', '17=a17 again', '17=b17'], []]);
     expect(await store.readBuckets([minute]).then(([parts]) => parts?.length)).toBe(5);
+  });
+
+  test('a read of heads gives the first bytes of each part, cut as UTF-8', async () => {
+    const store = fixture.store();
+    const bucket = key('heads');
+    const parts = [
+      { key: bucket, value: '{"n":12345,"e":0,"rest":"long"}', expireAtMs: far() },
+      { key: bucket, slot: '3', value: 'ab', expireAtMs: far() },
+      { key: bucket, slot: '4', value: 'aé€x', expireAtMs: far() },
+    ];
+    expect(await store.commitProject(commit('t/h', null, 1, { parts }))).toEqual({ applied: true });
+    const heads = await store.readSlots([{ key: bucket, headBytes: 6 }, {
+      key: bucket,
+      headBytes: 4,
+    }]);
+    const text = (read: SlottedPart[] | undefined) =>
+      (read ?? []).map(({ slot, part }) => `${slot ?? '-'}=${part}`).toSorted();
+    expect(text(heads[0])).toEqual(['-={"n":1', '3=ab', '4=aé€']);
+    // `€` is 3 bytes: a head of 4 ends inside it.
+    expect(text(heads[1])).toEqual(['-={"n"', '3=ab', '4=aé\uFFFD']);
   });
 
   test('reads span key groups and keep the order of the keys asked', async () => {

@@ -44,9 +44,9 @@ function emptyStore(onArguments: (count: number) => void): RollupStore {
     },
     readWatermarks: (keys) => Promise.resolve(keys.map(() => null)),
     readReaches: (keys) => Promise.resolve(keys.map(() => null)),
-    readParts: (keys) => Promise.resolve(keys.map(() => null)),
+    readParts: (parts) => Promise.resolve(parts.map(() => null)),
     readBuckets: (keys) => Promise.resolve(keys.map(() => [])),
-    readSlots: (keys) => Promise.resolve(keys.map(() => [])),
+    readSlots: (reads) => Promise.resolve(reads.map(() => [])),
     readOffset: () => Promise.resolve(null),
     advanceOffset: () => Promise.resolve(true),
     // The ring buffers are written here, as the commands RedisStore sends.

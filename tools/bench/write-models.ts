@@ -30,6 +30,7 @@ import { createClient } from 'redis';
 import { parse } from '../../src/events/parse.ts';
 import type { Source } from '../../src/events/types.ts';
 import { Fold, type PendingState, type RollupDelta } from '../../src/rollup/fold.ts';
+import { partRef } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { RELATIVE_ACCURACY } from '../../src/rollup/quantiles.ts';
 import { RedisStore } from '../../src/store/redis.ts';
@@ -199,8 +200,13 @@ async function writeMergedInRedis(flushes: readonly Flush[], _nowUs: number): Pr
     for (const project of delta.projects.values()) {
       const keys: string[] = [];
       const args: string[] = [];
-      for (const [key, pending] of project.states) {
+      for (const [address, pending] of project.states) {
         const ops = fieldOperations(pending);
+        // A second's fields go in its minute's hash, under the second's slot.
+        const { key, slot } = partRef(address);
+        if (slot !== undefined) {
+          for (let i = 1; i < ops.length; i += 3) ops[i] = `${slot}:${ops[i]}`;
+        }
         keys.push(key);
         args.push(String(pending.expireAtMs), String(ops.length / 3), ...ops);
       }

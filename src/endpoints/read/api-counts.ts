@@ -74,7 +74,7 @@ export async function readApiCounts(
     context.store.readBuckets(keys),
     seconds.length === 0
       ? Promise.resolve([])
-      : readSeconds(context.store, { scopes, seconds, countOf: usageCounts.countOf }),
+      : readSeconds(context.store, { scopes, seconds, headCount: usageCounts.headCount }),
   ]);
   const totals = rowBuckets.map(() => usageCounts.empty());
   const add = (row: number, key: string, parts: readonly string[]) => {

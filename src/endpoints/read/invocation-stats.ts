@@ -69,7 +69,7 @@ export async function readInvocationStats(
     ? (await readSeconds(context.store, {
       scopes: [(suffix) => invocationBucketKey(prefix, scope, suffix)],
       seconds: series,
-      countOf: invocationStats.countOf,
+      headCount: invocationStats.headCount,
     }))[0] ?? []
     : await context.store.readBuckets(
       series.map((bucket) => invocationKey(prefix, scope, grain, bucket)),

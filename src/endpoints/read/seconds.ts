@@ -3,19 +3,21 @@
  * seconds, one slot per second (`bucketSuffix` and `bucketSlot` in `src/rollup/keys.ts`), so a
  * `5min` series reads 6 keys instead of 301.
  *
- * A writer of an earlier version kept one key per second (`legacySecondSuffix`), and may still run
+ * A writer of an earlier version kept one key per second (`perSecondKeySuffix`), and may still run
  * beside this one during an upgrade. Every writer, of any version, also writes the second's minute
  * bucket in the same atomic commit, so a minute whose hash of seconds counts fewer values than its
  * minute bucket has seconds in the older keys: for that minute those keys are read as well (one
  * more round trip). Both counts are read in the same call, so they agree unless a writer of an
- * earlier version wrote some of the minute's seconds. An event so late that its second had expired
+ * earlier version wrote some of the minute's seconds; of the minute bucket only the head of each
+ * part is read, which holds its count (`Aggregate.headCount`), not its whole sketch. An event so late that its second had expired
  * is counted in its minute only: that minute's older keys are read, and hold nothing (exact, only
  * slower).
  *
  * @module
  */
-import { bucketSlot, bucketSuffix, legacySecondSuffix } from '../../rollup/keys.ts';
-import type { RollupStore } from '../../store/port.ts';
+import { HEAD_COUNT_BYTES } from '../../rollup/aggregate.ts';
+import { bucketSuffix, perSecondKeySuffix } from '../../rollup/keys.ts';
+import type { HashRead, RollupStore, SlottedPart } from '../../store/port.ts';
 import { truncate } from '../../time/grain.ts';
 
 /** What {@link readSeconds} reads: the same seconds in each scope. */
@@ -24,22 +26,12 @@ export interface SecondsRead {
   readonly scopes: readonly ((suffix: string) => string)[];
   /** The seconds (each a second's start, µs), ascending. */
   readonly seconds: readonly number[];
-  /** How many values a stored part holds (`Aggregate.countOf`). */
-  readonly countOf: (part: string) => number;
+  /** How many values a stored part holds, from its head (`Aggregate.headCount`). */
+  readonly headCount: (head: string) => number | null;
 }
 
-/** The count of `parts`, a part that cannot be read counting nothing (the merge reports it). */
-function countAll(parts: readonly string[], countOf: (part: string) => number): number {
-  let total = 0;
-  for (const part of parts) {
-    try {
-      total += countOf(part);
-    } catch {
-      // Unreadable: reported where it is merged.
-    }
-  }
-  return total;
-}
+/** No parts: shared by every empty second (nothing mutates a list of parts). */
+const NO_PARTS: readonly string[] = Object.freeze([]);
 
 /** One minute of the seconds read: its start and the positions of its seconds. */
 interface Minute {
@@ -60,6 +52,29 @@ function minutesOf(seconds: readonly number[]): Minute[] {
 }
 
 /**
+ * Whether a minute has seconds outside its hash of seconds: its hash counts fewer values than its
+ * minute bucket, or a minute part's head does not say its count.
+ */
+function hasOlderSeconds(
+  slotted: readonly SlottedPart[],
+  minute: readonly SlottedPart[],
+  headCount: (head: string) => number | null,
+): boolean {
+  let minuteTotal = 0;
+  for (const { slot, part } of minute) {
+    if (slot !== null) continue;
+    const count = headCount(part);
+    if (count === null) return true;
+    minuteTotal += count;
+  }
+  if (minuteTotal === 0) return false;
+  let secondsTotal = 0;
+  // A part whose head does not say counts nothing: the minute then reads the older keys too.
+  for (const { slot, part } of slotted) if (slot !== null) secondsTotal += headCount(part) ?? 0;
+  return secondsTotal < minuteTotal;
+}
+
+/**
  * Every writer's part of each second of `read.seconds` in each scope: `[scope][second]`, empty
  * where a second has none.
  *
@@ -68,48 +83,51 @@ function minutesOf(seconds: readonly number[]): Minute[] {
  * const [parts] = await readSeconds(store, {
  *   scopes: [(suffix) => invocationBucketKey(prefix, '*', suffix)],
  *   seconds: series,
- *   countOf: invocationStats.countOf,
+ *   headCount: invocationStats.headCount,
  * });
  * ```
  */
-export async function readSeconds(store: RollupStore, read: SecondsRead): Promise<string[][][]> {
-  const { scopes, seconds, countOf } = read;
+export async function readSeconds(
+  store: RollupStore,
+  read: SecondsRead,
+): Promise<(readonly string[])[][]> {
+  const { scopes, seconds, headCount } = read;
   const minutes = minutesOf(seconds);
-  const keys: string[] = [];
+  const reads: HashRead[] = [];
   for (const scope of scopes) {
     for (const minute of minutes) {
-      keys.push(
-        scope(bucketSuffix('second', minute.startUs)),
-        scope(bucketSuffix('minute', minute.startUs)),
+      reads.push(
+        { key: scope(bucketSuffix('second', minute.startUs)) },
+        { key: scope(bucketSuffix('minute', minute.startUs)), headBytes: HEAD_COUNT_BYTES },
       );
     }
   }
-  const hashes = await store.readSlots(keys);
-  const out = scopes.map(() => seconds.map((): string[] => []));
+  const hashes = await store.readSlots(reads);
+  const out = scopes.map((): (readonly string[])[] => new Array(seconds.length).fill(NO_PARTS));
   const olderKeys: string[] = [];
   const olderAt: [scope: number, second: number][] = [];
   scopes.forEach((scope, s) => {
-    const bySecond = out[s] as string[][];
+    const bySecond = out[s] as (readonly string[])[];
     minutes.forEach((minute, m) => {
-      const at = 2 * (s * minutes.length + m);
-      const bySlot = new Map<string, string[]>();
-      const slotted: string[] = [];
-      for (const { slot, part } of hashes[at] ?? []) {
+      const slotted = hashes[2 * (s * minutes.length + m)] ?? [];
+      // Parts by the second's offset in the minute (the slot).
+      const byOffset: string[][] = [];
+      for (const { slot, part } of slotted) {
         if (slot === null) continue;
-        slotted.push(part);
-        const parts = bySlot.get(slot);
-        if (parts === undefined) bySlot.set(slot, [part]);
+        const parts = byOffset[Number(slot)];
+        if (parts === undefined) byOffset[Number(slot)] = [part];
         else parts.push(part);
       }
-      const minuteParts: string[] = [];
-      for (const { slot, part } of hashes[at + 1] ?? []) if (slot === null) minuteParts.push(part);
-      const older = minuteParts.length > 0 &&
-        countAll(slotted, countOf) < countAll(minuteParts, countOf);
+      const older = hasOlderSeconds(
+        slotted,
+        hashes[2 * (s * minutes.length + m) + 1] ?? [],
+        headCount,
+      );
       for (let i = minute.from; i < minute.to; i++) {
         const second = seconds[i] as number;
-        bySecond[i] = bySlot.get(bucketSlot('second', second) as string) ?? [];
+        bySecond[i] = byOffset[(second - minute.startUs) / 1_000_000] ?? NO_PARTS;
         if (older) {
-          olderKeys.push(scope(legacySecondSuffix(second)));
+          olderKeys.push(scope(perSecondKeySuffix(second)));
           olderAt.push([s, i]);
         }
       }
@@ -119,9 +137,8 @@ export async function readSeconds(store: RollupStore, read: SecondsRead): Promis
     const olderParts = await store.readBuckets(olderKeys);
     olderAt.forEach(([s, i], k) => {
       const parts = olderParts[k] ?? [];
-      if (parts.length > 0) {
-        (out[s] as string[][])[i] = [...((out[s] as string[][])[i] ?? []), ...parts];
-      }
+      const bySecond = out[s] as (readonly string[])[];
+      if (parts.length > 0) bySecond[i] = [...(bySecond[i] ?? NO_PARTS), ...parts];
     });
   }
   return out;

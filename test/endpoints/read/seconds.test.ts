@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { answerEndpoint } from '../../../src/endpoints/registry.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
-import type { SlottedPart } from '../../../src/store/port.ts';
+import type { HashRead, SlottedPart } from '../../../src/store/port.ts';
 import { foldThroughWriters, generatedStream, queriesFor } from '../../rollup/fold-and-read.ts';
 
 /** The memory store, counting the keys each read asks for. */
@@ -20,9 +20,9 @@ class CountingStore extends MemoryStore {
     return super.readBuckets(keys);
   }
 
-  override readSlots(keys: readonly string[]): Promise<SlottedPart[][]> {
-    this.slotKeys.push(...keys);
-    return super.readSlots(keys);
+  override readSlots(reads: readonly HashRead[]): Promise<SlottedPart[][]> {
+    this.slotKeys.push(...reads.map(({ key }) => key));
+    return super.readSlots(reads);
   }
 }
 
