@@ -1,0 +1,105 @@
+/**
+ * Benchmark of one read's CPU in process, without HTTP: `functions.invocation-stats` `5min` for
+ * the 50 busiest generated projects, answered from Redis as the API answers it (rows as JSON
+ * text), with the CPU it costs this process and Redis per answer.
+ *
+ *   npm run bench:reads                   # answers one at a time
+ *   npm run bench:reads -- --concurrent 50
+ *
+ * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
+ * Redis database 13 (emptied first) by HTTP ingest's writer at a fixed now; then 3 rounds of 40
+ * answers per project at now + 100 s, `--concurrent` at a time; this process's CPU from
+ * `process.cpuUsage`, Redis's from `INFO cpu`. Beside `bench:api`, which adds HTTP and shares the
+ * two cores with the load generator, it shows what a read itself costs.
+ *
+ * @module
+ */
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { createClient } from 'redis';
+import { answerEndpointJson } from '../../src/endpoints/registry.ts';
+import { parse } from '../../src/events/parse.ts';
+import type { LogEvent } from '../../src/events/types.ts';
+import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
+import { RedisStore } from '../../src/store/redis.ts';
+import { generateEvents } from '../../src/synthetic/generator.ts';
+import { environment } from './measure.ts';
+
+const URL = process.env['BENCH_READS_REDIS_URL'] ?? 'redis://127.0.0.1:6379/13';
+const EVENTS = 1_000_000;
+const ROUNDS = 3;
+const ANSWERS_PER_PROJECT = 40;
+
+const { values } = parseArgs({ options: { concurrent: { type: 'string', default: '1' } } });
+const concurrent = Number(values.concurrent);
+if (!Number.isInteger(concurrent) || concurrent < 1) {
+  throw new Error(`--concurrent must be a positive integer, got ${values.concurrent}`);
+}
+
+const client = await createClient({ url: URL }).connect();
+await client.flushDb();
+const store = await RedisStore.connect(URL);
+const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+const ingest = new DirectIngest({ store, nowUs: () => nowUs });
+const invocations = new Map<string, number>();
+let batch: LogEvent[] = [];
+for (const { source, line } of generateEvents({ seed: 20261121, events: EVENTS, nowUs })) {
+  const result = parse(line, source, { nowUs });
+  if (!result.ok) continue;
+  const { event } = result;
+  if (event.source === 'function-edge') {
+    invocations.set(event.project, (invocations.get(event.project) ?? 0) + 1);
+  }
+  batch.push(event);
+  if (batch.length === 2_000) {
+    await ingest.fold(batch);
+    batch = [];
+  }
+}
+await ingest.fold(batch);
+const projects = [...invocations].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([p]) => p);
+const context = { store, nowUs: nowUs + 100_000_000, maxFutureSkewUs: 5 * 60_000_000 };
+const answer = (project: string) =>
+  answerEndpointJson(
+    'functions.invocation-stats',
+    new URLSearchParams(`project=${project}&interval=5min`),
+    context,
+  );
+
+async function redisCpuUs(): Promise<number> {
+  const info = await client.info('cpu');
+  const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (seconds('used_cpu_sys') + seconds('used_cpu_user')) * 1e6;
+}
+
+let rows = 0;
+for (const project of projects) {
+  const result = await answer(project);
+  if (result.ok) {
+    rows += (JSON.parse(result.json) as { count: number }[]).filter((r) => r.count > 0).length;
+  }
+}
+console.log(`read benchmark: ${environment()}`);
+console.log(
+  `${EVENTS} events in Redis (${URL}); ${projects.length} projects' 5min series: ${rows} ` +
+    `non-empty rows; ${concurrent} answers at a time`,
+);
+for (let round = 0; round < ROUNDS; round++) {
+  const redisBefore = await redisCpuUs();
+  const before = process.cpuUsage();
+  for (let i = 0; i < ANSWERS_PER_PROJECT; i++) {
+    for (let j = 0; j < projects.length; j += concurrent) {
+      await Promise.all(projects.slice(j, j + concurrent).map(answer));
+    }
+  }
+  const used = process.cpuUsage(before);
+  const redisUsed = (await redisCpuUs()) - redisBefore;
+  const answers = ANSWERS_PER_PROJECT * projects.length;
+  console.log(
+    `round ${round + 1}: ${Math.round((used.user + used.system) / answers)} µs of this ` +
+      `process's CPU and ${Math.round(redisUsed / answers)} µs of Redis CPU per answer`,
+  );
+}
+await client.flushDb();
+await client.close();
+await store.close();
