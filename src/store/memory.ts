@@ -32,9 +32,13 @@ export interface MemoryStoreOptions {
   readonly nowMs: () => number;
 }
 
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
 /** The first `bytes` bytes of `text` in UTF-8, as Redis's `string.sub` cuts them. */
 function utf8Head(text: string, bytes: number): string {
-  return text.length * 3 <= bytes ? text : Buffer.from(text).subarray(0, bytes).toString();
+  // A UTF-16 code unit is at most 3 bytes of UTF-8.
+  return text.length * 3 <= bytes ? text : fromUtf8.decode(utf8.encode(text).subarray(0, bytes));
 }
 
 function compareMembers(a: ScoredMember, b: ScoredMember): number {

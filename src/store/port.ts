@@ -131,8 +131,8 @@ export type StoredReach =
 export interface HashRead {
   readonly key: string;
   /**
-   * Read only the first this many bytes of each part (UTF-8; a head cut inside a character
-   * ends in U+FFFD). Absent: whole parts.
+   * Read only the first this many bytes (a non-negative integer) of each part (UTF-8; a head cut
+   * inside a character ends in U+FFFD). Absent: whole parts.
    */
   readonly headBytes?: number;
 }

@@ -7,7 +7,7 @@
  *   npm run bench:reads -- --concurrent 50
  *
  * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
- * Redis database 13 (emptied first) by HTTP ingest's writer at a fixed now; then 3 rounds of 40
+ * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a fixed now; then 3 rounds of 40
  * answers per project at now + 100 s, `--concurrent` at a time; this process's CPU from
  * `process.cpuUsage`, Redis's from `INFO cpu`. Beside `bench:api`, which adds HTTP and shares the
  * two cores with the load generator, it shows what a read itself costs.
@@ -25,7 +25,12 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
 
-const URL = process.env['BENCH_READS_REDIS_URL'] ?? 'redis://127.0.0.1:6379/13';
+/** The Redis of `REDIS_URL` (default: the local one), always its database 13, which it empties. */
+const URL = (() => {
+  const url = new globalThis.URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  url.pathname = '/13';
+  return url.toString();
+})();
 const EVENTS = 1_000_000;
 const ROUNDS = 3;
 const ANSWERS_PER_PROJECT = 40;
@@ -81,8 +86,9 @@ for (const project of projects) {
 }
 console.log(`read benchmark: ${environment()}`);
 console.log(
-  `${EVENTS} events in Redis (${URL}); ${projects.length} projects' 5min series: ${rows} ` +
-    `non-empty rows; ${concurrent} answers at a time`,
+  `method: ${EVENTS} events in Redis (${URL}); ${projects.length} projects' 5min series at ` +
+    `now + 100 s: ${rows} non-empty rows; ${ROUNDS} rounds of ${ANSWERS_PER_PROJECT} answers ` +
+    `per project, ${concurrent} at a time; CPU from process.cpuUsage and Redis's INFO cpu`,
 );
 for (let round = 0; round < ROUNDS; round++) {
   const redisBefore = await redisCpuUs();

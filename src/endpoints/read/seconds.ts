@@ -7,11 +7,12 @@
  * beside this one during an upgrade. Every writer, of any version, also writes the second's minute
  * bucket in the same atomic commit, so a minute whose hash of seconds counts fewer values than its
  * minute bucket has seconds in the older keys: for that minute those keys are read as well (one
- * more round trip). Both counts are read in the same call, so they agree unless a writer of an
- * earlier version wrote some of the minute's seconds; of the minute bucket only the head of each
- * part is read, which holds its count (`Aggregate.headCount`), not its whole sketch. An event so late that its second had expired
- * is counted in its minute only: that minute's older keys are read, and hold nothing (exact, only
- * slower).
+ * more round trip). Both counts are read in the same call (a hash and its minute sit side by side
+ * in one key group, and reads are cut into calls of an even number of keys), so they agree unless a
+ * writer of an earlier version wrote some of the minute's seconds. Of the minute bucket only the
+ * head of each part is read, which holds its count (`Aggregate.headCount`), not the whole state.
+ * An event so late that its second had expired is counted in its minute only: that minute's older
+ * keys are read, and hold nothing (exact, only slower).
  *
  * @module
  */
@@ -57,11 +58,11 @@ function minutesOf(seconds: readonly number[]): Minute[] {
  */
 function hasOlderSeconds(
   slotted: readonly SlottedPart[],
-  minute: readonly SlottedPart[],
+  minuteHeads: readonly SlottedPart[],
   headCount: (head: string) => number | null,
 ): boolean {
   let minuteTotal = 0;
-  for (const { slot, part } of minute) {
+  for (const { slot, part } of minuteHeads) {
     if (slot !== null) continue;
     const count = headCount(part);
     if (count === null) return true;
@@ -109,7 +110,9 @@ export async function readSeconds(
   scopes.forEach((scope, s) => {
     const bySecond = out[s] as (readonly string[])[];
     minutes.forEach((minute, m) => {
-      const slotted = hashes[2 * (s * minutes.length + m)] ?? [];
+      // Each minute's hash of seconds, then its minute bucket's heads (as `reads` lists them).
+      const at = 2 * (s * minutes.length + m);
+      const slotted = hashes[at] ?? [];
       // Parts by the second's offset in the minute (the slot).
       const byOffset: string[][] = [];
       for (const { slot, part } of slotted) {
@@ -120,7 +123,7 @@ export async function readSeconds(
       }
       const older = hasOlderSeconds(
         slotted,
-        hashes[2 * (s * minutes.length + m) + 1] ?? [],
+        hashes[at + 1] ?? [],
         headCount,
       );
       for (let i = minute.from; i < minute.to; i++) {
