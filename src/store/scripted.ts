@@ -25,7 +25,6 @@ import {
   commitResult,
   fieldValue,
   READ_BUCKETS_SCRIPT,
-  READ_FIELD_SCRIPT,
   READ_PARTS_SCRIPT,
   READ_SLOTS_SCRIPT,
   type ScriptCall,
@@ -36,6 +35,11 @@ import {
 
 /** Keys per read script call, so one huge read does not block Redis for long. */
 const READ_CHUNK = 512;
+
+/** The arguments of {@link READ_PARTS_SCRIPT} that read `field` itself of each hash. */
+function wholeFields(field: string, positions: readonly number[]): string[] {
+  return [field, ...positions.map(() => '')];
+}
 
 /** Runs one script call (loading the script where it is not known yet). */
 export type ScriptRunner = (script: string, call: ScriptCall) => Promise<unknown>;
@@ -56,17 +60,22 @@ export class ScriptedOperations {
   }
 
   readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {
-    return this.#readEach(keys, READ_FIELD_SCRIPT, () => [stream], (value) => {
-      const text = fieldValue(value);
-      return text === null ? null : Number(text);
-    });
+    return this.#readEach(
+      keys,
+      READ_PARTS_SCRIPT,
+      (positions) => wholeFields(stream, positions),
+      (value) => {
+        const text = fieldValue(value);
+        return text === null ? null : Number(text);
+      },
+    );
   }
 
   readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]> {
     return this.#readEach(
       keys,
-      READ_FIELD_SCRIPT,
-      () => [reachField(stream)],
+      READ_PARTS_SCRIPT,
+      (positions) => wholeFields(reachField(stream), positions),
       (value) => parseReach(fieldValue(value)),
     );
   }

@@ -10,9 +10,9 @@
  * - {@link UPDATE_SET_SCRIPT}: one sorted-set write on its own (the host registry, ring-buffer
  *   entries), where one script call beats several requests (Upstash's REST); `RedisStore` sends
  *   plain commands instead (`sorted-set-commands.ts`).
- * - {@link READ_FIELD_SCRIPT}, {@link READ_PARTS_SCRIPT}, {@link READ_BUCKETS_SCRIPT} and
- *   {@link READ_SLOTS_SCRIPT}: one field (the same, or a stream's part in each hash's slot), or
- *   every field's value (or field and value), of many hashes in one call.
+ * - {@link READ_PARTS_SCRIPT}, {@link READ_BUCKETS_SCRIPT} and {@link READ_SLOTS_SCRIPT}: one
+ *   field (a stream's part in each hash's slot, or a watermark), or every field's value (or field
+ *   and value), of many hashes in one call.
  *
  * @module
  */
@@ -102,7 +102,6 @@ if ARGV[2] == '' then
 elseif stored ~= ARGV[2] then
   return {0, stored or ''}
 end
-local function field_of(slot) return part_field(stream, slot) end
 -- Sets the stream's part of a bucket with HSET or HSETNX; replies 1 when the field is new.
 local function set_part(command, key, field, value)
   local added = redis.pcall(command, key, field, value)
@@ -120,9 +119,9 @@ local k = 2
 local fresh = tonumber(ARGV[a]); a = a + 1
 local first_key, first_arg = k, a
 for _ = 1, fresh do
-  if set_part('HSETNX', KEYS[k], field_of(ARGV[a]), ARGV[a + 1]) == 0 then
+  if set_part('HSETNX', KEYS[k], part_field(stream, ARGV[a]), ARGV[a + 1]) == 0 then
     for i = 0, k - first_key - 1 do
-      redis.call('HDEL', KEYS[first_key + i], field_of(ARGV[first_arg + 3 * i]))
+      redis.call('HDEL', KEYS[first_key + i], part_field(stream, ARGV[first_arg + 3 * i]))
     end
     redis.call('HSET', KEYS[1], ARGV[6], '${FORGOTTEN_REACH}')
     redis.call('PEXPIREAT', KEYS[1], ARGV[4])
@@ -134,7 +133,7 @@ end
 for i = 0, fresh - 1 do redis.call('PEXPIREAT', KEYS[first_key + i], ARGV[first_arg + 3 * i + 2]) end
 local parts = tonumber(ARGV[a]); a = a + 1
 for _ = 1, parts do
-  local added = set_part('HSET', KEYS[k], field_of(ARGV[a]), ARGV[a + 1])
+  local added = set_part('HSET', KEYS[k], part_field(stream, ARGV[a]), ARGV[a + 1])
   -- A bucket's expiry follows from its key alone, so it is set once, with the key's first field
   -- of this stream (1.3 of 10 µs of Redis CPU per event went to repeating it on every write).
   if added == 1 then redis.call('PEXPIREAT', KEYS[k], ARGV[a + 2]) end
@@ -171,22 +170,9 @@ return 1
 `;
 
 /**
- * KEYS: hashes. ARGV: a field. Replies the field's value of each hash (false: none, or legacy).
- * Reads watermarks and reaches.
- */
-export const READ_FIELD_SCRIPT = `${LEGACY_LUA}
-local out = {}
-for i, key in ipairs(KEYS) do
-  local value = redis.pcall('HGET', key, ARGV[1])
-  if failed(value) then value = false end
-  out[i] = value
-end
-return out
-`;
-
-/**
- * KEYS: hashes. ARGV: a stream, then each hash's slot ('' = the bucket's own part). Replies the
- * stream's part of each (false: none, or legacy).
+ * KEYS: hashes. ARGV: a stream (or any field), then each hash's slot ('' = the bucket's own
+ * part, or the field itself). Replies the stream's part of each (false: none, or legacy). Reads
+ * parts, watermarks and reaches.
  */
 export const READ_PARTS_SCRIPT = `${LEGACY_LUA}${PART_FIELD_LUA}
 local out = {}
@@ -325,7 +311,7 @@ export function commitResult(reply: unknown): CommitResult {
     : { applied: false, stored };
 }
 
-/** Reads one value of a {@link READ_FIELD_SCRIPT} reply (nil arrives as null or false). */
+/** Reads one value of a {@link READ_PARTS_SCRIPT} reply (nil arrives as null or false). */
 export function fieldValue(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
