@@ -44,6 +44,18 @@ export interface AnswererDeps {
 }
 
 const UTF8 = new TextEncoder();
+const RESULT_START = UTF8.encode('{"result":');
+const RESULT_END = UTF8.encode('}');
+
+/** The body `{"result":…}` around rows given as JSON text or as its UTF-8 bytes. */
+function resultBody(rows: string | Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  if (typeof rows === 'string') return UTF8.encode(`{"result":${rows}}`);
+  const body = new Uint8Array(RESULT_START.length + rows.length + RESULT_END.length);
+  body.set(RESULT_START, 0);
+  body.set(rows, RESULT_START.length);
+  body.set(RESULT_END, RESULT_START.length + rows.length);
+  return body;
+}
 
 /**
  * The key of identical requests: the endpoint and the values of the parameters it reads (last
@@ -110,7 +122,7 @@ export function createAnswerer(
         } else {
           const answer = await answerEndpointJson(record.name, params, context, options);
           if (!answer.ok) return answer;
-          body = UTF8.encode(`{"result":${answer.json}}`);
+          body = resultBody(answer.json);
         }
         return { ok: true, body, etag: etagOf(body) };
       },

@@ -45,10 +45,14 @@ export interface EndpointDescriptor<P, R> {
   /** The rows from the rollups in the store; rejects only when the store fails. */
   readonly read: (context: ReadContext, params: P) => Promise<R[]>;
   /**
-   * The same rows, each as its JSON text, where the store holds them ready to send (absent: the
-   * rows of `read`, serialized).
+   * The same rows (at most `maxRows`) as the UTF-8 bytes of a JSON array, where the store holds
+   * them ready to send (absent: the rows of `read`, serialized).
    */
-  readonly readJson?: (context: ReadContext, params: P) => Promise<string[]>;
+  readonly readJson?: (
+    context: ReadContext,
+    params: P,
+    maxRows: number,
+  ) => Promise<Uint8Array<ArrayBuffer>>;
   /** One row of `read` as the JSON text `JSON.stringify` writes (absent: `JSON.stringify`). */
   readonly rowJson?: (row: R) => string;
 }
@@ -73,9 +77,12 @@ export type Answer<N extends EndpointName> =
   | { readonly ok: true; readonly rows: EndpointRows[N][] }
   | { readonly ok: false; readonly error: ParamError };
 
-/** The rows of an endpoint as the text of a JSON array, or why its parameters were refused. */
+/**
+ * The rows of an endpoint as a JSON array (its text, or its UTF-8 bytes where the store gave
+ * bytes), or why its parameters were refused.
+ */
 export type JsonAnswer =
-  | { readonly ok: true; readonly json: string }
+  | { readonly ok: true; readonly json: string | Uint8Array<ArrayBuffer> }
   | { readonly ok: false; readonly error: ParamError };
 
 /** Options of {@link answerEndpoint}. */
@@ -84,27 +91,31 @@ export interface AnswerOptions {
   readonly maxRows?: number;
 }
 
-function cap<R>(rows: R[], options: AnswerOptions): R[] {
+function rowCap(options: AnswerOptions): number {
   const maxRows = options.maxRows ?? MAX_ROWS;
   if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
     throw new RangeError(`maxRows must be a positive integer: got ${maxRows}`);
   }
+  return maxRows;
+}
+
+function cap<R>(rows: R[], options: AnswerOptions): R[] {
+  const maxRows = rowCap(options);
   return rows.length > maxRows ? rows.slice(0, maxRows) : rows;
 }
 
-/** Reads `source` with `parse`, then the rows with `read`, capped; refusals become answers. */
+/** Reads `source` with `parse`, then the answer with `read`; refusals become answers. */
 async function answerWith<P, T>(
   parse: (source: ParamSource) => ParamResult<P>,
-  read: (params: P) => Promise<T[]>,
+  read: (params: P) => Promise<T>,
   source: ParamSource,
-  options: AnswerOptions,
 ): Promise<
-  { readonly ok: true; readonly rows: T[] } | { readonly ok: false; readonly error: ParamError }
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ParamError }
 > {
   const parsed = parse(source);
   if (!parsed.ok) return parsed;
   try {
-    return { ok: true, rows: cap(await read(parsed.params), options) };
+    return { ok: true, value: await read(parsed.params) };
   } catch (error) {
     if (error instanceof ParamRefusal) return { ok: false, error: error.error };
     throw error;
@@ -116,24 +127,25 @@ async function answerWith<P, T>(
  * when the store fails (the caller answers 503); bad parameters, also those refused while
  * reading ({@link ParamRefusal}), resolve to `{ ok: false, error }`.
  */
-export function answerEndpoint<N extends EndpointName>(
+export async function answerEndpoint<N extends EndpointName>(
   name: N,
   source: ParamSource,
   context: ReadContext,
   options: AnswerOptions = {},
 ): Promise<Answer<N>> {
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
-  return answerWith(
+  const answer = await answerWith(
     descriptor.parse,
-    (params) => descriptor.read(context, params),
+    async (params) => cap(await descriptor.read(context, params), options),
     source,
-    options,
   );
+  return answer.ok ? { ok: true, rows: answer.value } : answer;
 }
 
 /**
- * {@link answerEndpoint}'s rows as the text of a JSON array: what the HTTP API sends. An endpoint
- * whose store holds its rows as text (`readJson`) is answered without parsing them.
+ * {@link answerEndpoint}'s rows as a JSON array: what the HTTP API sends. An endpoint whose store
+ * holds its rows ready to send (`readJson`) is answered in bytes, without decoding or parsing
+ * them.
  */
 export async function answerEndpointJson<N extends EndpointName>(
   name: N,
@@ -144,13 +156,13 @@ export async function answerEndpointJson<N extends EndpointName>(
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
   const readJson = descriptor.readJson;
   if (readJson !== undefined) {
+    const maxRows = rowCap(options);
     const answer = await answerWith(
       descriptor.parse,
-      (params) => readJson(context, params),
+      (params) => readJson(context, params, maxRows),
       source,
-      options,
     );
-    return answer.ok ? { ok: true, json: `[${answer.rows.join(',')}]` } : answer;
+    return answer.ok ? { ok: true, json: answer.value } : answer;
   }
   const answer = await answerEndpoint(name, source, context, options);
   if (!answer.ok) return answer;

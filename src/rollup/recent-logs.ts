@@ -11,8 +11,8 @@
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { EdgeEvent, Json, JsonObject } from '../events/types.ts';
 import type { ScoredMember } from '../store/port.ts';
-import { OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
-import { topLevelFields } from '../text/json-fields.ts';
+import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
+import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
 
 /** Default number of entries kept per project (DESIGN.md section 5: at least 10,000). */
 export const DEFAULT_RECENT_LOGS_CAPACITY = 10_000;
@@ -83,9 +83,13 @@ function separators(member: string): { timestampStart: number; rawStart: number 
 /** Reads an entry back from its member; throws an Error naming a corrupt member. */
 export function parseRecentLog(member: string): RecentLogEntry {
   const { timestampStart, rawStart } = separators(member);
-  const timestampUs = Number(member.slice(timestampStart + 1, rawStart));
+  const timestampText = member.slice(timestampStart + 1, rawStart);
+  const timestampUs = Number(timestampText);
   const event: unknown = rawStart > 0 ? JSON.parse(member.slice(rawStart + 1)) : null;
-  if (timestampStart < 0 || !Number.isSafeInteger(timestampUs) || !isEdgeShaped(event)) {
+  if (
+    timestampStart < 0 || !Number.isSafeInteger(timestampUs) ||
+    String(timestampUs) !== timestampText || !isEdgeShaped(event)
+  ) {
     throw new Error(`recent log member is malformed: ${member.slice(0, 80)}`);
   }
   const message = event.event_message;
@@ -97,37 +101,130 @@ export function parseRecentLog(member: string): RecentLogEntry {
   };
 }
 
-const ROW_FIELDS = ['id', 'event_message', 'metadata'];
+const ROW_FIELDS = fieldNames(['id', 'event_message', 'metadata']);
+
+const UTF8 = new TextEncoder();
+const ROW_START = UTF8.encode('{"id":');
+const ROW_TIMESTAMP = UTF8.encode(',"timestamp":');
+const ROW_MESSAGE = UTF8.encode(',"event_message":');
+const ROW_METADATA = UTF8.encode(',"metadata":');
+const NULL = UTF8.encode('null');
+const NUL = 0;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
 
 /**
- * The `logs.all` row of a member as JSON text, copied from the stored event's text without
- * parsing it: `{"id":…,"timestamp":…,"event_message":…,"metadata":…}`, the same row
- * {@link parseRecentLog} reads (an `event_message` that is not a string is null). Throws an Error
- * naming a corrupt member, as {@link parseRecentLog} does.
+ * The most bytes a row takes beyond its member's length (a row holds the member's id, timestamp,
+ * `event_message` and `metadata` values, never longer than they are stored, and these names).
+ */
+export const ROW_EXTRA_BYTES = ROW_START.length + ROW_TIMESTAMP.length + ROW_MESSAGE.length +
+  ROW_METADATA.length + NULL.length + 1;
+
+/**
+ * Whether `member[start, end)` is an integer of at most 16 digits written as `String` writes it
+ * (as {@link recentLogMember} stores it): then those bytes are the row's timestamp.
+ */
+function isTimestamp(member: Uint8Array, start: number, end: number): boolean {
+  const first = member[start] === MINUS ? start + 1 : start;
+  const digits = end - first;
+  if (digits < 1 || digits > 16) return false;
+  // No leading zero, and no "-0" (String writes 0).
+  if (member[first] === DIGIT_0 && (digits > 1 || first > start)) return false;
+  let value = 0;
+  for (let i = first; i < end; i++) {
+    const code = member[i] ?? 0;
+    if (code < DIGIT_0 || code > DIGIT_9) return false;
+    value = value * 10 + code - DIGIT_0;
+  }
+  return Number.isSafeInteger(value);
+}
+
+/** Scratch for the spans of {@link ROW_FIELDS}: a row is written synchronously, one at a time. */
+const spans = new Int32Array(2 * ROW_FIELDS.names.length);
+
+/** Copies `member[start, end)` into `out` at `at`; the index after it. */
+function copy(member: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
+  const length = end - start;
+  if (length < 64) {
+    for (let i = 0; i < length; i++) out[at + i] = member[start + i] ?? 0;
+  } else {
+    // A plain view: `subarray` of a Buffer builds a Buffer, which costs more than short copies.
+    out.set(new Uint8Array(member.buffer, member.byteOffset + start, length), at);
+  }
+  return at + length;
+}
+
+/** Copies the whole of `bytes` into `out` at `at`; the index after it. */
+function put(bytes: Uint8Array, out: Uint8Array, at: number): number {
+  return copy(bytes, 0, bytes.length, out, at);
+}
+
+/**
+ * Writes the row of the member whose timestamp follows `member[timestampStart]` and whose event
+ * text follows `member[rawStart]` into `out` at `at`; the index after it, or -1 when that is not
+ * a row (the event text must fill the member to its end).
+ */
+function writeRowAt(
+  member: Uint8Array,
+  timestampStart: number,
+  rawStart: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  if (timestampStart < 0 || !isTimestamp(member, timestampStart + 1, rawStart)) return -1;
+  const end = topLevelFields(member, rawStart + 1, ROW_FIELDS, spans);
+  const [idStart = -1, idEnd = -1, messageStart = -1, messageEnd = -1] = spans;
+  const [, , , , metadataStart = -1, metadataEnd = -1] = spans;
+  if (
+    end === -1 || skipSpace(member, end) !== member.length || member[idStart] !== QUOTE ||
+    member[metadataStart] !== OPEN_BRACKET
+  ) return -1;
+  let i = put(ROW_START, out, at);
+  i = copy(member, idStart, idEnd, out, i);
+  i = put(ROW_TIMESTAMP, out, i);
+  i = copy(member, timestampStart + 1, rawStart, out, i);
+  i = put(ROW_MESSAGE, out, i);
+  i = messageStart !== -1 && member[messageStart] === QUOTE
+    ? copy(member, messageStart, messageEnd, out, i)
+    : put(NULL, out, i);
+  i = put(ROW_METADATA, out, i);
+  i = copy(member, metadataStart, metadataEnd, out, i);
+  out[i] = CLOSE_BRACE;
+  return i + 1;
+}
+
+/**
+ * Writes the `logs.all` row of a member (its UTF-8 bytes) into `out` at `at`, as JSON copied from
+ * the stored event's bytes without decoding or parsing them:
+ * `{"id":…,"timestamp":…,"event_message":…,"metadata":…}`, the same row {@link parseRecentLog}
+ * reads (an `event_message` that is not a string is null). Answers the index after the row; `out`
+ * needs `member.length + ROW_EXTRA_BYTES` bytes of room. Throws an Error naming a corrupt member,
+ * as {@link parseRecentLog} does.
  *
  * @example
  * ```ts
- * recentLogRowJson(recentLogMember(event, position));
+ * const member = new TextEncoder().encode(recentLogMember(event, position).member);
+ * const out = new Uint8Array(member.length + ROW_EXTRA_BYTES);
+ * const end = writeRecentLogRow(member, out, 0);
+ * new TextDecoder().decode(out.subarray(0, end));
  * // '{"id":"a","timestamp":1795256130000000,"event_message":"GET","metadata":[…]}'
  * ```
  */
-export function recentLogRowJson(member: string): string {
-  const { timestampStart, rawStart } = separators(member);
-  const timestamp = member.slice(timestampStart + 1, rawStart);
-  const spans = rawStart > 0 ? topLevelFields(member, rawStart + 1, ROW_FIELDS) : null;
-  const id = spans?.get('id');
-  const metadata = spans?.get('metadata');
-  if (
-    timestampStart < 0 || !/^-?\d{1,16}$/.test(timestamp) ||
-    !Number.isSafeInteger(Number(timestamp)) || id === undefined || metadata === undefined ||
-    member.charCodeAt(id.start) !== QUOTE || member.charCodeAt(metadata.start) !== OPEN_BRACKET
-  ) {
-    throw new Error(`recent log member is malformed: ${member.slice(0, 80)}`);
+export function writeRecentLogRow(member: Uint8Array, out: Uint8Array, at: number): number {
+  // Only the id may hold a NUL (JSON text never does), so a member with exactly three has them
+  // as its separators; otherwise they are its last two. Searched from the front first: a Buffer
+  // (as read from Redis) finds a byte natively.
+  const first = member.indexOf(NUL);
+  const second = first === -1 ? -1 : member.indexOf(NUL, first + 1);
+  const third = second === -1 ? -1 : member.indexOf(NUL, second + 1);
+  const forward = third !== -1 && member.indexOf(NUL, third + 1) === -1;
+  const rawStart = forward ? third : member.lastIndexOf(NUL);
+  const timestampStart = forward ? second : member.lastIndexOf(NUL, rawStart - 1);
+  const end = rawStart <= 0 ? -1 : writeRowAt(member, timestampStart, rawStart, out, at);
+  if (end === -1) {
+    const head = new TextDecoder().decode(member.subarray(0, 80));
+    throw new Error(`recent log member is malformed: ${head}`);
   }
-  const message = spans?.get('event_message');
-  const messageText = message !== undefined && member.charCodeAt(message.start) === QUOTE
-    ? member.slice(message.start, message.end)
-    : 'null';
-  return `{"id":${member.slice(id.start, id.end)},"timestamp":${Number(timestamp)},` +
-    `"event_message":${messageText},"metadata":${member.slice(metadata.start, metadata.end)}}`;
+  return end;
 }

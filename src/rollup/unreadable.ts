@@ -13,7 +13,7 @@ export interface UnreadableState {
   readonly key: string;
   /** What is wrong, without the value: stored entries are raw events and may hold personal data. */
   readonly reason: string;
-  /** The value's length, in UTF-16 code units. */
+  /** The value's length: in UTF-16 code units, or in bytes where it was read as bytes. */
   readonly length: number;
 }
 
@@ -31,7 +31,8 @@ export const MOVED_ASIDE_MESSAGE =
 export type UnreadableReporter = (state: UnreadableState) => void;
 
 /**
- * `text` deserialized by `aggregate`, or null (after telling `report`) when it cannot be read.
+ * `text` (or bytes) deserialized by `aggregate`, or null (after telling `report`) when it cannot
+ * be read.
  *
  * @example
  * ```ts
@@ -39,10 +40,10 @@ export type UnreadableReporter = (state: UnreadableState) => void;
  * // null, and the reporter was told { key, reason: 'usage counts state must be …' }
  * ```
  */
-export function readStateOrReport<State>(
-  aggregate: Pick<Aggregate<State, unknown, unknown>, 'deserialize'>,
+export function readStateOrReport<State, Stored extends string | Uint8Array = string>(
+  aggregate: { readonly deserialize: (stored: Stored) => State },
   key: string,
-  text: string,
+  text: Stored,
   report: UnreadableReporter | undefined,
 ): State | null {
   try {

@@ -184,13 +184,13 @@ export class MemoryStore implements RollupStore {
     return Promise.resolve();
   }
 
-  rangeByScore(key: string, range: ScoreRange): Promise<string[]> {
+  rangeByScore(key: string, range: ScoreRange): Promise<Uint8Array[]> {
     const items = this.#liveSet(key)?.items ?? [];
-    const out: string[] = [];
+    const out: Uint8Array[] = [];
     for (let i = items.length - 1; i >= 0 && out.length < range.limit; i--) {
       const item = items[i] as ScoredMember;
       if (item.score <= range.minExclusive) break;
-      if (item.score <= range.max) out.push(item.member);
+      if (item.score <= range.max) out.push(utf8.encode(item.member));
     }
     return Promise.resolve(out);
   }

@@ -183,8 +183,11 @@ export interface RollupStore {
   advanceOffset(key: string, expected: number | null, next: number): Promise<boolean>;
   /** Applies one sorted-set write on its own (idempotent writes outside a project commit). */
   updateSortedSet(write: SortedSetWrite): Promise<void>;
-  /** Members of a sorted set within a score range, highest score first. */
-  rangeByScore(key: string, range: ScoreRange): Promise<string[]>;
+  /**
+   * Members of a sorted set within a score range, highest score first, as their UTF-8 bytes: a
+   * reader that sends them on (the entries of `logs.all`) copies them without decoding them.
+   */
+  rangeByScore(key: string, range: ScoreRange): Promise<Uint8Array[]>;
   /** All members of a sorted set with a score at least `minScore`, with their scores. */
   membersSince(key: string, minScore: number): Promise<ScoredMember[]>;
   /** Resolves when the store answers. */

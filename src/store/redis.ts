@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { createClient, createCluster } from 'redis';
+import { Buffer } from 'node:buffer';
+import { createClient, createCluster, RESP_TYPES } from 'redis';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { scriptSha1 } from './script-sha.ts';
@@ -33,7 +34,8 @@ export interface RedisStoreOptions {
 interface Connection {
   /** Whether keys of different hash slots must go in different calls. */
   readonly clustered: boolean;
-  send(firstKey: string | undefined, args: readonly string[]): Promise<unknown>;
+  /** Sends a command; with `asBytes`, its reply's strings arrive as Buffers, not decoded. */
+  send(firstKey: string | undefined, args: readonly string[], asBytes?: boolean): Promise<unknown>;
   ping(): Promise<void>;
   /** `CONFIG GET name` of the server, or of every master of a cluster. */
   configGet(name: string): Promise<string[]>;
@@ -44,6 +46,9 @@ const SOCKET = {
   connectTimeout: 5_000,
   reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
 };
+
+/** Command options under which a reply's strings arrive as Buffers. */
+const AS_BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
 
 /** Pause between two attempts to reach a Redis Cluster that answered none of them, in ms. */
 const CLUSTER_RETRY_MS = 2_000;
@@ -59,7 +64,8 @@ function asError(error: unknown): Error {
 function clientConnection(client: Client): Connection {
   return {
     clustered: false,
-    send: (_firstKey, args) => client.sendCommand([...args]),
+    send: (_firstKey, args, asBytes) =>
+      client.sendCommand([...args], asBytes === true ? AS_BYTES : undefined),
     ping: async () => {
       await client.ping();
     },
@@ -85,7 +91,13 @@ function clusterConnection(current: () => Cluster | null, close: () => Promise<v
   };
   return {
     clustered: true,
-    send: async (firstKey, args) => await connected().sendCommand(firstKey, false, [...args]),
+    send: async (firstKey, args, asBytes) =>
+      await connected().sendCommand(
+        firstKey,
+        false,
+        [...args],
+        asBytes === true ? AS_BYTES : undefined,
+      ),
     ping: async () => {
       const cluster = connected();
       await Promise.all(
@@ -220,7 +232,7 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     return typeof value === 'string' ? Number(value) : null;
   }
 
-  async rangeByScore(key: string, range: ScoreRange): Promise<string[]> {
+  async rangeByScore(key: string, range: ScoreRange): Promise<Uint8Array[]> {
     const reply = await this.#connection.send(key, [
       'ZRANGE',
       key,
@@ -231,8 +243,8 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
       'LIMIT',
       '0',
       String(range.limit),
-    ]);
-    return reply as string[];
+    ], true);
+    return reply as Buffer[];
   }
 
   async membersSince(key: string, minScore: number): Promise<ScoredMember[]> {

@@ -15,6 +15,8 @@ import type { RollupStore, ScoredMember, ScoreRange } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations } from './scripted.ts';
 
+const UTF8 = new TextEncoder();
+
 /** Where the REST endpoint is and the token it wants. */
 export interface UpstashStoreOptions {
   readonly url: string;
@@ -51,15 +53,17 @@ export class UpstashStore extends ScriptedOperations implements RollupStore {
     return value === null || value === undefined ? null : Number(value);
   }
 
-  rangeByScore(key: string, range: ScoreRange): Promise<string[]> {
+  async rangeByScore(key: string, range: ScoreRange): Promise<Uint8Array[]> {
     const max = scoreBound(range.max);
     const min = scoreBound(range.minExclusive, true);
-    return this.#redis.zrange<string[]>(key, max, min, {
+    const members = await this.#redis.zrange<string[]>(key, max, min, {
       byScore: true,
       rev: true,
       offset: 0,
       count: range.limit,
     });
+    // The REST API answers JSON text: the members arrive decoded.
+    return members.map((member) => UTF8.encode(member));
   }
 
   async membersSince(key: string, minScore: number): Promise<ScoredMember[]> {

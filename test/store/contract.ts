@@ -8,9 +8,19 @@ import { expect, test } from 'vitest';
 import type {
   ProjectCommit,
   RollupStore,
+  ScoreRange,
   SlottedPart,
   SortedSetWrite,
 } from '../../src/store/port.ts';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `rangeByScore`'s members, each checked to be whole UTF-8 and decoded. */
+async function rangeText(store: RollupStore, key: string, range: ScoreRange): Promise<string[]> {
+  const members = await store.rangeByScore(key, range);
+  for (const member of members) expect(member).toBeInstanceOf(Uint8Array);
+  return members.map((member) => UTF8.decode(member));
+}
 
 /** Makes a store for one case and names its keys uniquely for the run. */
 export interface ContractFixture {
@@ -125,7 +135,7 @@ export function storeContract(fixture: ContractFixture): void {
         all.map((parts) => parts.toSorted())
       ),
     ).toEqual([['x0', 'x1'], ['y0'], []]);
-    expect(await store.rangeByScore(key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
+    expect(await rangeText(store, key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
       .toEqual([]);
     expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([1]);
     expect(await store.readReaches([key('wm')], 't/0')).toEqual([{ forgotten: true }]);
@@ -184,7 +194,7 @@ export function storeContract(fixture: ContractFixture): void {
     const early = commit('t/9', 3, 4);
     expect(await store.commitProject(early)).toEqual({ applied: false, stored: null });
     expect(await store.readBuckets([key('b')])).toEqual([[]]);
-    expect(await store.rangeByScore(key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
+    expect(await rangeText(store, key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
       .toEqual([]);
     expect(await store.readWatermarks([key('wm')], 't/1')).toEqual([5]);
   });
@@ -335,16 +345,16 @@ export function storeContract(fixture: ContractFixture): void {
       minExclusive: Number.NEGATIVE_INFINITY,
       limit: 100,
     };
-    expect(await store.rangeByScore(logs, all)).toEqual(['c', 'b', 'a', '\u{1F600}', 'é', 'old']);
+    expect(await rangeText(store, logs, all)).toEqual(['c', 'b', 'a', '\u{1F600}', 'é', 'old']);
     expect(
-      await store.rangeByScore(logs, {
+      await rangeText(store, logs, {
         max: 1_795_256_130_123_456,
         minExclusive: 1_795_256_130_000_000,
         limit: 100,
       }),
     )
       .toEqual(['b', 'a']);
-    expect(await store.rangeByScore(logs, { ...all, limit: 2 })).toEqual(['c', 'b']);
+    expect(await rangeText(store, logs, { ...all, limit: 2 })).toEqual(['c', 'b']);
   });
 
   test('sorted sets keep only the highest scores, drop those below the bound, expire', async () => {
@@ -359,11 +369,11 @@ export function storeContract(fixture: ContractFixture): void {
       minExclusive: Number.NEGATIVE_INFINITY,
       limit: 100,
     };
-    expect(await store.rangeByScore(ring, all)).toEqual(['m19', 'm18', 'm17', 'm16', 'm15']);
+    expect(await rangeText(store, ring, all)).toEqual(['m19', 'm18', 'm17', 'm16', 'm15']);
     await store.updateSortedSet(sortedSet({ key: ring, dropBelow: 118 }));
-    expect(await store.rangeByScore(ring, all)).toEqual(['m19', 'm18']);
+    expect(await rangeText(store, ring, all)).toEqual(['m19', 'm18']);
     await store.updateSortedSet(sortedSet({ key: ring, expireAtMs: fixture.nowMs() - 1 }));
-    expect(await store.rangeByScore(ring, all)).toEqual([]);
+    expect(await rangeText(store, ring, all)).toEqual([]);
   });
 
   test('a sorted-set write on its own adds, keeps the highest, drops below the bound', async () => {

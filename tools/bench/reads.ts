@@ -80,7 +80,7 @@ async function redisCpuUs(): Promise<number> {
 let rows = 0;
 for (const project of projects) {
   const result = await answer(project);
-  if (result.ok) {
+  if (result.ok && typeof result.json === 'string') {
     rows += (JSON.parse(result.json) as { count: number }[]).filter((r) => r.count > 0).length;
   }
 }

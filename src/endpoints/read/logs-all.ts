@@ -1,12 +1,13 @@
 /**
  * `logs.all` from the project's ring buffer: one ranged read, newest first. Each stored entry
- * is the event's text; the HTTP answer copies each row's fields out of it as JSON text
- * ({@link readLogsAllJson}) instead of parsing and serializing it again.
+ * holds the event's text; the HTTP answer copies each row's fields out of the entry's bytes
+ * ({@link readLogsAllJson}) instead of decoding, parsing, serializing and encoding it again.
  *
  * @module
  */
 import { recentLogsKey } from '../../rollup/keys.ts';
-import { parseRecentLog, recentLogRowJson } from '../../rollup/recent-logs.ts';
+import { parseRecentLog, ROW_EXTRA_BYTES, writeRecentLogRow } from '../../rollup/recent-logs.ts';
+import { CLOSE_BRACKET, COMMA, OPEN_BRACKET } from '../../text/json-chars.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import type { LogsAllParams } from '../../contract/params/logs-all.ts';
 import { LOGS_ALL_LIMIT } from '../../contract/registry.ts';
@@ -14,10 +15,13 @@ import type { LogRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 
 const RECENT_LOG = { deserialize: parseRecentLog };
-const RECENT_LOG_JSON = { deserialize: recentLogRowJson };
+const UTF8 = new TextDecoder();
 
 /** The stored entries (at most 100) within the tier's retention and the requested range. */
-async function readMembers(context: ReadContext, params: LogsAllParams): Promise<string[]> {
+async function readMembers(
+  context: ReadContext,
+  params: LogsAllParams,
+): Promise<Uint8Array[]> {
   const retentionStart = context.nowUs - params.retentionUs;
   const minExclusive = params.startUs === null
     ? retentionStart
@@ -36,7 +40,7 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
   const key = recentLogsKey(params.project);
   const rows: LogRow[] = [];
   for (const member of await readMembers(context, params)) {
-    const entry = readStateOrReport(RECENT_LOG, key, member, context.onUnreadable);
+    const entry = readStateOrReport(RECENT_LOG, key, UTF8.decode(member), context.onUnreadable);
     if (entry === null) continue;
     rows.push({
       id: entry.id,
@@ -48,16 +52,38 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
   return rows;
 }
 
-/** The rows of {@link readLogsAll}, each as its JSON text. */
+/**
+ * The rows of {@link readLogsAll} (at most `maxRows`) as the UTF-8 bytes of a JSON array, each
+ * row's values copied from its stored entry's bytes: no entry is decoded, parsed or encoded again.
+ */
 export async function readLogsAllJson(
   context: ReadContext,
   params: LogsAllParams,
-): Promise<string[]> {
+  maxRows: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   const key = recentLogsKey(params.project);
-  const rows: string[] = [];
-  for (const member of await readMembers(context, params)) {
-    const row = readStateOrReport(RECENT_LOG_JSON, key, member, context.onUnreadable);
-    if (row !== null) rows.push(row);
+  const members = await readMembers(context, params);
+  let room = 2;
+  for (const member of members) room += member.length + ROW_EXTRA_BYTES + 1;
+  const out = new Uint8Array(room);
+  out[0] = OPEN_BRACKET;
+  let end = 1;
+  let rows = 0;
+  for (const member of members) {
+    if (rows === maxRows) break;
+    // A row after the first is written one byte on, its comma put before it once it is whole.
+    const at = rows === 0 ? end : end + 1;
+    const rowEnd = readStateOrReport(
+      { deserialize: (bytes: Uint8Array) => writeRecentLogRow(bytes, out, at) },
+      key,
+      member,
+      context.onUnreadable,
+    );
+    if (rowEnd === null) continue;
+    if (rows > 0) out[end] = COMMA;
+    end = rowEnd;
+    rows++;
   }
-  return rows;
+  out[end] = CLOSE_BRACKET;
+  return out.subarray(0, end + 1);
 }

@@ -1,0 +1,77 @@
+/**
+ * `logs.all` as the bytes the HTTP API sends: the rows read as values, written from the stored
+ * entries' bytes, with an unreadable entry skipped (and reported) wherever it stands and the row
+ * cap counting only the rows written.
+ */
+import { describe, expect, test } from 'vitest';
+import { answerEndpoint, answerEndpointJson } from '../../../src/endpoints/registry.ts';
+import type { ReadContext } from '../../../src/endpoints/read/context.ts';
+import { DEFAULT_MAX_FUTURE_SKEW_US } from '../../../src/events/parse.ts';
+import { recentLogsKey } from '../../../src/rollup/keys.ts';
+import type { UnreadableState } from '../../../src/rollup/unreadable.ts';
+import { MemoryStore } from '../../../src/store/memory.ts';
+
+const NOW_US = 1_795_000_000_000_000;
+const PROJECT = 'logsallbytesproject';
+
+function member(id: string, ageS: number, raw: string): { score: number; member: string } {
+  const timestampUs = NOW_US - ageS * 1_000_000;
+  return {
+    score: timestampUs,
+    member: `${id}\u0000000000000000000${ageS}@s\u0000${timestampUs}\u0000${raw}`,
+  };
+}
+
+async function answers(members: { score: number; member: string }[], query: string) {
+  const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+  await store.updateSortedSet({
+    key: recentLogsKey(PROJECT),
+    members,
+    mode: 'add',
+    keepHighest: null,
+    dropBelow: null,
+    expireAtMs: null,
+  });
+  const unreadable: UnreadableState[] = [];
+  const context: ReadContext = {
+    store,
+    nowUs: NOW_US,
+    maxFutureSkewUs: DEFAULT_MAX_FUTURE_SKEW_US,
+    onUnreadable: (state) => unreadable.push(state),
+  };
+  const params = () => new URLSearchParams(`project=${PROJECT}&project_tier=PRO&${query}`);
+  const values = await answerEndpoint('logs.all', params(), context);
+  const sent = await answerEndpointJson('logs.all', params(), context, { maxRows: 2 });
+  if (!values.ok || !sent.ok || typeof sent.json === 'string') throw new Error('expected bytes');
+  return { rows: values.rows, sent: new TextDecoder().decode(sent.json), unreadable };
+}
+
+describe('logs.all sent as bytes', () => {
+  const good = (id: string, ageS: number) =>
+    member(id, ageS, JSON.stringify({ id, event_message: `é ${id}`, metadata: [{ n: ageS }] }));
+
+  test('skips an unreadable entry wherever it stands and caps the rows written', async () => {
+    for (const badAge of [1, 2, 3]) {
+      const bad = member('bad', badAge, '{"id":"bad","metadata":');
+      const entries = [good('a', 0.5), bad, good('b', 2.5), good('c', 3.5)];
+      const { rows, sent, unreadable } = await answers(entries, '');
+      expect(JSON.parse(sent), `bad entry ${badAge} s old`).toEqual(rows.slice(0, 2));
+      expect(rows.map((row) => row.id)).toEqual(['a', 'b', 'c']);
+      // Reported by both reads, unless the sent one had its 2 rows before reaching it.
+      expect(unreadable.map((state) => state.key)).toEqual(
+        Array(badAge < 2.5 ? 2 : 1).fill(recentLogsKey(PROJECT)),
+      );
+    }
+  });
+
+  test('an answer without rows, or with only unreadable ones, is an empty array', async () => {
+    expect((await answers([], '')).sent).toBe('[]');
+    expect((await answers([member('bad', 1, 'not json')], '')).sent).toBe('[]');
+  });
+
+  test('a single row is sent without a comma, with multi-byte text intact', async () => {
+    const { rows, sent } = await answers([good('only', 1)], '');
+    expect(sent).toBe(JSON.stringify(rows));
+    expect(sent).toContain('"event_message":"é only"');
+  });
+});
