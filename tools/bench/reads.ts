@@ -1,10 +1,12 @@
 /**
- * Benchmark of one read's CPU in process, without HTTP: `functions.invocation-stats` `5min` for
- * the 50 busiest generated projects, answered from Redis as the API answers it (rows as JSON
- * text), with the CPU it costs this process and Redis per answer.
+ * Benchmark of one read's CPU in process, without HTTP: `functions.invocation-stats` `5min` (or
+ * `logs.all` `project_tier=PRO`) for the 50 busiest generated projects, answered from Redis as
+ * the API answers it (rows as JSON text or bytes), with the CPU it costs this process and Redis
+ * per answer.
  *
  *   npm run bench:reads                   # answers one at a time
  *   npm run bench:reads -- --concurrent 50
+ *   npm run bench:reads -- --endpoint logs.all
  *
  * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
  * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a fixed now; then 3 rounds of 40
@@ -14,6 +16,7 @@
  *
  * @module
  */
+import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
@@ -35,7 +38,23 @@ const EVENTS = 1_000_000;
 const ROUNDS = 3;
 const ANSWERS_PER_PROJECT = 40;
 
-const { values } = parseArgs({ options: { concurrent: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: {
+    concurrent: { type: 'string', default: '1' },
+    endpoint: { type: 'string', default: 'functions.invocation-stats' },
+  },
+});
+const READS = {
+  'functions.invocation-stats': { source: 'function-edge', query: 'interval=5min' },
+  'logs.all': { source: 'edge', query: 'project_tier=PRO' },
+} as const;
+const endpoint = values.endpoint;
+if (endpoint !== 'functions.invocation-stats' && endpoint !== 'logs.all') {
+  throw new Error(
+    `--endpoint must be functions.invocation-stats or logs.all, got ${values.endpoint}`,
+  );
+}
+const read = READS[endpoint];
 const concurrent = Number(values.concurrent);
 if (!Number.isInteger(concurrent) || concurrent < 1) {
   throw new Error(`--concurrent must be a positive integer, got ${values.concurrent}`);
@@ -46,14 +65,14 @@ await client.flushDb();
 const store = await RedisStore.connect(URL);
 const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
 const ingest = new DirectIngest({ store, nowUs: () => nowUs });
-const invocations = new Map<string, number>();
+const activity = new Map<string, number>();
 let batch: LogEvent[] = [];
 for (const { source, line } of generateEvents({ seed: 20261121, events: EVENTS, nowUs })) {
   const result = parse(line, source, { nowUs });
   if (!result.ok) continue;
   const { event } = result;
-  if (event.source === 'function-edge') {
-    invocations.set(event.project, (invocations.get(event.project) ?? 0) + 1);
+  if (event.source === read.source) {
+    activity.set(event.project, (activity.get(event.project) ?? 0) + 1);
   }
   batch.push(event);
   if (batch.length === 2_000) {
@@ -62,14 +81,10 @@ for (const { source, line } of generateEvents({ seed: 20261121, events: EVENTS, 
   }
 }
 await ingest.fold(batch);
-const projects = [...invocations].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([p]) => p);
+const projects = [...activity].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([p]) => p);
 const context = { store, nowUs: nowUs + 100_000_000, maxFutureSkewUs: 5 * 60_000_000 };
 const answer = (project: string) =>
-  answerEndpointJson(
-    'functions.invocation-stats',
-    new URLSearchParams(`project=${project}&interval=5min`),
-    context,
-  );
+  answerEndpointJson(endpoint, new URLSearchParams(`project=${project}&${read.query}`), context);
 
 async function redisCpuUs(): Promise<number> {
   const info = await client.info('cpu');
@@ -78,16 +93,21 @@ async function redisCpuUs(): Promise<number> {
 }
 
 let rows = 0;
+let bytes = 0;
 for (const project of projects) {
   const result = await answer(project);
-  if (result.ok && typeof result.json === 'string') {
-    rows += (JSON.parse(result.json) as { count: number }[]).filter((r) => r.count > 0).length;
-  }
+  if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
+  const text = typeof result.json === 'string'
+    ? result.json
+    : new TextDecoder().decode(result.json);
+  bytes += Buffer.byteLength(text);
+  rows += (JSON.parse(text) as { count?: number }[]).filter((r) => r.count !== 0).length;
 }
 console.log(`read benchmark: ${environment()}`);
 console.log(
-  `method: ${EVENTS} events in Redis (${URL}); ${projects.length} projects' 5min series at ` +
-    `now + 100 s: ${rows} non-empty rows; ${ROUNDS} rounds of ${ANSWERS_PER_PROJECT} answers ` +
+  `method: ${EVENTS} events in Redis (${URL}); ${endpoint} ${read.query} of the ` +
+    `${projects.length} busiest projects at now + 100 s: ${rows} non-empty rows, ` +
+    `${bytes.toLocaleString('en-US')} bytes of JSON; ${ROUNDS} rounds of ${ANSWERS_PER_PROJECT} answers ` +
     `per project, ${concurrent} at a time; CPU from process.cpuUsage and Redis's INFO cpu`,
 );
 for (let round = 0; round < ROUNDS; round++) {

@@ -11,6 +11,9 @@ const anyNumber = fc.oneof(
   fc.double(),
   fc.integer(),
   fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, 1e21, 1e-7, 5e-324),
+  // Bucket starts: whole seconds in microseconds, up to and past the safe integers.
+  fc.integer({ min: -9_007_199_254, max: 9_007_199_254 }).map((seconds) => seconds * 1_000_000),
+  fc.integer({ min: 1, max: 1e6 }).map((seconds) => seconds * 1e16),
 );
 const nullable = fc.option(anyNumber, { nil: null });
 
