@@ -44,18 +44,9 @@ export interface AnswererDeps {
 }
 
 const UTF8 = new TextEncoder();
-const RESULT_START = UTF8.encode('{"result":');
-const RESULT_END = UTF8.encode('}');
 
-/** The body `{"result":…}` around rows given as JSON text or as its UTF-8 bytes. */
-function resultBody(rows: string | Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
-  if (typeof rows === 'string') return UTF8.encode(`{"result":${rows}}`);
-  const body = new Uint8Array(RESULT_START.length + rows.length + RESULT_END.length);
-  body.set(RESULT_START, 0);
-  body.set(rows, RESULT_START.length);
-  body.set(RESULT_END, RESULT_START.length + rows.length);
-  return body;
-}
+/** The envelope of every answer's rows: `{"result":[…]}`. */
+const RESULT_FRAME = { before: '{"result":', after: '}' };
 
 /**
  * The key of identical requests: the endpoint and the values of the parameters it reads (last
@@ -112,17 +103,18 @@ export function createAnswerer(
           ...base,
           matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
         };
-        const options = { maxRows: record.maxRows };
+        const options = { maxRows: record.maxRows, frame: RESULT_FRAME };
         let body: Uint8Array<ArrayBuffer>;
         if (redactPii) {
           // Redaction walks the rows' strings: they are read as values.
           const answer = await answerEndpoint(record.name, params, context, options);
           if (!answer.ok) return answer;
-          body = UTF8.encode(JSON.stringify({ result: await redactRows(answer.rows) }));
+          const rows = JSON.stringify(await redactRows(answer.rows));
+          body = UTF8.encode(`${RESULT_FRAME.before}${rows}${RESULT_FRAME.after}`);
         } else {
           const answer = await answerEndpointJson(record.name, params, context, options);
           if (!answer.ok) return answer;
-          body = resultBody(answer.json);
+          body = typeof answer.json === 'string' ? UTF8.encode(answer.json) : answer.json;
         }
         return { ok: true, body, etag: etagOf(body) };
       },

@@ -45,13 +45,16 @@ export interface EndpointDescriptor<P, R> {
   /** The rows from the rollups in the store; rejects only when the store fails. */
   readonly read: (context: ReadContext, params: P) => Promise<R[]>;
   /**
-   * The same rows (at most `maxRows`) as the UTF-8 bytes of a JSON array, where the store holds
-   * them ready to send (absent: the rows of `read`, serialized).
+   * The same rows (at most `maxRows`) as the UTF-8 bytes of a JSON array with `before` and
+   * `after` around it, where the store holds them ready to send (absent: the rows of `read`,
+   * serialized).
    */
   readonly readJson?: (
     context: ReadContext,
     params: P,
     maxRows: number,
+    before: Uint8Array,
+    after: Uint8Array,
   ) => Promise<Uint8Array<ArrayBuffer>>;
   /** One row of `read` as the JSON text `JSON.stringify` writes (absent: `JSON.stringify`). */
   readonly rowJson?: (row: R) => string;
@@ -78,8 +81,8 @@ export type Answer<N extends EndpointName> =
   | { readonly ok: false; readonly error: ParamError };
 
 /**
- * The rows of an endpoint as a JSON array (its text, or its UTF-8 bytes where the store gave
- * bytes), or why its parameters were refused.
+ * The rows of an endpoint as a JSON array within its frame (see {@link AnswerOptions.frame}): its
+ * text, or its UTF-8 bytes where the store gave bytes; or why its parameters were refused.
  */
 export type JsonAnswer =
   | { readonly ok: true; readonly json: string | Uint8Array<ArrayBuffer> }
@@ -89,7 +92,16 @@ export type JsonAnswer =
 export interface AnswerOptions {
   /** Row cap of the endpoint record. Default {@link MAX_ROWS}. */
   readonly maxRows?: number;
+  /**
+   * Text that {@link answerEndpointJson} puts before and after the rows' array (the envelope of
+   * the HTTP answer), so that an answer in bytes is written once, not copied into its envelope.
+   * Default: none.
+   */
+  readonly frame?: { readonly before: string; readonly after: string };
 }
+
+const NO_FRAME = { before: '', after: '' };
+const UTF8 = new TextEncoder();
 
 function rowCap(options: AnswerOptions): number {
   const maxRows = options.maxRows ?? MAX_ROWS;
@@ -155,11 +167,12 @@ export async function answerEndpointJson<N extends EndpointName>(
 ): Promise<JsonAnswer> {
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
   const readJson = descriptor.readJson;
+  const { before, after } = options.frame ?? NO_FRAME;
   if (readJson !== undefined) {
     const maxRows = rowCap(options);
     const answer = await answerWith(
       descriptor.parse,
-      (params) => readJson(context, params, maxRows),
+      (params) => readJson(context, params, maxRows, UTF8.encode(before), UTF8.encode(after)),
       source,
     );
     return answer.ok ? { ok: true, json: answer.value } : answer;
@@ -167,10 +180,8 @@ export async function answerEndpointJson<N extends EndpointName>(
   const answer = await answerEndpoint(name, source, context, options);
   if (!answer.ok) return answer;
   const rowJson = descriptor.rowJson;
-  return {
-    ok: true,
-    json: rowJson === undefined
-      ? JSON.stringify(answer.rows)
-      : `[${answer.rows.map((row) => rowJson(row)).join(',')}]`,
-  };
+  const rows = rowJson === undefined
+    ? JSON.stringify(answer.rows)
+    : `[${answer.rows.map((row) => rowJson(row)).join(',')}]`;
+  return { ok: true, json: `${before}${rows}${after}` };
 }

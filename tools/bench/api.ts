@@ -370,7 +370,9 @@ async function main(): Promise<void> {
               redisCpuPerRequest(saturation)
             } µs of Redis CPU per request); at ${perSecond(rate)} req/s: p50 ${
               ms(atRate.p50Ms)
-            } ms, p99 ${ms(atRate.p99Ms)} ms; failures ${
+            } ms, p99 ${ms(atRate.p99Ms)} ms, ${
+              cpuPerRequest(atRate)
+            } µs of API CPU per request; failures ${
               JSON.stringify({ ...saturation.failures, ...atRate.failures })
             }\n`,
         );
@@ -442,7 +444,8 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     `| workload | mode | max req/s (${options.connections} conns) | offered req/s | ` +
-      'p50 / p99 ms at offered | server CPU µs per request | Redis CPU µs per request | ' +
+      'p50 / p99 ms at offered | server CPU µs per request (max / offered) | ' +
+      'Redis CPU µs per request | ' +
       'max / fixed-bytes ceiling | ' +
       'baseline calls/s (p50 ms) | max req/s / baseline | ' +
       'DuckDB calls/s (p50 ms) | max req/s / DuckDB |',
@@ -461,7 +464,7 @@ async function main(): Promise<void> {
           perSecond(result.saturation.perSecond)
         } | ${perSecond(result.rate)} | ${ms(result.atRate.p50Ms)} / ${ms(result.atRate.p99Ms)} | ${
           cpuPerRequest(result.saturation)
-        } | ${redisCpuPerRequest(result.saturation)} | ${
+        } / ${cpuPerRequest(result.atRate)} | ${redisCpuPerRequest(result.saturation)} | ${
           share(result.saturation, ceilings.get(workload.label))
         } | ${base.perSecond.toFixed(2)} (${ms(base.p50Ms)}) | ${
           Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')

@@ -1,23 +1,25 @@
 /**
  * Benchmark of one read's CPU in process, without HTTP: `functions.invocation-stats` `5min` (or
  * `logs.all` `project_tier=PRO`) for the 50 busiest generated projects, answered from Redis as
- * the API answers it (rows as JSON text or bytes), with the CPU it costs this process and Redis
- * per answer.
+ * the API answers it (its body as UTF-8 bytes, the ETag aside), with the CPU it costs this
+ * process and Redis per answer.
  *
  *   npm run bench:reads                   # answers one at a time
  *   npm run bench:reads -- --concurrent 50
  *   npm run bench:reads -- --endpoint logs.all
  *
  * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
- * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a fixed now; then 3 rounds of 40
- * answers per project at now + 100 s, `--concurrent` at a time; this process's CPU from
+ * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a
+ * fixed now; then, in a fresh process, 3 rounds of 40 answers per project at now + 100 s,
+ * `--concurrent` at a time; that process's CPU from
  * `process.cpuUsage`, Redis's from `INFO cpu`. Beside `bench:api`, which adds HTTP and shares the
  * two cores with the load generator, it shows what a read itself costs.
  *
  * @module
  */
-import { Buffer } from 'node:buffer';
+import { spawnSync } from 'node:child_process';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
 import { answerEndpointJson } from '../../src/endpoints/registry.ts';
@@ -42,6 +44,8 @@ const { values } = parseArgs({
   options: {
     concurrent: { type: 'string', default: '1' },
     endpoint: { type: 'string', default: 'functions.invocation-stats' },
+    // Internal: the measuring child's now and projects (see the end of this file).
+    measure: { type: 'string' },
   },
 });
 const READS = {
@@ -60,32 +64,72 @@ if (!Number.isInteger(concurrent) || concurrent < 1) {
   throw new Error(`--concurrent must be a positive integer, got ${values.concurrent}`);
 }
 
-const client = await createClient({ url: URL }).connect();
-await client.flushDb();
-const store = await RedisStore.connect(URL);
-const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
-const ingest = new DirectIngest({ store, nowUs: () => nowUs });
-const activity = new Map<string, number>();
-let batch: LogEvent[] = [];
-for (const { source, line } of generateEvents({ seed: 20261121, events: EVENTS, nowUs })) {
-  const result = parse(line, source, { nowUs });
-  if (!result.ok) continue;
-  const { event } = result;
-  if (event.source === read.source) {
-    activity.set(event.project, (activity.get(event.project) ?? 0) + 1);
+/**
+ * Folds the generated events into the emptied database; the `now` they were folded at and the
+ * busiest projects of the endpoint's source.
+ */
+async function load(): Promise<{ nowUs: number; projects: string[] }> {
+  const client = await createClient({ url: URL }).connect();
+  await client.flushDb();
+  await client.close();
+  const store = await RedisStore.connect(URL);
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+  const ingest = new DirectIngest({ store, nowUs: () => nowUs });
+  const activity = new Map<string, number>();
+  let batch: LogEvent[] = [];
+  for (const { source, line } of generateEvents({ seed: 20261121, events: EVENTS, nowUs })) {
+    const result = parse(line, source, { nowUs });
+    if (!result.ok) continue;
+    const { event } = result;
+    if (event.source === read.source) {
+      activity.set(event.project, (activity.get(event.project) ?? 0) + 1);
+    }
+    batch.push(event);
+    if (batch.length === 2_000) {
+      await ingest.fold(batch);
+      batch = [];
+    }
   }
-  batch.push(event);
-  if (batch.length === 2_000) {
-    await ingest.fold(batch);
-    batch = [];
-  }
+  await ingest.fold(batch);
+  await store.close();
+  const projects = [...activity].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([p]) => p);
+  return { nowUs, projects };
 }
-await ingest.fold(batch);
-const projects = [...activity].sort((a, b) => b[1] - a[1]).slice(0, 50).map(([p]) => p);
-const context = { store, nowUs: nowUs + 100_000_000, maxFutureSkewUs: 5 * 60_000_000 };
-const answer = (project: string) =>
-  answerEndpointJson(endpoint, new URLSearchParams(`project=${project}&${read.query}`), context);
 
+// The reads are measured in a fresh process: one that has just folded a million events keeps
+// collecting the fold's garbage for seconds (a mark-compact every ~200 answers), which made its
+// reads cost it 30 to 60% more than they cost an API process.
+if (values.measure === undefined) {
+  const loaded = await load();
+  const child = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+      '--measure',
+      JSON.stringify(loaded),
+    ],
+    { stdio: 'inherit' },
+  );
+  const client = await createClient({ url: URL }).connect();
+  await client.flushDb();
+  await client.close();
+  process.exit(child.status ?? 1);
+}
+const { nowUs, projects } = JSON.parse(values.measure) as { nowUs: number; projects: string[] };
+const client = await createClient({ url: URL }).connect();
+const store = await RedisStore.connect(URL);
+const context = { store, nowUs: nowUs + 100_000_000, maxFutureSkewUs: 5 * 60_000_000 };
+const UTF8 = new TextEncoder();
+const FRAME = { before: '{"result":', after: '}' };
+/** The answer's body, as the API sends it (its ETag aside): text is encoded. */
+const answer = async (project: string) => {
+  const params = new URLSearchParams(`project=${project}&${read.query}`);
+  const result = await answerEndpointJson(endpoint, params, context, { frame: FRAME });
+  if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
+  return typeof result.json === 'string' ? UTF8.encode(result.json) : result.json;
+};
 async function redisCpuUs(): Promise<number> {
   const info = await client.info('cpu');
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
@@ -95,19 +139,18 @@ async function redisCpuUs(): Promise<number> {
 let rows = 0;
 let bytes = 0;
 for (const project of projects) {
-  const result = await answer(project);
-  if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
-  const text = typeof result.json === 'string'
-    ? result.json
-    : new TextDecoder().decode(result.json);
-  bytes += Buffer.byteLength(text);
-  rows += (JSON.parse(text) as { count?: number }[]).filter((r) => r.count !== 0).length;
+  const body = await answer(project);
+  bytes += body.length;
+  const { result } = JSON.parse(new TextDecoder().decode(body)) as { result: { count?: number }[] };
+  rows += result.filter((r) => r.count !== 0).length;
 }
 console.log(`read benchmark: ${environment()}`);
 console.log(
   `method: ${EVENTS} events in Redis (${URL}); ${endpoint} ${read.query} of the ` +
     `${projects.length} busiest projects at now + 100 s: ${rows} non-empty rows, ` +
-    `${bytes.toLocaleString('en-US')} bytes of JSON; ${ROUNDS} rounds of ${ANSWERS_PER_PROJECT} answers ` +
+    `${
+      bytes.toLocaleString('en-US')
+    } bytes of bodies (each encoded as the API sends it); ${ROUNDS} rounds of ${ANSWERS_PER_PROJECT} answers ` +
     `per project, ${concurrent} at a time; CPU from process.cpuUsage and Redis's INFO cpu`,
 );
 for (let round = 0; round < ROUNDS; round++) {
@@ -126,6 +169,5 @@ for (let round = 0; round < ROUNDS; round++) {
       `process's CPU and ${Math.round(redisUsed / answers)} µs of Redis CPU per answer`,
   );
 }
-await client.flushDb();
 await client.close();
 await store.close();

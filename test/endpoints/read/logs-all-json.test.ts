@@ -69,6 +69,27 @@ describe('logs.all sent as bytes', () => {
     expect((await answers([member('bad', 1, 'not json')], '')).sent).toBe('[]');
   });
 
+  test('the answer is written inside its frame', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    await store.updateSortedSet({
+      key: recentLogsKey(PROJECT),
+      members: [good('a', 1), good('b', 2)],
+      mode: 'add',
+      keepHighest: null,
+      dropBelow: null,
+      expireAtMs: null,
+    });
+    const context = { store, nowUs: NOW_US, maxFutureSkewUs: DEFAULT_MAX_FUTURE_SKEW_US };
+    const params = new URLSearchParams(`project=${PROJECT}&project_tier=PRO`);
+    const frame = { before: '{"result":', after: ',"n":"é"}' };
+    const sent = await answerEndpointJson('logs.all', params, context, { frame });
+    const values = await answerEndpoint('logs.all', params, context);
+    if (!sent.ok || typeof sent.json === 'string' || !values.ok) throw new Error('expected bytes');
+    expect(new TextDecoder().decode(sent.json)).toBe(
+      `{"result":${JSON.stringify(values.rows)},"n":"é"}`,
+    );
+  });
+
   test('a single row is sent without a comma, with multi-byte text intact', async () => {
     const { rows, sent } = await answers([good('only', 1)], '');
     expect(sent).toBe(JSON.stringify(rows));
