@@ -52,22 +52,6 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
   return rows;
 }
 
-/** What a scratch buffer may keep between answers: larger answers get one of their own. */
-const SCRATCH_KEPT_BYTES = 1 << 20;
-
-/**
- * Where answers are written before they are copied out at their size. Writing into fresh memory
- * for every answer and handing it on cost more than writing here and copying (bench:reads,
- * logs.all: 750 against 415 µs per answer, the heap of a folding process beside it).
- */
-let scratch = new Uint8Array(256 * 1024);
-
-function scratchOf(bytes: number): Uint8Array {
-  if (bytes > SCRATCH_KEPT_BYTES) return new Uint8Array(bytes);
-  if (scratch.length < bytes) scratch = new Uint8Array(SCRATCH_KEPT_BYTES);
-  return scratch;
-}
-
 /**
  * The rows of {@link readLogsAll} (at most `maxRows`) as the UTF-8 bytes of a JSON array, with
  * `before` and `after` around it, each row's values copied from its stored entry's bytes: no
@@ -84,8 +68,7 @@ export async function readLogsAllJson(
   const members = await readMembers(context, params);
   let room = before.length + 2 + after.length;
   for (const member of members) room += member.length + ROW_EXTRA_BYTES + 1;
-  // From here to the copy out, nothing awaits: the scratch is this answer's alone.
-  const out = scratchOf(room);
+  const out = new Uint8Array(room);
   out.set(before, 0);
   out[before.length] = OPEN_BRACKET;
   let end = before.length + 1;
@@ -107,5 +90,5 @@ export async function readLogsAllJson(
   }
   out[end] = CLOSE_BRACKET;
   out.set(after, end + 1);
-  return out.slice(0, end + 1 + after.length);
+  return out.subarray(0, end + 1 + after.length);
 }
