@@ -46,7 +46,7 @@ export interface AnswererDeps {
 const UTF8 = new TextEncoder();
 
 /** The envelope of every answer's rows: `{"result":[…]}`. */
-const RESULT_FRAME = { before: '{"result":', after: '}' };
+export const RESULT_FRAME = { before: '{"result":', after: '}' };
 
 /**
  * The key of identical requests: the endpoint and the values of the parameters it reads (last
@@ -114,7 +114,7 @@ export function createAnswerer(
         } else {
           const answer = await answerEndpointJson(record.name, params, context, options);
           if (!answer.ok) return answer;
-          body = typeof answer.json === 'string' ? UTF8.encode(answer.json) : answer.json;
+          body = answer.json;
         }
         return { ok: true, body, etag: etagOf(body) };
       },

@@ -81,11 +81,11 @@ export type Answer<N extends EndpointName> =
   | { readonly ok: false; readonly error: ParamError };
 
 /**
- * The rows of an endpoint as a JSON array within its frame (see {@link AnswerOptions.frame}): its
- * text, or its UTF-8 bytes where the store gave bytes; or why its parameters were refused.
+ * The rows of an endpoint as the UTF-8 bytes of a JSON array within its frame (see
+ * {@link AnswerOptions.frame}), or why its parameters were refused.
  */
 export type JsonAnswer =
-  | { readonly ok: true; readonly json: string | Uint8Array<ArrayBuffer> }
+  | { readonly ok: true; readonly json: Uint8Array<ArrayBuffer> }
   | { readonly ok: false; readonly error: ParamError };
 
 /** Options of {@link answerEndpoint}. */
@@ -183,5 +183,5 @@ export async function answerEndpointJson<N extends EndpointName>(
   const rows = rowJson === undefined
     ? JSON.stringify(answer.rows)
     : `[${answer.rows.map((row) => rowJson(row)).join(',')}]`;
-  return { ok: true, json: `${before}${rows}${after}` };
+  return { ok: true, json: UTF8.encode(`${before}${rows}${after}`) };
 }

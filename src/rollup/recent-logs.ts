@@ -9,7 +9,7 @@
  * @module
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
-import type { EdgeEvent, Json, JsonObject } from '../events/types.ts';
+import type { EdgeEvent, JsonObject } from '../events/types.ts';
 import type { ScoredMember } from '../store/port.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
@@ -55,55 +55,10 @@ export function logPosition(stream: string, offset: number): string {
   return `${String(MAX_POSITION - offset).padStart(16, '0')}@${stream}`;
 }
 
-function isEdgeShaped(
-  value: unknown,
-): value is { id: string; event_message?: Json; metadata: JsonObject[] } {
-  if (value === null || typeof value !== 'object') return false;
-  const { id, metadata } = value as { id?: unknown; metadata?: unknown };
-  return typeof id === 'string' && Array.isArray(metadata);
-}
-
-/**
- * Where a member's last two separators lie: before its timestamp and before its event text (-1
- * when absent). Only the id may hold a NUL, so a member with exactly three has them second and
- * third. They are searched from the front, which V8 does many times faster than from the back
- * (0.05 against 0.8 µs over a ~1.2 KB member); an id with a NUL falls back to the back.
- */
-function separators(member: string): { timestampStart: number; rawStart: number } {
-  const first = member.indexOf(SEPARATOR);
-  const second = first === -1 ? -1 : member.indexOf(SEPARATOR, first + 1);
-  const third = second === -1 ? -1 : member.indexOf(SEPARATOR, second + 1);
-  if (third !== -1 && member.indexOf(SEPARATOR, third + 1) === -1) {
-    return { timestampStart: second, rawStart: third };
-  }
-  const rawStart = member.lastIndexOf(SEPARATOR);
-  return { timestampStart: member.lastIndexOf(SEPARATOR, rawStart - 1), rawStart };
-}
-
-/** Reads an entry back from its member; throws an Error naming a corrupt member. */
-export function parseRecentLog(member: string): RecentLogEntry {
-  const { timestampStart, rawStart } = separators(member);
-  const timestampText = member.slice(timestampStart + 1, rawStart);
-  const timestampUs = Number(timestampText);
-  const event: unknown = rawStart > 0 ? JSON.parse(member.slice(rawStart + 1)) : null;
-  if (
-    timestampStart < 0 || !Number.isSafeInteger(timestampUs) ||
-    String(timestampUs) !== timestampText || !isEdgeShaped(event)
-  ) {
-    throw new Error(`recent log member is malformed: ${member.slice(0, 80)}`);
-  }
-  const message = event.event_message;
-  return {
-    id: event.id,
-    timestampUs,
-    eventMessage: typeof message === 'string' ? message : null,
-    metadata: event.metadata,
-  };
-}
-
 const ROW_FIELDS = fieldNames(['id', 'event_message', 'metadata']);
 
 const UTF8 = new TextEncoder();
+const DECODER = new TextDecoder();
 const ROW_START = UTF8.encode('{"id":');
 const ROW_TIMESTAMP = UTF8.encode(',"timestamp":');
 const ROW_MESSAGE = UTF8.encode(',"event_message":');
@@ -222,9 +177,32 @@ export function writeRecentLogRow(member: Uint8Array, out: Uint8Array, at: numbe
   const rawStart = forward ? third : member.lastIndexOf(NUL);
   const timestampStart = forward ? second : member.lastIndexOf(NUL, rawStart - 1);
   const end = rawStart <= 0 ? -1 : writeRowAt(member, timestampStart, rawStart, out, at);
-  if (end === -1) {
-    const head = new TextDecoder().decode(member.subarray(0, 80));
-    throw new Error(`recent log member is malformed: ${head}`);
-  }
+  if (end === -1) throw malformed(member);
   return end;
+}
+
+/** The error of a corrupt member, quoting its first 80 bytes only (it may hold personal data). */
+function malformed(member: Uint8Array): Error {
+  return new Error(`recent log member is malformed: ${DECODER.decode(member.subarray(0, 80))}`);
+}
+
+/**
+ * Reads an entry back from its member (its UTF-8 bytes) as values: the row
+ * {@link writeRecentLogRow} writes, parsed. Throws an Error naming a corrupt member, also one whose
+ * row would not be valid JSON.
+ */
+export function parseRecentLog(member: Uint8Array): RecentLogEntry {
+  const out = new Uint8Array(member.length + ROW_EXTRA_BYTES);
+  const row = DECODER.decode(out.subarray(0, writeRecentLogRow(member, out, 0)));
+  try {
+    const { id, timestamp, event_message: message, metadata } = JSON.parse(row) as {
+      id: string;
+      timestamp: number;
+      event_message: string | null;
+      metadata: JsonObject[];
+    };
+    return { id, timestampUs: timestamp, eventMessage: message, metadata };
+  } catch {
+    throw malformed(member);
+  }
 }

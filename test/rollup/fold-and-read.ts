@@ -111,8 +111,7 @@ export async function expectStoreMatchesReference(
     expect(actual.ok, `${name}?${query}`).toBe(expected.ok);
     // What the HTTP API sends: the same rows, as JSON text or bytes built without serializing them.
     const sent = await answerEndpointJson(name, new URLSearchParams(query), context);
-    const sentText = sent.ok &&
-      (typeof sent.json === 'string' ? sent.json : new TextDecoder().decode(sent.json));
+    const sentText = sent.ok && new TextDecoder().decode(sent.json);
     expect(sentText === false ? false : JSON.parse(sentText), `${name}?${query}`)
       .toEqual(actual.ok && actual.rows);
     if (actual.ok && expected.ok) {

@@ -1,6 +1,7 @@
 /**
- * A `logs.all` row copied out of a stored entry's text (`recentLogRowJson`, what the HTTP API
- * sends) is the row `parseRecentLog` reads, for any event text: spacing, escaped keys, a field
+ * A `logs.all` row copied out of a stored entry's bytes (`writeRecentLogRow`, what the HTTP API
+ * sends) and the entry read as values (`parseRecentLog`, what PII redaction reads) are the row
+ * that `JSON.parse` of the event's text gives, for any event text: spacing, escaped keys, a field
  * given twice, fields in any order, an `event_message` of any kind; a cut or corrupt entry is
  * refused by both.
  */
@@ -36,8 +37,29 @@ function member(id: string, timestampUs: number, raw: string): string {
   return `${id}${SEPARATOR}0000000000000001@s/0${SEPARATOR}${timestampUs}${SEPARATOR}${raw}`;
 }
 
+/**
+ * The row of a member's text read independently of the code under test: the event text after
+ * the last separator parsed by `JSON.parse`, the timestamp between the last two. Throws where
+ * there is no row.
+ */
 function rowOf(text: string) {
-  const entry = parseRecentLog(text);
+  const rawStart = text.lastIndexOf(SEPARATOR);
+  const timestampStart = rawStart <= 0 ? -1 : text.lastIndexOf(SEPARATOR, rawStart - 1);
+  const timestampText = text.slice(timestampStart + 1, rawStart);
+  const timestamp = Number(timestampText);
+  const event: unknown = JSON.parse(text.slice(rawStart + 1));
+  if (
+    timestampStart < 0 || !Number.isSafeInteger(timestamp) || String(timestamp) !== timestampText ||
+    event === null || typeof event !== 'object' || Array.isArray(event)
+  ) throw new Error(`no row: ${text}`);
+  const { id, event_message: message, metadata } = event as Record<string, unknown>;
+  if (typeof id !== 'string' || !Array.isArray(metadata)) throw new Error(`no row: ${text}`);
+  return { id, timestamp, event_message: typeof message === 'string' ? message : null, metadata };
+}
+
+/** `parseRecentLog` of a member's text, as a row. */
+function valuesOf(text: string) {
+  const entry = parseRecentLog(UTF8.encode(text));
   return {
     id: entry.id,
     timestamp: entry.timestampUs,
@@ -114,6 +136,7 @@ describe('a logs.all row as JSON text', () => {
             objectText(fields, spec.space, spec.escapeKeys),
           );
           expect(JSON.parse(recentLogRowJson(text))).toEqual(rowOf(text));
+          expect(valuesOf(text)).toEqual(rowOf(text));
         },
       ),
       { numRuns: 500 },
@@ -130,9 +153,10 @@ describe('a logs.all row as JSON text', () => {
     for (let length = 0; length < raw.length; length++) {
       const text = member('a', 5, raw.slice(0, length));
       expect(() => recentLogRowJson(text)).toThrow('recent log member is malformed');
-      expect(() => parseRecentLog(text)).toThrow();
+      expect(() => valuesOf(text)).toThrow('recent log member is malformed');
     }
     expect(JSON.parse(recentLogRowJson(member('a', 5, raw)))).toEqual(rowOf(member('a', 5, raw)));
+    expect(valuesOf(member('a', 5, raw))).toEqual(rowOf(member('a', 5, raw)));
   });
 
   test('an entry without an id or metadata, or with a bad timestamp, is refused', () => {
@@ -143,10 +167,14 @@ describe('a logs.all row as JSON text', () => {
         member('a', 5, '{"id":7,"metadata":[]}'),
         member('a', 5, '{"id":"a","metadata":{}}'),
         `a${SEPARATOR}p${SEPARATOR}five${SEPARATOR}{"id":"a","metadata":[]}`,
+        ...['05', '-0', '+5', ' 5', '', '1.5', '9007199254740992', '12345678901234567'].map((t) =>
+          `a${SEPARATOR}p${SEPARATOR}${t}${SEPARATOR}{"id":"a","metadata":[]}`
+        ),
         '{"id":"a","metadata":[]}',
       ]
     ) {
       expect(() => recentLogRowJson(text), text).toThrow('recent log member is malformed');
+      expect(() => valuesOf(text), text).toThrow('recent log member is malformed');
       expect(() => rowOf(text), text).toThrow();
     }
   });
@@ -165,6 +193,7 @@ describe('a logs.all row as JSON text', () => {
       const expected = { id: 'x', timestamp: 123, event_message: 'm', metadata: [{ a: 1 }] };
       expect(JSON.parse(recentLogRowJson(text)), JSON.stringify(id)).toEqual(expected);
       expect(rowOf(text), JSON.stringify(id)).toEqual(expected);
+      expect(valuesOf(text), JSON.stringify(id)).toEqual(expected);
     }
   });
 

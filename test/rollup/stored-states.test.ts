@@ -248,11 +248,12 @@ describe('stored text, built by hand', () => {
 });
 
 describe('recent log members', () => {
+  const UTF8 = new TextEncoder();
   const event = edgeEvent({ at: 1_795_256_130_000_000, id: 'entry', message: 'GET | 200' });
   const { member } = recentLogMember(event, 'position');
 
   test('read back as written', () => {
-    expect(parseRecentLog(member)).toMatchObject({
+    expect(parseRecentLog(UTF8.encode(member))).toMatchObject({
       id: 'entry',
       timestampUs: 1_795_256_130_000_000,
       eventMessage: 'GET | 200',
@@ -270,22 +271,23 @@ describe('recent log members', () => {
     ['an event without metadata', `entry\u0000p\u00001\u0000{"id":"x"}`],
     ['an empty member', ''],
   ])('refuses a member with %s', (_what, text) => {
-    expect(() => parseRecentLog(text)).toThrow(
+    expect(() => parseRecentLog(UTF8.encode(text))).toThrow(
       `recent log member is malformed: ${text.slice(0, 80)}`,
     );
   });
 
   test('a long malformed member is quoted to its first 80 characters only (it may hold personal data)', () => {
     const long = `entry\u0000p\u00001\u0000{"id":1,"event_message":"${'p'.repeat(200)}"}`;
-    expect(() => parseRecentLog(long)).toThrow(
+    expect(() => parseRecentLog(UTF8.encode(long))).toThrow(
       new Error(`recent log member is malformed: ${long.slice(0, 80)}`),
     );
   });
 
   test('a leading separator is not an empty entry', () => {
-    expect(() => parseRecentLog(`\u0000${JSON.stringify({ id: 'x', metadata: [] })}`)).toThrow(
-      /recent log member is malformed/,
-    );
+    expect(() => parseRecentLog(UTF8.encode(`\u0000${JSON.stringify({ id: 'x', metadata: [] })}`)))
+      .toThrow(
+        /recent log member is malformed/,
+      );
   });
 });
 

@@ -22,6 +22,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
+import { RESULT_FRAME } from '../../api/answer/answer.ts';
 import { answerEndpointJson } from '../../src/endpoints/registry.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
@@ -100,35 +101,40 @@ async function load(): Promise<{ nowUs: number; projects: string[] }> {
 // collecting the fold's garbage for seconds (a mark-compact every ~200 answers), which made its
 // reads cost it 30 to 60% more than they cost an API process.
 if (values.measure === undefined) {
-  const loaded = await load();
-  const child = spawnSync(
-    process.execPath,
-    [
-      ...process.execArgv,
-      fileURLToPath(import.meta.url),
-      ...process.argv.slice(2),
-      '--measure',
-      JSON.stringify(loaded),
-    ],
-    { stdio: 'inherit' },
-  );
-  const client = await createClient({ url: URL }).connect();
-  await client.flushDb();
-  await client.close();
-  process.exit(child.status ?? 1);
+  let status = 1;
+  try {
+    const loaded = await load();
+    const child = spawnSync(
+      process.execPath,
+      [
+        ...process.execArgv,
+        fileURLToPath(import.meta.url),
+        ...process.argv.slice(2),
+        '--measure',
+        JSON.stringify(loaded),
+      ],
+      { stdio: 'inherit' },
+    );
+    if (child.error !== undefined) throw child.error;
+    if (child.signal !== null) console.error(`the measuring process ended on ${child.signal}`);
+    status = child.status ?? 1;
+  } finally {
+    const client = await createClient({ url: URL }).connect();
+    await client.flushDb();
+    await client.close();
+  }
+  process.exit(status);
 }
 const { nowUs, projects } = JSON.parse(values.measure) as { nowUs: number; projects: string[] };
 const client = await createClient({ url: URL }).connect();
 const store = await RedisStore.connect(URL);
 const context = { store, nowUs: nowUs + 100_000_000, maxFutureSkewUs: 5 * 60_000_000 };
-const UTF8 = new TextEncoder();
-const FRAME = { before: '{"result":', after: '}' };
 /** The answer's body, as the API sends it (its ETag aside): text is encoded. */
 const answer = async (project: string) => {
   const params = new URLSearchParams(`project=${project}&${read.query}`);
-  const result = await answerEndpointJson(endpoint, params, context, { frame: FRAME });
+  const result = await answerEndpointJson(endpoint, params, context, { frame: RESULT_FRAME });
   if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
-  return typeof result.json === 'string' ? UTF8.encode(result.json) : result.json;
+  return result.json;
 };
 async function redisCpuUs(): Promise<number> {
   const info = await client.info('cpu');

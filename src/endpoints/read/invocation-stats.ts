@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { invocationStats } from '../../rollup/invocation-stats.ts';
+import { invocationStats, type InvocationStatsResult } from '../../rollup/invocation-stats.ts';
 import {
   bucketSlot,
   functionScope,
@@ -28,7 +28,7 @@ function jsonNumber(value: number | null): string {
 
 /**
  * A bucket's timestamp as `JSON.stringify` writes it. Every bucket starts on a whole second, and
- * a second's count is a small integer that V8 writes 15 times faster than the 16 digits of a
+ * the count of seconds is a small integer that V8 writes 15 times faster than the 16 digits of a
  * timestamp in microseconds (19 µs for the 301 timestamps of a `5min` answer).
  */
 function timestampJson(timestampUs: number): string {
@@ -102,7 +102,7 @@ export async function readInvocationStats(
  * The row of a bucket, its fields written out: spreading the result took 8% of an API process's
  * CPU answering `5min` without reuse.
  */
-function rowOf(timestamp: number, result: typeof EMPTY_RESULT): InvocationStatsRow {
+function rowOf(timestamp: number, result: InvocationStatsResult): InvocationStatsRow {
   return {
     timestamp,
     count: result.count,

@@ -15,7 +15,6 @@ import type { LogRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 
 const RECENT_LOG = { deserialize: parseRecentLog };
-const UTF8 = new TextDecoder();
 
 /** The stored entries (at most 100) within the tier's retention and the requested range. */
 async function readMembers(
@@ -40,7 +39,7 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
   const key = recentLogsKey(params.project);
   const rows: LogRow[] = [];
   for (const member of await readMembers(context, params)) {
-    const entry = readStateOrReport(RECENT_LOG, key, UTF8.decode(member), context.onUnreadable);
+    const entry = readStateOrReport(RECENT_LOG, key, member, context.onUnreadable);
     if (entry === null) continue;
     rows.push({
       id: entry.id,
