@@ -64,7 +64,8 @@ const ROW_TIMESTAMP = UTF8.encode(',"timestamp":');
 const ROW_MESSAGE = UTF8.encode(',"event_message":');
 const ROW_METADATA = UTF8.encode(',"metadata":');
 const NULL = UTF8.encode('null');
-const NUL = 0;
+/** The separator as the byte readers look for. */
+const NUL = SEPARATOR.charCodeAt(0);
 const MINUS = 0x2d;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
@@ -129,8 +130,14 @@ function writeRowAt(
 ): number {
   if (timestampStart < 0 || !isTimestamp(member, timestampStart + 1, rawStart)) return -1;
   const end = topLevelFields(member, rawStart + 1, ROW_FIELDS, spans);
-  const [idStart = -1, idEnd = -1, messageStart = -1, messageEnd = -1] = spans;
-  const [, , , , metadataStart = -1, metadataEnd = -1] = spans;
+  const [
+    idStart = -1,
+    idEnd = -1,
+    messageStart = -1,
+    messageEnd = -1,
+    metadataStart = -1,
+    metadataEnd = -1,
+  ] = spans;
   if (
     end === -1 || skipSpace(member, end) !== member.length || member[idStart] !== QUOTE ||
     member[metadataStart] !== OPEN_BRACKET
