@@ -1,5 +1,5 @@
 /**
- * The error envelope of every non-2xx answer (DESIGN section 4):
+ * The error envelope of every non-2xx answer (CONTRACT section 4):
  * `{"error": {"code": "…", "message": "…"}}`, never a stack trace.
  *
  * @module

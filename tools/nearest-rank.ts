@@ -1,5 +1,5 @@
 /**
- * The nearest-rank quantile the benchmarks and the load-test report print (DESIGN 6's
+ * The nearest-rank quantile the benchmarks and the load-test report print (CONTRACT section 6's
  * definition: sorted values `v[0..n-1]`, quantile `q` is `v[ceil(q*n) - 1]`).
  *
  * @module

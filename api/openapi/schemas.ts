@@ -1,6 +1,6 @@
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) of every body the API answers: the rows of
- * each endpoint (DESIGN section 5), the error envelope, the endpoint records and the ingest
+ * each endpoint (CONTRACT section 5), the error envelope, the endpoint records and the ingest
  * answer. The tests validate every response of the end-to-end runs against them.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * The four API families of `usage.api-counts`, recognized by containment in the request path
- * (DESIGN section 5): `/rest`, `/storage`, `/auth`, `/realtime`. A path may belong to several
+ * (CONTRACT section 5): `/rest`, `/storage`, `/auth`, `/realtime`. A path may belong to several
  * (`/rest/v1/rpc/auth_user` is both REST and auth) or to none (`/graphql/v1`).
  *
  * @module

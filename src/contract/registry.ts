@@ -1,5 +1,5 @@
 /**
- * The three endpoint records of DESIGN section 4, as data. Ids are defaults; configuration may
+ * The three endpoint records of CONTRACT section 4, as data. Ids are defaults; configuration may
  * override them.
  *
  * @module
@@ -49,7 +49,7 @@ export interface EndpointRecord {
 /** The most rows any endpoint returns. */
 export const MAX_ROWS = 1000;
 
-/** The most entries `logs.all` returns (DESIGN section 5), below the general row cap. */
+/** The most entries `logs.all` returns (CONTRACT section 5), below the general row cap. */
 export const LOGS_ALL_LIMIT = 100;
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The rows each endpoint returns (DESIGN section 5), shared by the reference evaluator, the
- * rollup read side and the HTTP API, with the value encodings of DESIGN section 4 (those of the
+ * The rows each endpoint returns (CONTRACT section 5), shared by the reference evaluator, the
+ * rollup read side and the HTTP API, with the value encodings of CONTRACT section 4 (those of the
  * reference system's warehouse): a TIMESTAMP is an integer of microseconds since the Unix epoch,
  * a DATETIME a `YYYY-MM-DDTHH:MM:SS` string in UTC without a zone.
  *

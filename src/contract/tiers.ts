@@ -1,5 +1,5 @@
 /**
- * Project tiers and the retention window of `logs.all` for each (DESIGN section 5).
+ * Project tiers and the retention window of `logs.all` for each (CONTRACT section 5).
  *
  * @module
  */
@@ -26,7 +26,7 @@ export const LONGEST_RETENTION_US = Math.max(...Object.values(TIER_RETENTION_US)
 
 /**
  * The tier a `project_tier` value stands for. Exact, case-sensitive match; anything else is
- * `FREE`, as DESIGN section 5 says.
+ * `FREE`, as CONTRACT section 5 says.
  *
  * @example
  * ```ts

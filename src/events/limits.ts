@@ -8,7 +8,7 @@
 import { DAY_US } from '../time/civil.ts';
 
 /**
- * The longest retention of any project tier (DESIGN 3 and 5): events older than this are
+ * The longest retention of any project tier (CONTRACT sections 3 and 5): events older than this are
  * rejected, no tier's `logs.all` reaches further back, and no rollup keeps anything older.
  */
 export const MAX_EVENT_AGE_US = 90 * DAY_US;

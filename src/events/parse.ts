@@ -44,7 +44,7 @@ type Rejected = Extract<ParseResult, { readonly ok: false }>;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * Validates one message of a source against the producer contract (DESIGN section 3).
+ * Validates one message of a source against the producer contract (CONTRACT section 3).
  *
  * Rejected: a message over `maxBytes` (UTF-8 bytes, also when given as a string); invalid UTF-8;
  * not JSON; a schema violation (named by its JSON pointer); `metadata` nested deeper than 32

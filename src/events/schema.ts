@@ -1,5 +1,5 @@
 /**
- * The producer contract of DESIGN section 3 as JSON Schemas, and their compiled (ajv)
+ * The producer contract of CONTRACT section 3 as JSON Schemas, and their compiled (ajv)
  * validators. Extra fields are allowed everywhere and kept in `metadata`; every string and
  * array the service reads is bounded (see `EVENT_LIMITS`). The timestamp's form is checked by
  * `parse`, which gives a more useful reason than a schema could.

@@ -1,5 +1,5 @@
 /**
- * The event contract after validation (DESIGN.md section 3): what every later layer (rollups,
+ * The event contract after validation (CONTRACT section 3): what every later layer (rollups,
  * reference evaluator, ring buffers) reads. Raw producer JSON never travels further than
  * `parse`.
  *

@@ -1,5 +1,5 @@
 /**
- * The project's Kafka topics (DESIGN.md section 3): `logs.edge`, `logs.function-edge` and the
+ * The project's Kafka topics (CONTRACT section 3): `logs.edge`, `logs.function-edge` and the
  * dead-letter topic, their names behind an optional prefix, created when missing, left alone
  * when present.
  *

@@ -1,5 +1,5 @@
 /**
- * Exact `usage.api-counts` over raw events, straight from DESIGN section 5.
+ * Exact `usage.api-counts` over raw events, straight from CONTRACT section 5.
  *
  * @module
  */
@@ -11,7 +11,7 @@ import { bucketStart, datetimeText } from './time.ts';
 
 type Family = 'rest' | 'storage' | 'auth' | 'realtime';
 
-/** DESIGN 5: a request counts toward each family whose text its path contains. */
+/** CONTRACT section 5: a request counts toward each family whose text its path contains. */
 const FAMILY_TEXT: readonly (readonly [Family, string])[] = [
   ['rest', '/rest'],
   ['storage', '/storage'],
@@ -23,7 +23,7 @@ const FAMILY_TEXT: readonly (readonly [Family, string])[] = [
  * One row per bucket holding at least one counted request, ascending. A request (metadata
  * entry, request entry of an `edge` event) counts when its host is known and the `project`
  * pattern is found in it, and its event's timestamp is at or after the window start, `now -
- * window` rounded down to the interval's precision (no upper bound: DESIGN gives none). It adds one to each family its path contains; a counted
+ * window` rounded down to the interval's precision (no upper bound: CONTRACT section 5.3 gives none). It adds one to each family its path contains; a counted
  * request of no family still makes its bucket's row exist, with zeros.
  *
  * @example

@@ -1,6 +1,6 @@
 /**
- * The reference evaluator of DESIGN section 7, endpoint by name: its own parameter reading
- * (`./query.ts`), then the exact rows over raw events, at most 1000 (DESIGN 4). The oracle of
+ * The reference evaluator of CONTRACT section 7, endpoint by name: its own parameter reading
+ * (`./query.ts`), then the exact rows over raw events, at most 1000 (CONTRACT section 4). The oracle of
  * the tests and the naive baseline of the benchmarks; it imports nothing the rollups or the
  * read side run (a layering rule in .dependency-cruiser.cjs holds it to that).
  *
@@ -26,7 +26,7 @@ import {
   type QuerySource,
 } from './query.ts';
 
-/** DESIGN 4: at most 1000 rows per answer. */
+/** CONTRACT section 4: at most 1000 rows per answer. */
 const MAX_ROWS = 1000;
 
 /** The reference's answer: exact rows, or why the parameters were refused. */

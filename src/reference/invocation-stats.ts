@@ -1,5 +1,5 @@
 /**
- * Exact `functions.invocation-stats` over raw events, straight from DESIGN section 5.
+ * Exact `functions.invocation-stats` over raw events, straight from CONTRACT section 5.
  *
  * @module
  */
@@ -37,7 +37,7 @@ export function invocationStatsRows(
   nowUs: number,
 ): InvocationStatsRow[] {
   const { spanUs, grainUs } = INVOCATION_INTERVALS[query.interval];
-  // DESIGN 5: trunc(now - span, grain), then each grain step up to and including trunc(now).
+  // CONTRACT section 5: trunc(now - span, grain), then each grain step up to and including trunc(now).
   const series: number[] = [];
   const last = bucketStart(nowUs, grainUs);
   for (let start = bucketStart(nowUs - spanUs, grainUs); start <= last; start += grainUs) {

@@ -1,5 +1,5 @@
 /**
- * Exact `logs.all` over raw events, straight from DESIGN section 5.
+ * Exact `logs.all` over raw events, straight from CONTRACT section 5.
  *
  * @module
  */
@@ -8,7 +8,7 @@ import type { LogRow } from '../contract/rows.ts';
 import type { EdgeEvent, LogEvent } from '../events/types.ts';
 import type { LogsQuery } from './query.ts';
 
-/** DESIGN 5: at most 100 rows. */
+/** CONTRACT section 5: at most 100 rows. */
 const LOGS_ALL_ROWS = 100;
 
 /** Descending by timestamp, then by id in UTF-8 byte order (that of code points) descending. */

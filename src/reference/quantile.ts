@@ -1,5 +1,5 @@
 /**
- * Exact quantiles, the values the rollups' sketches approximate (DESIGN section 5).
+ * Exact quantiles, the values the rollups' sketches approximate (CONTRACT section 5).
  *
  * @module
  */

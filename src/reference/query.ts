@@ -1,6 +1,6 @@
 /**
  * The reference evaluator's own reading of the three endpoints' parameters, from the tables of
- * DESIGN sections 4 and 5 and the limits docs/API.md states. It shares no code with
+ * CONTRACT sections 4 and 5 and the limits docs/API.md states. It shares no code with
  * `src/contract/params/`, which it checks: a parser bug there shows as a difference from here.
  *
  * @module
@@ -12,7 +12,7 @@ import { DAY_US, HOUR_US, MINUTE_US, parameterInstant, SECOND_US } from './time.
 /** Where parameters come from: a query string, or a plain record of strings. */
 export type QuerySource = URLSearchParams | Readonly<Record<string, string | undefined>>;
 
-/** Why the parameters were refused: the error code of DESIGN 4 and the parameter at fault. */
+/** Why the parameters were refused: the error code of CONTRACT section 4 and the parameter at fault. */
 export interface QueryRefusal {
   readonly code: 'missing_parameter' | 'invalid_parameter';
   readonly parameter: string;
@@ -23,7 +23,7 @@ export type QueryResult<T> =
   | { readonly ok: true; readonly query: T }
   | { readonly ok: false; readonly error: QueryRefusal };
 
-/** DESIGN 5's table of `functions.invocation-stats` intervals: span and grain. */
+/** CONTRACT section 5's table of `functions.invocation-stats` intervals: span and grain. */
 export const INVOCATION_INTERVALS = {
   '5min': { spanUs: 5 * MINUTE_US, grainUs: SECOND_US },
   '15min': { spanUs: 15 * MINUTE_US, grainUs: MINUTE_US },
@@ -33,7 +33,7 @@ export const INVOCATION_INTERVALS = {
 } as const;
 
 /**
- * DESIGN 5's `usage.api-counts` intervals: window, bucket grain, and the precision the window
+ * CONTRACT section 5's `usage.api-counts` intervals: window, bucket grain, and the precision the window
  * start is rounded down to (the documented deviation).
  */
 export const USAGE_INTERVALS = {
@@ -42,7 +42,7 @@ export const USAGE_INTERVALS = {
   daily: { windowUs: 7 * DAY_US, grainUs: DAY_US, precisionUs: MINUTE_US },
 } as const;
 
-/** DESIGN 5's `logs.all` retention of each `project_tier`; anything else is `FREE`. */
+/** CONTRACT section 5's `logs.all` retention of each `project_tier`; anything else is `FREE`. */
 export const TIER_RETENTION_US: Readonly<Record<string, number>> = {
   FREE: DAY_US,
   PRO: 7 * DAY_US,

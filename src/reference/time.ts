@@ -1,20 +1,20 @@
 /**
  * The reference evaluator's own time arithmetic: grains, bucket starts, the DATETIME encoding
- * and the timestamps callers pass. Written from DESIGN sections 4 and 5 and the parameter forms
+ * and the timestamps callers pass. Written from CONTRACT sections 4 and 5 and the parameter forms
  * docs/API.md lists, with the platform's `Date` and regular expressions: it shares no code with
  * `src/time/`, whose hand-written scanner and calendar arithmetic the oracle checks.
  *
  * @module
  */
 
-/** Microseconds in each grain of DESIGN 5 (UTC has no leap seconds here). */
+/** Microseconds in each grain of CONTRACT section 5 (UTC has no leap seconds here). */
 export const SECOND_US = 1_000_000;
 export const MINUTE_US = 60 * SECOND_US;
 export const HOUR_US = 60 * MINUTE_US;
 export const DAY_US = 24 * HOUR_US;
 
 /**
- * `trunc(t, g)` of DESIGN 5: the start of the grain of width `widthUs` holding `us`.
+ * `trunc(t, g)` of CONTRACT section 5: the start of the grain of width `widthUs` holding `us`.
  *
  * @example
  * ```ts
@@ -27,7 +27,7 @@ export function bucketStart(us: number, widthUs: number): number {
 }
 
 /**
- * A DATETIME of DESIGN 4: `YYYY-MM-DDTHH:MM:SS` in UTC, without a zone.
+ * A DATETIME of CONTRACT section 4: `YYYY-MM-DDTHH:MM:SS` in UTC, without a zone.
  *
  * @example
  * ```ts
@@ -50,7 +50,7 @@ const PARAMETER_TIMESTAMP = new RegExp(
 const LIMIT_US = Number.MAX_SAFE_INTEGER;
 
 /**
- * A caller's `iso_timestamp_start` or `iso_timestamp_end` (DESIGN 5, docs/API.md) in
+ * A caller's `iso_timestamp_start` or `iso_timestamp_end` (CONTRACT section 5, docs/API.md) in
  * microseconds, or null when it is not one: RFC 3339, the zone optional (then UTC); also a bare
  * date, a time without seconds, offsets `±HH` and `±HHMM`, and ` HH:MM`. Fractional digits
  * beyond the sixth are dropped.

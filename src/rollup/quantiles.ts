@@ -1,5 +1,5 @@
 /**
- * A mergeable quantile sketch with the accuracy promise of DESIGN.md section 6: exact
+ * A mergeable quantile sketch with the accuracy promise of CONTRACT section 6: exact
  * nearest-rank quantiles while a bucket holds at most {@link EXACT_LIMIT} values (kept as a
  * sorted list), and beyond that a relative-error log histogram (the DDSketch construction):
  * every value falls in the bin `ceil(log_γ |v|)`, and a quantile is read as the representative
@@ -7,7 +7,7 @@
  * nearest-rank value, for any distribution. Merging adds bin counts: exact, commutative and
  * associative, so a quantile does not depend on how a bucket was split into flushes.
  *
- * Why not the `tdigest` package named in DESIGN.md: measured on log-normal latencies merged
+ * Why not the `tdigest` package the first specification named: measured on log-normal latencies merged
  * from flush-sized parts, its classic size bound puts p99 up to 3.5% off at compression 0.01 and
  * still 1.3% off at 0.003 (2,850 centroids); see `npm run bench:quantiles`.
  *

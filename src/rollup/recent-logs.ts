@@ -14,7 +14,7 @@ import type { ScoredMember } from '../store/port.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
 
-/** Default number of entries kept per project (DESIGN.md section 5: at least 10,000). */
+/** Default number of entries kept per project (CONTRACT section 5: at least 10,000). */
 export const DEFAULT_RECENT_LOGS_CAPACITY = 10_000;
 
 /** Oldest entry kept: the longest tier retention (90 days). */

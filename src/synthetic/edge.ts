@@ -1,5 +1,5 @@
 /**
- * Synthetic `edge` (API gateway) events, shaped like DESIGN section 3's example and about
+ * Synthetic `edge` (API gateway) events, shaped like CONTRACT section 3's example and about
  * 1 KB each, built directly as JSON text for speed.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Synthetic `function-edge` (edge-function relay) events, shaped like DESIGN section 3's
+ * Synthetic `function-edge` (edge-function relay) events, shaped like CONTRACT section 3's
  * example, built directly as JSON text for speed.
  *
  * @module

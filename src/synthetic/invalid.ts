@@ -1,5 +1,5 @@
 /**
- * Invalid events of each kind DESIGN section 3 rejects, made from valid ones, so that the
+ * Invalid events of each kind CONTRACT section 3 rejects, made from valid ones, so that the
  * dead-letter path of a pipeline sees every kind.
  *
  * @module

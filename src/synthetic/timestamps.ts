@@ -1,5 +1,5 @@
 /**
- * The timestamp forms producers send (DESIGN section 3), rendered as JSON text: mostly
+ * The timestamp forms producers send (CONTRACT section 3), rendered as JSON text: mostly
  * microsecond RFC 3339 in UTC, sometimes milliseconds, nanoseconds, no fraction, a zone
  * offset, or an integer of microseconds.
  *

@@ -1,5 +1,5 @@
 /**
- * PII redaction of answers (DESIGN section 4, `LF-ENDPOINT-REDACT-PII`): every IPv4 and IPv6
+ * PII redaction of answers (CONTRACT section 4, `LF-ENDPOINT-REDACT-PII`): every IPv4 and IPv6
  * address inside any string of a JSON value is replaced by `REDACTED`. The patterns run on
  * RE2 (re2js), so the time taken is linear in the length of the text whatever it holds: a
  * caller cannot make redaction slow by what the events carry.

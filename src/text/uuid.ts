@@ -1,5 +1,5 @@
 /**
- * The UUID form of endpoint ids (DESIGN 4), for configuration, routing and the OpenAPI document.
+ * The UUID form of endpoint ids (CONTRACT section 4), for configuration, routing and the OpenAPI document.
  *
  * @module
  */

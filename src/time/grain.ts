@@ -21,7 +21,7 @@ export const GRAIN_US: Readonly<Record<Grain, number>> = {
 };
 
 /**
- * `trunc(t, g)` of DESIGN section 5: the start of the grain containing `us` (integer
+ * `trunc(t, g)` of CONTRACT section 5: the start of the grain containing `us` (integer
  * microseconds since the epoch, UTC). Rounds toward the past, also before 1970. Uses the exact
  * remainder, never a floating division, so the result is exact for every safe integer.
  *

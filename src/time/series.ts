@@ -1,5 +1,5 @@
 /**
- * The time ranges of the time-bucketed endpoints (DESIGN section 5): the bucket series of
+ * The time ranges of the time-bucketed endpoints (CONTRACT section 5): the bucket series of
  * `functions.invocation-stats` and the window of `usage.api-counts`.
  *
  * @module
@@ -17,7 +17,7 @@ export interface InvocationIntervalSpec {
   readonly buckets: number;
 }
 
-/** The `interval` values of `functions.invocation-stats`, from DESIGN section 5. */
+/** The `interval` values of `functions.invocation-stats`, from CONTRACT section 5. */
 export const INVOCATION_INTERVALS = {
   '5min': { spanUs: 5 * GRAIN_US.minute, grain: 'second', buckets: 301 },
   '15min': { spanUs: 15 * GRAIN_US.minute, grain: 'minute', buckets: 16 },
@@ -73,11 +73,11 @@ export interface UsageIntervalSpec {
   readonly windowUs: number;
   /** Bucket width. */
   readonly grain: Grain;
-  /** The window start is rounded down to this grain (a documented deviation, DESIGN 5). */
+  /** The window start is rounded down to this grain (a documented deviation, CONTRACT section 5). */
   readonly precision: Grain;
 }
 
-/** The `interval` values of `usage.api-counts`, from DESIGN section 5. */
+/** The `interval` values of `usage.api-counts`, from CONTRACT section 5. */
 export const USAGE_INTERVALS = {
   minutely: { windowUs: 60 * GRAIN_US.minute, grain: 'minute', precision: 'second' },
   hourly: { windowUs: GRAIN_US.hour, grain: 'hour', precision: 'second' },

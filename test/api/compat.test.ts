@@ -1,5 +1,5 @@
 /**
- * Wire compatibility with the reference system's query endpoints (DESIGN section 4, issue 11):
+ * Wire compatibility with the reference system's query endpoints (CONTRACT section 4, issue 11):
  * the paths, auth forms and parameter rules its clients rely on, and the value encodings of the
  * fields they read. Every response is checked against the OpenAPI document as well.
  */

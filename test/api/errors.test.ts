@@ -1,5 +1,5 @@
 /**
- * Every error of DESIGN section 4 with its exact status and code, in the envelope, never a
+ * Every error of CONTRACT section 4 with its exact status and code, in the envelope, never a
  * stack trace; authentication before routing.
  */
 import { describe, expect, test } from 'vitest';

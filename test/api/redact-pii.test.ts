@@ -1,5 +1,5 @@
 /**
- * PII redaction (DESIGN section 4, issue 11): `LF-ENDPOINT-REDACT-PII` over the record's
+ * PII redaction (CONTRACT section 4, issue 11): `LF-ENDPOINT-REDACT-PII` over the record's
  * `redact_pii`; every IPv4 and IPv6 address in any string of the rows, nested metadata included,
  * becomes `REDACTED`. Time is not asserted: `npm run bench:hostile` style figures live in
  * BENCHMARKS.md.

@@ -1,5 +1,5 @@
 /**
- * Redis rolled back mid-stream (DESIGN 6: "whatever ... Redis rollbacks happen"): a snapshot is
+ * Redis rolled back mid-stream (CONTRACT section 6: "whatever ... Redis rollbacks happen"): a snapshot is
  * saved, the consumers go on folding, then Redis is killed and restarted from the old snapshot
  * while events still arrive. The store is then consistent but older than the consumers' caches.
  * Once drained, every answer must equal the reference, and the consumers must have folded again

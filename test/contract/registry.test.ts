@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES, ENDPOINTS, MAX_ROWS } from '../../src/contract/registry.ts';
 
 describe('endpoint registry', () => {
-  it('holds the three records of DESIGN section 4', () => {
+  it('holds the three records of CONTRACT section 4', () => {
     expect(
       ENDPOINTS.map((
         r,

@@ -20,7 +20,7 @@ const OPTIONS: ParseOptions = { nowUs: NOW };
 const MINUTE = 60_000_000;
 const DAY = 86_400_000_000;
 
-/** The DESIGN section 3 examples. */
+/** The CONTRACT section 3 examples. */
 const EDGE: JsonObject = {
   id: '4f0c',
   timestamp: '2026-11-21T10:15:30.123456Z',
@@ -62,7 +62,7 @@ const withField = (event: JsonObject, patch: JsonObject): string =>
   JSON.stringify({ ...event, ...patch });
 
 describe('parse: valid events', () => {
-  it('reads the DESIGN edge example, keeping its text verbatim', () => {
+  it('reads the edge example of the contract, keeping its text verbatim', () => {
     const text = JSON.stringify(EDGE);
     const result = parse(text, 'edge', OPTIONS);
     expect(result).toEqual({
@@ -80,7 +80,7 @@ describe('parse: valid events', () => {
     });
   });
 
-  it('reads the DESIGN function-edge example, from UTF-8 bytes', () => {
+  it('reads the function-edge example of the contract, from UTF-8 bytes', () => {
     const bytes = new TextEncoder().encode(JSON.stringify(FUNCTION_EDGE));
     const result = parse(bytes, 'function-edge', OPTIONS);
     expect(result).toEqual({

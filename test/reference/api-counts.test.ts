@@ -75,7 +75,7 @@ describe('usage.api-counts: buckets and window', () => {
     expect(rows([], `project=${PROJECT}&interval=daily`)).toEqual([]);
   });
 
-  it('counts a request after now (no upper bound in DESIGN)', () => {
+  it('counts a request after now (no upper bound in the contract)', () => {
     expect(
       rows([at('2026-11-21T10:17:00Z', '/rest')], `project=${PROJECT}&interval=minutely`).map(
         counts,

@@ -1,6 +1,6 @@
 /**
  * The reference evaluator's own parameter reading and time encoding (src/reference/query.ts and
- * time.ts): literal cases from DESIGN, then differential properties against the implementation's
+ * time.ts): literal cases from the contract, then differential properties against the implementation's
  * parsers, which the oracle no longer shares. A difference is a bug on one side or the other.
  */
 import fc from 'fast-check';
@@ -192,7 +192,7 @@ describe('reference parameters against src/contract/params', () => {
     );
   });
 
-  it('reads the tiers of DESIGN 5 and falls back to FREE', () => {
+  it('reads the tiers of CONTRACT section 5 and falls back to FREE', () => {
     const retention = (tier: string) => {
       const read = logsQuery({ project: 'p', project_tier: tier });
       return read.ok ? read.query.retentionUs / DAY : null;

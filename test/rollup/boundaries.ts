@@ -1,5 +1,5 @@
 /**
- * Every boundary of DESIGN section 5, on the rollup path: events 1 µs either side of each
+ * Every boundary of CONTRACT section 5, on the rollup path: events 1 µs either side of each
  * interval's first bucket and last bucket, each tier's retention (90 days included), the
  * `logs.all` timestamp bounds and each `usage.api-counts` window start are folded and flushed
  * through partition writers into a store, then read back. Each answer must equal the reference
@@ -34,7 +34,7 @@ const SKEW = 5 * MINUTE;
 
 const floorTo = (us: number, width: number) => Math.floor(us / width) * width;
 
-/** DESIGN 5's intervals of `functions.invocation-stats`, written out here, not imported. */
+/** CONTRACT section 5's intervals of `functions.invocation-stats`, written out here, not imported. */
 const INVOCATION = [
   { interval: '5min', span: 5 * MINUTE, grain: SECOND, buckets: 301 },
   { interval: '15min', span: 15 * MINUTE, grain: MINUTE, buckets: 16 },
@@ -43,7 +43,7 @@ const INVOCATION = [
   { interval: '7day', span: 7 * DAY, grain: DAY, buckets: 8 },
 ] as const;
 
-/** DESIGN 5's tiers of `logs.all` (anything else is FREE). */
+/** CONTRACT section 5's tiers of `logs.all` (anything else is FREE). */
 const TIERS = [
   ['FREE', DAY],
   ['PRO', 7 * DAY],
@@ -53,7 +53,7 @@ const TIERS = [
   ['', DAY],
 ] as const;
 
-/** DESIGN 5's `usage.api-counts` windows and the precision their start is rounded down to. */
+/** CONTRACT section 5's `usage.api-counts` windows and the precision their start is rounded down to. */
 const USAGE = [
   { interval: 'minutely', window: HOUR, grain: MINUTE, precision: SECOND },
   { interval: 'hourly', window: HOUR, grain: HOUR, precision: SECOND },

@@ -38,7 +38,7 @@ describeWithServices(['redis'], 'fold and read on Redis over TCP', ({ redis }) =
     return store;
   };
   foldAndReadSuite(open);
-  describe('DESIGN 5 boundaries', () => boundarySuite(open));
+  describe('CONTRACT section 5 boundaries', () => boundarySuite(open));
 });
 
 describeWithServices(['redisCluster'], 'fold and read on a Redis Cluster', ({ redisCluster }) => {
@@ -52,7 +52,7 @@ describeWithServices(['redisCluster'], 'fold and read on a Redis Cluster', ({ re
     return store;
   };
   foldAndReadSuite(open);
-  describe('DESIGN 5 boundaries', () => boundarySuite(open));
+  describe('CONTRACT section 5 boundaries', () => boundarySuite(open));
 });
 
 describeWithServices(

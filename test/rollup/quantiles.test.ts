@@ -32,17 +32,17 @@ function logNormal(count: number, seed: number, mu = 3, sigma = 1): number[] {
   });
 }
 
-/** DESIGN 6: p95 and p99 are exact for buckets of up to this many values (not imported). */
-const DESIGN_EXACT_VALUES = 100;
+/** CONTRACT section 6: p95 and p99 are exact for buckets of up to this many values (not imported). */
+const CONTRACT_EXACT_VALUES = 100;
 
 /** 1 to 100 values, every length about as likely (fast-check's default keeps arrays short). */
-const upToExactValues = fc.integer({ min: 1, max: DESIGN_EXACT_VALUES }).chain((length) =>
+const upToExactValues = fc.integer({ min: 1, max: CONTRACT_EXACT_VALUES }).chain((length) =>
   fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: length, maxLength: length })
 );
 
 describe('quantile sketch', () => {
   test('is exact (nearest rank) for 100 values 1..100 added in any order, split anywhere', () => {
-    const values = Array.from({ length: DESIGN_EXACT_VALUES }, (_, i) => 100 - i);
+    const values = Array.from({ length: CONTRACT_EXACT_VALUES }, (_, i) => 100 - i);
     for (const split of [0, 1, 37, 99, 100]) {
       const merged = quantileSketch.merge(
         sketchOf(values.slice(0, split)),

@@ -2,7 +2,7 @@
  * The states the rollups keep, as stored and read back: every malformed form is refused with a
  * message that quotes (the start of) what was found, every valid one is read exactly, and the
  * parts of a state no endpoint returns (status classes, zero and negative bins, the sorted bin
- * encoding) are kept as DESIGN says. Written from mutation testing's survivors (docs/TESTING.md).
+ * encoding) are kept as the contract says. Written from mutation testing's survivors (docs/TESTING.md).
  */
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';

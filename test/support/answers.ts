@@ -1,5 +1,5 @@
 /**
- * Compares endpoint answers with the reference evaluator's, with the tolerances of DESIGN.md
+ * Compares endpoint answers with the reference evaluator's, with the tolerances of CONTRACT
  * section 6: counts, min, max and log rows identical; averages equal up to floating-point
  * summation order; p95/p99 exact for buckets of at most 100 values and within 1% above.
  *
@@ -9,10 +9,10 @@ import { expect } from 'vitest';
 import type { EndpointName } from '../../src/contract/registry.ts';
 import type { InvocationStatsRow, Row } from '../../src/contract/rows.ts';
 
-/** DESIGN 6: p95/p99 are exact for buckets of up to this many values (not imported). */
+/** CONTRACT section 6: p95/p99 are exact for buckets of up to this many values (not imported). */
 const EXACT_VALUES = 100;
 
-/** DESIGN 6: quantiles of larger buckets are within 1% of the exact nearest rank. */
+/** CONTRACT section 6: quantiles of larger buckets are within 1% of the exact nearest rank. */
 export const QUANTILE_TOLERANCE = 0.01;
 
 function close(actual: number | null, expected: number | null, relative: number): boolean {

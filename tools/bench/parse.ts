@@ -6,7 +6,7 @@
  * Method: 10,000 valid synthetic events per source (seed 1, about 1 KB each, varied as real
  * traffic is), encoded to UTF-8 bytes as a Kafka consumer receives them. Each round parses all
  * of them once; one warm-up round, then 7 timed rounds; the median rate is printed. A second
- * figure repeats one ~1 KB event (the DESIGN example, enlarged with realistic headers) to show
+ * figure repeats one ~1 KB event (the contract's example, enlarged with realistic headers) to show
  * the best case. Single thread.
  *
  * @module

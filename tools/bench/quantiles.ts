@@ -1,6 +1,6 @@
 /**
  * Quantile accuracy, size and speed: the project's sketch (exact up to 100 values, then a
- * relative-error log histogram) against the `tdigest` package that DESIGN.md first named, on
+ * relative-error log histogram) against the `tdigest` package the first specification named, on
  * heavy-tailed latencies folded in flush-sized parts of 250 values and merged, as the partition
  * writer does. Prints the worst relative error of p95/p99 against the exact nearest rank.
  *

@@ -9,7 +9,7 @@
  * - `merge in Redis` (HINCRBY, as AggregatingMergeTree merges inside the engine): each delta is
  *   applied field by field in one script per project: HINCRBY for the counts and each sketch
  *   bin, HINCRBYFLOAT for the sum, compare-and-set for min and max, PEXPIREAT per key. Measured
- *   generously: every execution time goes to its bin, so the exact quantiles DESIGN 6 promises
+ *   generously: every execution time goes to its bin, so the exact quantiles CONTRACT section 6 promises
  *   up to 100 values are not kept (keeping them commutatively would cost more).
  *
  * Method: EVENTS generated events (seed 1, the last hour, 1,000 projects, Zipf) parsed and folded

@@ -1,5 +1,5 @@
 /**
- * Parameters of `usage.api-counts` (DESIGN section 5).
+ * Parameters of `usage.api-counts` (CONTRACT section 5).
  *
  * @module
  */

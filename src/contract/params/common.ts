@@ -2,7 +2,7 @@
  * Reading query-string parameters and reporting what is wrong with them, shared by the three
  * endpoints' parameter parsers.
  *
- * Rules common to every endpoint (DESIGN section 4, as the reference system reads parameters):
+ * Rules common to every endpoint (CONTRACT section 4, as the reference system reads parameters):
  * - All values are strings; unknown parameters are ignored.
  * - A repeated parameter takes its last value (as Plug keeps it).
  * - A required parameter that is absent or empty is `missing_parameter`, unless its rule has a

@@ -1,5 +1,5 @@
 /**
- * Parameters of `functions.invocation-stats` (DESIGN section 5).
+ * Parameters of `functions.invocation-stats` (CONTRACT section 5).
  *
  * @module
  */

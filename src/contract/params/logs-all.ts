@@ -1,5 +1,5 @@
 /**
- * Parameters of `logs.all` (DESIGN section 5).
+ * Parameters of `logs.all` (CONTRACT section 5).
  *
  * @module
  */

@@ -20,7 +20,7 @@ export type HostMatcher = (pattern: HostPattern, sinceUs: number) => Promise<rea
 /** The environment of an endpoint read. */
 export interface ReadContext {
   readonly store: RollupStore;
-  /** Now, in Unix microseconds: the `now` of DESIGN section 5. */
+  /** Now, in Unix microseconds: the `now` of CONTRACT section 5. */
   readonly nowUs: number;
   /** How far in the future an accepted event's timestamp may be, in microseconds. */
   readonly maxFutureSkewUs: number;

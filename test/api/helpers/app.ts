@@ -18,7 +18,7 @@ export const TEST_KEY = 'test-key-0123456789abcdef';
 /** 2026-11-21T10:15:30.123456Z: the fixed `now` of the in-process tests. */
 export const TEST_NOW_US = 1_795_256_130_123_456;
 
-/** DESIGN 3: the default future skew. */
+/** CONTRACT section 3: the default future skew. */
 export const SKEW_US = 5 * 60_000_000;
 
 /** Options of {@link testApp}. */

@@ -5,7 +5,7 @@
  *
  * The events are loaded once, as the reference system stores them: one row per event with its
  * timestamp as a TIMESTAMP and `metadata` as nested records (DuckDB's JSON reader infers their
- * types from every row). Each call then runs the endpoint's SQL, which is DESIGN section 5
+ * types from every row). Each call then runs the endpoint's SQL, which is CONTRACT section 5
  * written for DuckDB: unnest the metadata and request or response entries, filter by project
  * and window, group by bucket. Its quantiles are DuckDB's `quantile_disc`, not nearest-rank;
  * only the counts are compared with the reference evaluator (a check, printed, that the SQL
@@ -42,7 +42,7 @@ const TIERS: Readonly<Record<string, string>> = {
   ENTERPRISE: '90 days',
 };
 
-/** The window, its buckets, and the precision of its start (DESIGN 5's deviation). */
+/** The window, its buckets, and the precision of its start (CONTRACT section 5's deviation). */
 const USAGE_INTERVALS: Readonly<
   Record<string, { span: string; grain: string; precision: string }>
 > = {
