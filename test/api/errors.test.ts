@@ -64,7 +64,7 @@ describe('400: parameters', () => {
       400,
       'invalid_parameter',
     );
-    expect(message).toContain('minutely, hourly, daily');
+    expect(message).toContain('minutely, hourly, daily, 1hr, 1day, 7day');
   });
 
   test('unknown parameters are ignored', async () => {
