@@ -150,8 +150,8 @@ export function splitBody(bytes: Uint8Array, limits: BodyLimits): BodyItem[] {
 /**
  * The body, from the `{` at `open`, when it is one JSON object and nothing but blanks after it;
  * null otherwise (NDJSON, whose first line closes its object before the next line starts), and
- * also when it nests deeper than `maxDepth`, so that such a body is read as lines, as before.
- * NDJSON costs a scan of its first line only.
+ * also when it nests deeper than `maxDepth`: such a body is read as lines, each judged by the
+ * event parser's own depth limit. NDJSON costs a scan of its first line only.
  */
 function wholeObject(text: string, open: number, maxDepth: number): string | null {
   let end = -1;
