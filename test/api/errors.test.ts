@@ -245,6 +245,7 @@ describe('503 when the store is down, 500 for the unexpected', () => {
     const response = await read(broken.call, '/metrics');
     const message = expectError(response, 500, 'internal');
     expect(message).not.toContain('secret');
+    expect(message).toContain('retry');
   });
 });
 
