@@ -164,6 +164,7 @@ describeWithServices(['redis'], "Supabase Studio's proxy against the service on 
     expect(answer.status, `${label}: ${JSON.stringify(answer.body).slice(0, 300)}`).toBe(200);
     const expected = evaluateEndpoint(call.name, stream.events, answer.sent, nowUs);
     if (!expected.ok) throw new Error(`${label}: the reference refuses it`);
+    expect(Array.isArray(answer.body.result), `${label}: no result`).toBe(true);
     expectSameAnswer(call.name, answer.body.result ?? [], expected.rows, label);
     return expected.rows.length;
   }
