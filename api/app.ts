@@ -170,7 +170,11 @@ export function createApp(deps: AppDeps): Api {
   app.onError((error, c) => {
     if (error instanceof HttpError) return errorResponse(error.code, error.message, error.headers);
     logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unexpected error');
-    return errorResponse('internal', 'the service failed unexpectedly; the error is logged');
+    return errorResponse(
+      'internal',
+      'the service failed unexpectedly (the error is logged): retry, and if it fails again, ' +
+        'give the operator the time of the request',
+    );
   });
 
   return {

@@ -51,7 +51,11 @@ function refusal(
         `the request was not complete within ${requestTimeoutMs} ms: send it again, faster`,
       );
     default:
-      return envelope('bad_request', 'the request is not valid HTTP/1.1');
+      return envelope(
+        'bad_request',
+        'the request is not valid HTTP/1.1: check the request line and header fields the client ' +
+          'sends',
+      );
   }
 }
 

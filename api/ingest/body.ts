@@ -1,6 +1,7 @@
 /**
  * The body of an ingest request: read up to a byte limit, then split into items, either the
- * lines of NDJSON or the elements of a JSON array, each with its position for error reports.
+ * lines of NDJSON, the elements of a JSON array or one JSON object (one event, on any number of
+ * lines), each with its position for error reports.
  *
  * @module
  */
@@ -82,7 +83,8 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
 function malformed(detail: string): HttpError {
   return new HttpError(
     'invalid_body',
-    `malformed body: ${detail}; send NDJSON (one JSON event per line) or a JSON array of events`,
+    `malformed body: ${detail}; send NDJSON (one JSON event per line), a JSON array of events ` +
+      'or one JSON event',
   );
 }
 
@@ -109,17 +111,21 @@ function tooManyItems(maxItems: number): HttpError {
 }
 
 /**
- * The items of a body: a JSON array when the first non-blank character is `[`, else NDJSON
+ * The items of a body: a JSON array when the first non-blank character is `[`; one event when
+ * the body is one JSON object (however many lines it spans: a pretty-printed event); else NDJSON
  * (blank lines skipped). Each item is the text as sent. Throws 400 `invalid_body` when the body
  * is empty, not UTF-8, an array that does not close (or nests deeper than `limits.maxDepth`), or
- * neither form (its first non-blank character is not `[` or `{`); 413 `payload_too_large` when it
- * holds more than `limits.maxItems` items. Nothing is parsed here beyond finding the items: a
- * single item that is not a valid event is not an error of the body, the caller reports it.
+ * none of these forms (its first non-blank character is not `[` or `{`); 413 `payload_too_large`
+ * when it holds more than `limits.maxItems` items. Nothing is parsed here beyond finding the
+ * items: a single item that is not a valid event is not an error of the body, the caller reports
+ * it.
  *
  * @example
  * ```ts
  * splitBody(new TextEncoder().encode('{"id":"a"}\n\n{"id":"b"}'), { maxItems: 10, maxDepth: 40 });
  * // [{ line: 1, text: '{"id":"a"}' }, { line: 3, text: '{"id":"b"}' }]
+ * splitBody(new TextEncoder().encode('{\n  "id": "a"\n}'), { maxItems: 10, maxDepth: 40 });
+ * // [{ line: 1, text: '{\n  "id": "a"\n}' }]
  * ```
  */
 export function splitBody(bytes: Uint8Array, limits: BodyLimits): BodyItem[] {
@@ -136,7 +142,65 @@ export function splitBody(bytes: Uint8Array, limits: BodyLimits): BodyItem[] {
   if (first[0] !== '{') {
     throw malformed(`it starts with ${JSON.stringify(first[0])}, not with "{" or "["`);
   }
+  const whole = wholeObject(text, first.index, limits.maxDepth);
+  if (whole !== null) return [{ line: lineOf(text, first.index), text: whole }];
   return lineItems(text, limits.maxItems);
+}
+
+/**
+ * The body, from the `{` at `open`, when it is one JSON object and nothing but blanks after it;
+ * null otherwise (NDJSON, whose first line closes its object before the next line starts), and
+ * also when it nests deeper than `maxDepth`: such a body is read as lines, each judged by the
+ * event parser's own depth limit. NDJSON costs a scan of its first line only.
+ */
+function wholeObject(text: string, open: number, maxDepth: number): string | null {
+  let end = -1;
+  walkStructure(text, open, (index, code, depth) => {
+    if (depth > maxDepth) return false;
+    if (depth === 0 && (code === CLOSE_BRACE || code === CLOSE_BRACKET)) {
+      end = index;
+      return false;
+    }
+    return true;
+  });
+  return end !== -1 && isBlank(text, end + 1, text.length) ? text.slice(open, end + 1) : null;
+}
+
+/** The 1-based line of `index` in `text`. */
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) {
+    line++;
+  }
+  return line;
+}
+
+/**
+ * Walks the JSON structure of `text` from `from`, skipping what strings hold: calls `visit` with
+ * the index, the character code and the nesting depth after it of every bracket, brace and comma
+ * outside a string, until `visit` answers false or the text ends. One linear pass, no parse.
+ */
+function walkStructure(
+  text: string,
+  from: number,
+  visit: (index: number, code: number, depth: number) => boolean,
+): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+      continue;
+    }
+    if (code === QUOTE) inString = true;
+    else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (!visit(i, code, ++depth)) return;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      if (!visit(i, code, --depth)) return;
+    } else if (code === COMMA && !visit(i, code, depth)) return;
+  }
 }
 
 /** Non-blank lines, without splitting the whole body into strings first. */
@@ -169,8 +233,6 @@ function isBlank(text: string, from: number, to: number): boolean {
  */
 function arrayItems(text: string, open: number, limits: BodyLimits): BodyItem[] {
   const items: BodyItem[] = [];
-  let depth = 0;
-  let inString = false;
   let elementStart = open + 1;
   let closed = -1;
   const push = (end: number) => {
@@ -182,33 +244,25 @@ function arrayItems(text: string, open: number, limits: BodyLimits): BodyItem[] 
     if (items.length === limits.maxItems) throw tooManyItems(limits.maxItems);
     items.push({ line: items.length + 1, text: element });
   };
-  for (let i = open; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) inString = false;
-      continue;
-    }
-    if (code === QUOTE) inString = true;
-    else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      depth++;
+  walkStructure(text, open, (index, code, depth) => {
+    if (code === COMMA) {
+      if (depth === 1) {
+        push(index);
+        elementStart = index + 1;
+      }
+    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (depth > limits.maxDepth) {
         throw malformed(`it nests deeper than ${limits.maxDepth} levels`);
       }
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
-      depth--;
-      if (depth === 0) {
-        if (code !== CLOSE_BRACKET) throw malformed('not a valid JSON array (it closes with "}")');
-        closed = i;
-        push(i);
-        break;
-      }
-    } else if (code === COMMA && depth === 1) {
-      push(i);
-      elementStart = i + 1;
+    } else if (depth === 0) {
+      if (code !== CLOSE_BRACKET) throw malformed('not a valid JSON array (it closes with "}")');
+      closed = index;
+      push(index);
+      return false;
     }
-  }
-  if (closed === -1 || depth !== 0) throw malformed('not a valid JSON array (it does not close)');
+    return true;
+  });
+  if (closed === -1) throw malformed('not a valid JSON array (it does not close)');
   if (!isBlank(text, closed + 1, text.length)) {
     throw malformed('not a valid JSON array (something follows its closing "]")');
   }

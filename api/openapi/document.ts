@@ -284,7 +284,8 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
   paths['/api/ingest/{source}'] = {
     post: {
       operationId: 'ingest',
-      summary: 'Ingest events of one source: NDJSON (one event per line) or a JSON array.',
+      summary:
+        'Ingest events of one source: NDJSON (one event per line), a JSON array, or one JSON event.',
       description: 'Events are validated as the consumers validate them. Without Kafka they are ' +
         'folded into the store and visible to the next read; with Kafka they are published to ' +
         "the source's topic and the answer waits for every in-sync replica.",
@@ -299,8 +300,16 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
         required: true,
         content: {
           'application/x-ndjson': { schema: { type: 'string' } },
-          // Any JSON values: each is validated as an event and reported by position if it is not.
-          'application/json': { schema: { type: 'array', items: {} } },
+          // Any JSON values, or one object: each is validated as an event and reported by
+          // position if it is not; what is neither an array nor an object is 400 `invalid_body`.
+          'application/json': {
+            schema: {
+              oneOf: [
+                { type: 'array', items: {}, description: 'Events.' },
+                { type: 'object', description: 'One event (on one line or pretty-printed).' },
+              ],
+            },
+          },
         },
       },
       responses: {
@@ -309,7 +318,7 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
           'Accepted and rejected counts, the first rejections explained.',
         ),
         '400': badRequest(
-          '`invalid_body`: empty, not UTF-8, neither NDJSON nor a JSON array, an array that ' +
+          '`invalid_body`: empty, not UTF-8, neither NDJSON, a JSON array nor one JSON object, an array that ' +
             `does not close or nests deeper than ${MAX_BODY_DEPTH} levels; \`incomplete_body\`: ` +
             'the client stopped sending before the body was complete.',
         ),

@@ -82,7 +82,7 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
   Error: object({
     error: object({
       code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-      message: { type: 'string', description: 'What happened and what to do.' },
+      message: { type: 'string', minLength: 1, description: 'What happened and what to do.' },
     }),
   }),
   EndpointParameter: {

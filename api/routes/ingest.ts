@@ -1,6 +1,7 @@
 /**
- * `POST /api/ingest/{source}`: NDJSON or a JSON array of events of one source, validated as
- * the consumers validate them, handed to the ingest sink; answered 202 with the counts.
+ * `POST /api/ingest/{source}`: events of one source (NDJSON, a JSON array or one JSON object),
+ * validated as the consumers validate them, handed to the ingest sink; answered 202 with the
+ * counts.
  *
  * @module
  */

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { INVOCATION_INTERVALS, USAGE_INTERVALS } from '../time/series.ts';
+
 /** The endpoint names. */
 export const ENDPOINT_NAMES = [
   'functions.invocation-stats',
@@ -84,7 +86,7 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
         required: false,
         description:
           'Time range and bucket width; any other value, absent or empty included, behaves as 1day.',
-        values: ['5min', '15min', '1hr', '1day', '7day'],
+        values: Object.keys(INVOCATION_INTERVALS),
       },
     ],
   },
@@ -139,8 +141,9 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
       {
         name: 'interval',
         required: true,
-        description: 'minutely: last 60 minutes by minute; hourly: last hour; daily: last 7 days.',
-        values: ['minutely', 'hourly', 'daily'],
+        description:
+          "minutely: last 60 minutes by minute; hourly: last hour; daily: last 7 days by day. Today's Supabase Studio's names: 1hr (as minutely), 1day (last 24 hours by hour), 7day (as daily).",
+        values: Object.keys(USAGE_INTERVALS),
       },
     ],
   },

@@ -34,12 +34,17 @@ export const INVOCATION_INTERVALS = {
 
 /**
  * CONTRACT section 5's `usage.api-counts` intervals: window, bucket grain, and the precision the window
- * start is rounded down to (the documented deviation).
+ * start is rounded down to (the documented deviation). The last three are the names today's
+ * Supabase Studio sends: the last hour by minute, the last 24 hours by hour, the last 7 days by
+ * day.
  */
 export const USAGE_INTERVALS = {
   minutely: { windowUs: HOUR_US, grainUs: MINUTE_US, precisionUs: SECOND_US },
   hourly: { windowUs: HOUR_US, grainUs: HOUR_US, precisionUs: SECOND_US },
   daily: { windowUs: 7 * DAY_US, grainUs: DAY_US, precisionUs: MINUTE_US },
+  '1hr': { windowUs: HOUR_US, grainUs: MINUTE_US, precisionUs: SECOND_US },
+  '1day': { windowUs: DAY_US, grainUs: HOUR_US, precisionUs: MINUTE_US },
+  '7day': { windowUs: 7 * DAY_US, grainUs: DAY_US, precisionUs: MINUTE_US },
 } as const;
 
 /** CONTRACT section 5's `logs.all` retention of each `project_tier`; anything else is `FREE`. */
@@ -141,7 +146,7 @@ export function logsQuery(source: QuerySource): QueryResult<LogsQuery> {
   };
 }
 
-/** `usage.api-counts`: an RE2 `project` pattern within the limits; one of three intervals. */
+/** `usage.api-counts`: an RE2 `project` pattern within the limits; one of six intervals. */
 export function apiCountsQuery(source: QuerySource): QueryResult<ApiCountsQuery> {
   const pattern = value(source, 'project');
   if (!present(pattern)) return refuse('missing_parameter', 'project');

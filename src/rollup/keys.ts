@@ -31,7 +31,8 @@ export const INVOCATION_HORIZON_US: Readonly<Record<Grain, number>> = {
 
 /**
  * What `usage.api-counts` reads at each grain: seconds for the first, partial minute of the
- * `minutely` and `hourly` windows; minutes back to the partial first hour of `daily`.
+ * `minutely`, `hourly` and `1hr` windows; minutes back to the partial first hour of `daily` and
+ * `7day` (that of `1day`, a day back, lies within).
  */
 export const USAGE_HORIZON_US: Readonly<Record<Grain, number>> = {
   second: HOUR_US,

@@ -77,11 +77,34 @@ export interface UsageIntervalSpec {
   readonly precision: Grain;
 }
 
-/** The `interval` values of `usage.api-counts`, from CONTRACT section 5. */
+/** `minutely`: the last 60 minutes by minute, from a window start at second precision. */
+const LAST_HOUR_BY_MINUTE = {
+  windowUs: 60 * GRAIN_US.minute,
+  grain: 'minute',
+  precision: 'second',
+} as const satisfies UsageIntervalSpec;
+
+/** `daily`: the last 7 days by day, from a window start at minute precision. */
+const LAST_WEEK_BY_DAY = {
+  windowUs: 7 * GRAIN_US.day,
+  grain: 'day',
+  precision: 'minute',
+} as const satisfies UsageIntervalSpec;
+
+/**
+ * The `interval` values of `usage.api-counts`. The last three are the names today's Supabase
+ * Studio sends (its usage chart's "last hour", "last 24 hours", "last 7 days"):
+ * `1hr` and `7day` are the same entries as `minutely` and `daily`, so they answer exactly alike.
+ */
 export const USAGE_INTERVALS = {
-  minutely: { windowUs: 60 * GRAIN_US.minute, grain: 'minute', precision: 'second' },
+  minutely: LAST_HOUR_BY_MINUTE,
   hourly: { windowUs: GRAIN_US.hour, grain: 'hour', precision: 'second' },
-  daily: { windowUs: 7 * GRAIN_US.day, grain: 'day', precision: 'minute' },
+  daily: LAST_WEEK_BY_DAY,
+  '1hr': LAST_HOUR_BY_MINUTE,
+  // Minute precision, as `daily`: the partial first hour is summed from minute buckets, since
+  // seconds are kept only an hour.
+  '1day': { windowUs: GRAIN_US.day, grain: 'hour', precision: 'minute' },
+  '7day': LAST_WEEK_BY_DAY,
 } as const satisfies Record<string, UsageIntervalSpec>;
 
 /** An `interval` value of `usage.api-counts`. */
@@ -102,14 +125,15 @@ export function isUsageInterval(value: string): value is UsageInterval {
 
 /**
  * The first instant counted by `usage.api-counts`: `now - window`, rounded down to the
- * interval's precision (second for `minutely` and `hourly`, minute for `daily`). A request
- * counts when its timestamp is at or after this instant.
+ * interval's precision (second for `minutely`, `hourly` and `1hr`, minute for `daily`, `1day` and
+ * `7day`). A request counts when its timestamp is at or after this instant.
  *
  * @example
  * ```ts
  * // now = 2026-11-21T10:15:30.5Z
  * usageWindowStart(1_795_256_130_500_000, 'minutely'); // 09:15:30Z
  * usageWindowStart(1_795_256_130_500_000, 'daily'); // 2026-11-14T10:15:00Z
+ * usageWindowStart(1_795_256_130_500_000, '1day'); // 2026-11-20T10:15:00Z
  * ```
  */
 export function usageWindowStart(nowUs: number, interval: UsageInterval): number {

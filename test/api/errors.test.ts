@@ -64,7 +64,7 @@ describe('400: parameters', () => {
       400,
       'invalid_parameter',
     );
-    expect(message).toContain('minutely, hourly, daily');
+    expect(message).toContain('minutely, hourly, daily, 1hr, 1day, 7day');
   });
 
   test('unknown parameters are ignored', async () => {
@@ -245,6 +245,7 @@ describe('503 when the store is down, 500 for the unexpected', () => {
     const response = await read(broken.call, '/metrics');
     const message = expectError(response, 500, 'internal');
     expect(message).not.toContain('secret');
+    expect(message).toContain('retry');
   });
 });
 

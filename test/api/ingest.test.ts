@@ -10,7 +10,7 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { SKEW_US, TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
-import { responseValidator } from './helpers/openapi-validator.ts';
+import { requestBodyAllowed, responseValidator } from './helpers/openapi-validator.ts';
 
 const PROJECT = 'ingestprojectabcdefg';
 
@@ -93,6 +93,39 @@ describe('ingest bodies', () => {
       2,
     );
   });
+
+  test('one event as a JSON object, compact or pretty-printed, is one event', async () => {
+    const { post, get } = fresh();
+    const bodies = {
+      compact: JSON.stringify(edge('a', 5)),
+      pretty: JSON.stringify(edge('b', 4), null, 2),
+    };
+    for (const [id, body] of Object.entries(bodies)) {
+      const response = await post('edge', body, { 'Content-Type': 'application/json' });
+      expect(JSON.parse(response.body), id).toEqual({ accepted: 1, rejected: 0, errors: [] });
+    }
+    expect(await get(`/api/endpoints/logs.all?project=${PROJECT}&project_tier=FREE`)).toHaveLength(
+      2,
+    );
+  });
+
+  test.each([[[]], [[{}]], [{}], [edge('c', 3)], ['s'], [7], [true], [null]])(
+    'a JSON body %j: 202 exactly when the document allows it, else 400 invalid_body',
+    async (value) => {
+      const { app, post } = fresh();
+      const allowed = requestBodyAllowed(
+        app.api.document,
+        'post',
+        '/api/ingest/{source}',
+        'application/json',
+        value,
+      );
+      const response = await post('edge', JSON.stringify(value), {
+        'Content-Type': 'application/json',
+      });
+      expect(response.status, response.body).toBe(allowed ? 202 : 400);
+    },
+  );
 
   test('an empty array is accepted with nothing in it', async () => {
     const { post } = fresh();

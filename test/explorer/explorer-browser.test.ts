@@ -163,7 +163,7 @@ describeWithServices(['browser'], 'the explorer in headless Chromium', ({ browse
         interval,
       })),
       { endpoint: 'functions.invocation-stats', interval: '1hr', function_id: functionId! },
-      ...['minutely', 'hourly', 'daily'].map((interval) => ({
+      ...['minutely', 'hourly', 'daily', '1hr', '1day', '7day'].map((interval) => ({
         endpoint: 'usage.api-counts' as const,
         interval,
       })),

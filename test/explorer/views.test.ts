@@ -3,8 +3,10 @@
  * view a URL fragment stands for, the request it sends and that request as a curl command.
  */
 import { describe, expect, test } from 'vitest';
+import { ENDPOINTS as RECORDS } from '../../src/contract/registry.ts';
 import {
   curlCommand,
+  ENDPOINTS,
   hashOf,
   queryOf,
   requestPath,
@@ -27,8 +29,16 @@ describe('explorer views', () => {
     expect(view.endpoint).toBe('functions.invocation-stats');
     expect(view.interval).toBe('1hr');
     expect(view.project_tier).toBe('PRO');
-    expect(viewFromHash('#endpoint=usage.api-counts&interval=1hr').interval).toBe('hourly');
+    expect(viewFromHash('#endpoint=usage.api-counts&interval=5min').interval).toBe('hourly');
   });
+
+  test.each(RECORDS.filter((record) => record.name !== 'logs.all'))(
+    'the page offers every interval $name accepts, in its order',
+    (record) => {
+      const interval = record.parameters.find((parameter) => parameter.name === 'interval');
+      expect(ENDPOINTS[record.name].intervals).toEqual(interval?.values);
+    },
+  );
 
   test('a view sends only its endpoint parameters, empty optional ones left out', () => {
     const stats = viewFromHash('#endpoint=functions.invocation-stats&project=p&interval=5min');

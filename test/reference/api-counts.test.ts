@@ -32,6 +32,9 @@ describe('usage.api-counts: buckets and window', () => {
     ['minutely', '2026-11-21T09:15:30Z', '2026-11-21T09:15:00'],
     ['hourly', '2026-11-21T09:15:30Z', '2026-11-21T09:00:00'],
     ['daily', '2026-11-14T10:15:00Z', '2026-11-14T00:00:00'],
+    ['1hr', '2026-11-21T09:15:30Z', '2026-11-21T09:15:00'],
+    ['1day', '2026-11-20T10:15:00Z', '2026-11-20T10:00:00'],
+    ['7day', '2026-11-14T10:15:00Z', '2026-11-14T00:00:00'],
   ])('%s: counts from the window start %s (in bucket %s), not one microsecond before', (
     interval,
     start,
@@ -50,6 +53,9 @@ describe('usage.api-counts: buckets and window', () => {
     ['minutely', '2026-11-21T10:15:00'],
     ['hourly', '2026-11-21T10:00:00'],
     ['daily', '2026-11-21T00:00:00'],
+    ['1hr', '2026-11-21T10:15:00'],
+    ['1day', '2026-11-21T10:00:00'],
+    ['7day', '2026-11-21T00:00:00'],
   ])('%s buckets a request by its grain (%s)', (interval, bucket) => {
     expect(
       rows([at('2026-11-21T10:15:10Z', '/rest')], `project=${PROJECT}&interval=${interval}`).map(
@@ -68,6 +74,41 @@ describe('usage.api-counts: buckets and window', () => {
     expect(rows(events, `project=${PROJECT}&interval=minutely`).map(counts)).toEqual([
       ['2026-11-21T09:20:00', 1, 0, 0, 0],
       ['2026-11-21T10:10:00', 0, 1, 1, 0],
+    ]);
+  });
+
+  it.each([['1hr', 'minutely'], ['7day', 'daily']])(
+    '%s answers exactly as %s',
+    (studio, equivalent) => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.integer({ min: -300_000_000, max: 8 * 86_400_000_000 }), { maxLength: 40 }),
+          (offsets) => {
+            const events = offsets.map((offset) =>
+              edgeEvent({ at: NOW - offset, requests: [{ host: HOST, path: '/rest/v1/a' }] })
+            );
+            expect(rows(events, `project=${PROJECT}&interval=${studio}`)).toEqual(
+              rows(events, `project=${PROJECT}&interval=${equivalent}`),
+            );
+          },
+        ),
+        { numRuns: 50 },
+      );
+    },
+  );
+
+  it('1day: the last 24 hours in hour buckets, the first one partial', () => {
+    const events = [
+      at('2026-11-20T10:14:59.999999Z', '/rest'),
+      at('2026-11-20T10:15:00Z', '/rest', '/auth'),
+      at('2026-11-20T10:59:59.999999Z', '/storage'),
+      at('2026-11-20T11:00:00Z', '/realtime'),
+      at('2026-11-21T10:15:30.5Z', '/rest'),
+    ];
+    expect(rows(events, `project=${PROJECT}&interval=1day`).map(counts)).toEqual([
+      ['2026-11-20T10:00:00', 1, 1, 1, 0],
+      ['2026-11-20T11:00:00', 0, 0, 0, 1],
+      ['2026-11-21T10:00:00', 1, 0, 0, 0],
     ]);
   });
 
@@ -195,15 +236,20 @@ describe('usage.api-counts: properties', () => {
             maxLength: 60,
           },
         ),
-        fc.constantFrom('minutely', 'hourly', 'daily'),
+        fc.constantFrom('minutely', 'hourly', 'daily', '1hr', '1day', '7day'),
         (specs, interval) => {
           const events = specs.map((s) =>
             edgeEvent({ at: NOW - s.offset, requests: [{ host: HOST, path: s.path }] })
           );
           const result = rows(events, `project=${PROJECT}&interval=${interval}`);
-          const windowUs =
-            { minutely: 3_600_000_000, hourly: 3_600_000_000, daily: 7 * 86_400_000_000 }[interval];
-          const precision = interval === 'daily' ? 60_000_000 : 1_000_000;
+          const { windowUs, precision } = {
+            minutely: { windowUs: 3_600_000_000, precision: 1_000_000 },
+            hourly: { windowUs: 3_600_000_000, precision: 1_000_000 },
+            daily: { windowUs: 7 * 86_400_000_000, precision: 60_000_000 },
+            '1hr': { windowUs: 3_600_000_000, precision: 1_000_000 },
+            '1day': { windowUs: 86_400_000_000, precision: 60_000_000 },
+            '7day': { windowUs: 7 * 86_400_000_000, precision: 60_000_000 },
+          }[interval];
           const start = Math.floor((NOW - windowUs) / precision) * precision;
           const inWindow = specs.filter((s) => NOW - s.offset >= start);
           const total = (text: string) => inWindow.filter((s) => s.path.includes(text)).length;

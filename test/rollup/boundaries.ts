@@ -53,12 +53,32 @@ const TIERS = [
   ['', DAY],
 ] as const;
 
-/** CONTRACT section 5's `usage.api-counts` windows and the precision their start is rounded down to. */
+/**
+ * CONTRACT section 5's `usage.api-counts` windows and the precision their start is rounded down to; the last
+ * three are the names today's Supabase Studio sends.
+ */
 const USAGE = [
   { interval: 'minutely', window: HOUR, grain: MINUTE, precision: SECOND },
   { interval: 'hourly', window: HOUR, grain: HOUR, precision: SECOND },
   { interval: 'daily', window: 7 * DAY, grain: DAY, precision: MINUTE },
+  { interval: '1hr', window: HOUR, grain: MINUTE, precision: SECOND },
+  { interval: '1day', window: DAY, grain: HOUR, precision: MINUTE },
+  { interval: '7day', window: 7 * DAY, grain: DAY, precision: MINUTE },
 ] as const;
+
+/**
+ * How many requests `usageEvents` sends at each instant: powers of two, so a row's count tells
+ * exactly which instants it holds.
+ */
+const USAGE_WEIGHT = {
+  beforeStart: 1,
+  start: 2,
+  windowStart: 4,
+  now: 8,
+  future: 16,
+  firstBucketEnd: 32,
+  secondBucket: 64,
+} as const;
 
 /**
  * The events of one invocation interval, each in a project of its own, with an execution time
@@ -98,14 +118,16 @@ function logsEvents(nowUs: number): LogEvent[] {
 }
 
 /**
- * The requests of one usage interval, in a project of its own: 1 request 1 µs before the window
- * start, then 2 at it, 4 at exactly `now - window` (at or after the rounded-down start), 8 at
- * now and 16 in the future. Every request is one of `/rest`: each sum names what was counted.
+ * The requests of one usage interval, in a project of its own ({@link USAGE_WEIGHT}): 1 µs before
+ * the window start, at it, at exactly `now - window` (at or after the rounded-down start), at now,
+ * in the future, 1 µs before the end of the first (usually partial) bucket and at the start of the
+ * second. Every request is one of `/rest`: each sum names what was counted.
  */
 function usageEvents(nowUs: number): LogEvent[] {
-  return USAGE.flatMap(({ interval, window, precision }) => {
+  return USAGE.flatMap(({ interval, window, grain, precision }) => {
     const project = `use${interval}`.padEnd(20, 'x');
     const start = floorTo(nowUs - window, precision);
+    const secondBucket = floorTo(start, grain) + grain;
     const at = (us: number, requests: number) =>
       edgeEvent({
         at: us,
@@ -116,11 +138,13 @@ function usageEvents(nowUs: number): LogEvent[] {
         })),
       });
     return [
-      at(start - 1, 1),
-      at(start, 2),
-      at(nowUs - window, 4),
-      at(nowUs, 8),
-      at(nowUs + SKEW, 16),
+      at(start - 1, USAGE_WEIGHT.beforeStart),
+      at(start, USAGE_WEIGHT.start),
+      at(nowUs - window, USAGE_WEIGHT.windowStart),
+      at(nowUs, USAGE_WEIGHT.now),
+      at(nowUs + SKEW, USAGE_WEIGHT.future),
+      at(secondBucket - 1, USAGE_WEIGHT.firstBucketEnd),
+      at(secondBucket, USAGE_WEIGHT.secondBucket),
     ];
   });
 }
@@ -200,15 +224,24 @@ function boundaryCases(open: () => Promise<RollupStore>, name: string, instant: 
     });
 
     test.each(USAGE)(
-      'usage.api-counts $interval: counts from the window start rounded down, none before',
+      'usage.api-counts $interval: counts from the window start rounded down, none before; the first bucket ends where the second starts',
       async ({ interval, window, grain, precision }) => {
         const project = `use${interval}`.padEnd(20, 'x');
         const query = `project=${project}&interval=${interval}`;
         const rows = await answer(store, nowUs, events, 'usage.api-counts', query);
         const counts = rows as ApiCountsRow[];
-        expect(counts.reduce((sum, row) => sum + row.total_rest_requests, 0)).toBe(2 + 4 + 8 + 16);
-        const start = floorTo(nowUs - window, precision);
-        expect(counts[0]?.timestamp).toBe(formatTimestamp(floorTo(start, grain)).slice(0, 19));
+        const { beforeStart, start, windowStart, firstBucketEnd, secondBucket } = USAGE_WEIGHT;
+        expect(counts.reduce((sum, row) => sum + row.total_rest_requests, 0)).toBe(
+          Object.values(USAGE_WEIGHT).reduce((sum, weight) => sum + weight, 0) - beforeStart,
+        );
+        const first = floorTo(floorTo(nowUs - window, precision), grain);
+        const datetime = (us: number) => formatTimestamp(us).slice(0, 19);
+        expect(counts[0]).toMatchObject({
+          timestamp: datetime(first),
+          total_rest_requests: start + windowStart + firstBucketEnd,
+        });
+        expect(counts[1]?.timestamp).toBe(datetime(first + grain));
+        expect((counts[1]?.total_rest_requests ?? 0) & secondBucket).toBe(secondBucket);
       },
     );
   });

@@ -76,7 +76,8 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
       'logs.all',
       `project=${project}&project_tier=PAYG&iso_timestamp_start=${iso(nowUs - 20 * MINUTE_US)}`,
     ]);
-    for (const interval of ['minutely', 'hourly', 'daily']) {
+    // Studio's 1hr and 7day are the same table entries as minutely and daily; its 1day is not.
+    for (const interval of ['minutely', 'hourly', 'daily', '1day']) {
       queries.push(['usage.api-counts', `project=${project}&interval=${interval}`]);
       queries.push([
         'usage.api-counts',
@@ -85,7 +86,7 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
       queries.push(['usage.api-counts', `project=${project.slice(0, 2)}&interval=${interval}`]);
     }
   }
-  for (const interval of ['minutely', 'hourly', 'daily']) {
+  for (const interval of ['minutely', 'hourly', 'daily', '1day']) {
     queries.push(['usage.api-counts', `project=supabase&interval=${interval}`]);
   }
   return queries;

@@ -8,9 +8,14 @@ import { serveNode } from '../../api/adapters/node.ts';
 import { type Service, type StartOptions, startService } from '../../service/start.ts';
 import { createLogger } from '../../src/logger.ts';
 
-/** Starts `options.role` on `options.config`; a fatal message goes to `onFatal`. */
+/**
+ * Starts `options.role` on `options.config`; a fatal message goes to `onFatal`. The clock is the
+ * real one unless `options.nowUs` is given.
+ */
 export function startTestService(
-  options: Pick<StartOptions, 'config' | 'logger' | 'role' | 'onFatal'>,
+  options:
+    & Pick<StartOptions, 'config' | 'logger' | 'role' | 'onFatal'>
+    & Partial<Pick<StartOptions, 'nowUs'>>,
 ): Promise<Service> {
   return startService({
     demo: false,
@@ -27,12 +32,13 @@ export type ServiceCall = (path: string, init?: RequestInit) => Promise<Response
 /**
  * Starts every role on `config` and resolves once `/readyz` answers 200 (the store, topics and
  * consumers are ready), with a way to call it with `key`; rejects with the fatal message, or
- * after 60 s.
+ * after 60 s. `nowUs` replaces the real clock (a fixed one makes answers exact to compare).
  */
 export async function startReadyService(
   config: StartOptions['config'],
   name: string,
   key: string,
+  nowUs?: StartOptions['nowUs'],
 ): Promise<{ service: Service; call: ServiceCall }> {
   let fatal: string | null = null;
   const service = await startTestService({
@@ -40,6 +46,7 @@ export async function startReadyService(
     logger: createLogger('warn', name),
     role: 'all',
     onFatal: (message) => (fatal = message),
+    ...(nowUs === undefined ? {} : { nowUs }),
   });
   const call: ServiceCall = (path, init = {}) =>
     fetch(`${service.url}${path}`, { ...init, headers: { 'X-API-KEY': key, ...init.headers } });

@@ -77,9 +77,13 @@ describe('usageWindowStart', () => {
       [NOW, 'minutely', '2026-11-21T09:15:30.000000Z'],
       [NOW, 'hourly', '2026-11-21T09:15:30.000000Z'],
       [NOW, 'daily', '2026-11-14T10:15:00.000000Z'],
+      [NOW, '1hr', '2026-11-21T09:15:30.000000Z'],
+      [NOW, '1day', '2026-11-20T10:15:00.000000Z'],
+      [NOW, '7day', '2026-11-14T10:15:00.000000Z'],
       [us('2026-11-21T10:15:30Z'), 'minutely', '2026-11-21T09:15:30.000000Z'],
       [us('2026-11-21T10:15:30.999999Z'), 'hourly', '2026-11-21T09:15:30.000000Z'],
       [us('2026-11-21T10:15:59.999999Z'), 'daily', '2026-11-14T10:15:00.000000Z'],
+      [us('2026-11-21T10:15:59.999999Z'), '1day', '2026-11-20T10:15:00.000000Z'],
     ] as const,
   )('now %d, %s: %s', (now, interval, expected) => {
     expect(formatTimestamp(usageWindowStart(now, interval))).toBe(expected);
@@ -89,7 +93,7 @@ describe('usageWindowStart', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: us('2200-01-01T00:00:00Z') }),
-        fc.constantFrom('minutely', 'hourly', 'daily' as const),
+        fc.constantFrom(...(Object.keys(USAGE_INTERVALS) as (keyof typeof USAGE_INTERVALS)[])),
         (now, interval) => {
           const spec = USAGE_INTERVALS[interval];
           const start = usageWindowStart(now, interval);
@@ -101,6 +105,21 @@ describe('usageWindowStart', () => {
   });
 });
 
+describe('USAGE_INTERVALS', () => {
+  it("answers Studio's 1hr exactly as minutely and its 7day exactly as daily", () => {
+    expect(USAGE_INTERVALS['1hr']).toEqual(USAGE_INTERVALS.minutely);
+    expect(USAGE_INTERVALS['7day']).toEqual(USAGE_INTERVALS.daily);
+  });
+
+  it('reads 1day as the last 24 hours by hour, from a window start at minute precision', () => {
+    expect(USAGE_INTERVALS['1day']).toEqual({
+      windowUs: 24 * GRAIN_US.hour,
+      grain: 'hour',
+      precision: 'minute',
+    });
+  });
+});
+
 describe('interval guards', () => {
   it.each(['5min', '15min', '1hr', '1day', '7day'])('%s is an invocation interval', (value) => {
     expect(isInvocationInterval(value)).toBe(true);
@@ -108,10 +127,13 @@ describe('interval guards', () => {
   it.each(['', '1DAY', 'toString', '__proto__', 'minutely'])('%j is not', (value) => {
     expect(isInvocationInterval(value)).toBe(false);
   });
-  it.each(['minutely', 'hourly', 'daily'])('%s is a usage interval', (value) => {
-    expect(isUsageInterval(value)).toBe(true);
-  });
-  it.each(['', 'weekly', 'Daily', 'constructor', '1day'])('%j is not', (value) => {
+  it.each(['minutely', 'hourly', 'daily', '1hr', '1day', '7day'])(
+    '%s is a usage interval',
+    (value) => {
+      expect(isUsageInterval(value)).toBe(true);
+    },
+  );
+  it.each(['', 'weekly', 'Daily', 'constructor', '1DAY', '5min'])('%j is not', (value) => {
     expect(isUsageInterval(value)).toBe(false);
   });
 });

@@ -30,7 +30,7 @@ export const ENDPOINTS = {
   },
   'usage.api-counts': {
     params: ['project', 'interval'],
-    intervals: ['minutely', 'hourly', 'daily'],
+    intervals: ['minutely', 'hourly', 'daily', '1hr', '1day', '7day'],
     defaultInterval: 'hourly',
   },
   'logs.all': {

@@ -49,7 +49,7 @@ const PATTERN_EXPECTED =
 /**
  * Reads the parameters of `usage.api-counts`: `project` (required; an RE2 pattern of at most
  * 256 characters, compiled here in linear-time RE2 semantics) and `interval` (required; one of
- * `minutely`, `hourly`, `daily`).
+ * `minutely`, `hourly`, `daily` and Studio's `1hr`, `1day`, `7day`).
  *
  * @example
  * ```ts

@@ -111,6 +111,15 @@ describe('refusals on the Node adapter', () => {
     });
     expectDocumented(raw, 'GET', '/healthz');
   });
+
+  test('a request that is not HTTP is 400 with the envelope and says what to check', async () => {
+    const { port } = await start();
+    const raw = await exchange(port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(parseResponse(raw)).toEqual({
+      status: 400,
+      body: { error: { code: 'bad_request', message: expect.stringContaining('request line') } },
+    });
+  });
 });
 
 describe('a client that cuts off its upload', () => {

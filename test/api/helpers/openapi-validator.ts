@@ -100,3 +100,30 @@ function rebase(schema: object): object {
     JSON.stringify(schema).replaceAll('"$ref":"#/components/', '"$ref":"openapi.json#/components/'),
   );
 }
+
+/**
+ * Whether `document` allows `value` as the JSON body of `method path` sent as `mediaType` (the
+ * path as the document lists it, template included).
+ *
+ * @example
+ * ```ts
+ * requestBodyAllowed(api.document, 'post', '/api/ingest/{source}', 'application/json', []); // true
+ * ```
+ */
+export function requestBodyAllowed(
+  document: OpenApiObject,
+  method: string,
+  path: string,
+  mediaType: string,
+  value: unknown,
+): boolean {
+  const operation = asRecord(
+    asRecord(asRecord(document.paths, 'paths')[path], path)[method],
+    method,
+  );
+  const content = asRecord(asRecord(operation.requestBody, 'requestBody').content, 'content');
+  const schema = asRecord(asRecord(content[mediaType], mediaType).schema, 'schema');
+  const ajv = new Ajv2020({ strict: false });
+  ajv.addSchema({ $id: 'openapi.json', components: document.components });
+  return ajv.validate(rebase(schema), value);
+}

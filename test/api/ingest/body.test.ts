@@ -13,6 +13,21 @@ describe('splitBody', () => {
     ]);
   });
 
+  test('one JSON object over several lines is one event, numbered by the line it starts on', () => {
+    expect(split('\n{\n  "a": [1,\n 2],\n  "b": "}\\"\n"\n}\n')).toEqual([
+      { line: 2, text: '{\n  "a": [1,\n 2],\n  "b": "}\\"\n"\n}' },
+    ]);
+  });
+
+  test.each([
+    ['{"a":1}\n{"b":2}', [1, 2]],
+    ['{"a":\n1}\n{"b":2}', [1, 2, 3]],
+    ['{"a":1}}', [1]],
+    ['{"a":[[[[[1]]]]]}\n', [1]],
+  ])('a body that is not one object is NDJSON: %j', (text, lines) => {
+    expect(split(text).map((item) => item.line)).toEqual(lines);
+  });
+
   test('a JSON array: elements numbered from 1, each as sent', () => {
     expect(split(' [ {"a": 1}, 2 ] ')).toEqual([
       { line: 1, text: '{"a": 1}' },

@@ -17,7 +17,8 @@ describe('parseApiCountsParams', () => {
     ['project=p&interval=', 'missing_parameter', 'interval'],
     ['project=p&interval=weekly', 'invalid_parameter', 'interval'],
     ['project=p&interval=Daily', 'invalid_parameter', 'interval'],
-    ['project=p&interval=1day', 'invalid_parameter', 'interval'],
+    ['project=p&interval=1DAY', 'invalid_parameter', 'interval'],
+    ['project=p&interval=5min', 'invalid_parameter', 'interval'],
     ['project=(p&interval=daily', 'invalid_parameter', 'project'],
   ])('%j -> %s %s', (query, code, parameter) => {
     const result = parseApiCountsParams(new URLSearchParams(query));
@@ -27,14 +28,14 @@ describe('parseApiCountsParams', () => {
     ]);
   });
 
-  it('lists the three intervals for an unknown one', () => {
+  it('lists all six intervals for an unknown one', () => {
     const result = parseApiCountsParams({ project: 'p', interval: 'weekly' });
     expect(result.ok ? '' : result.error.message).toBe(
-      'invalid parameter "interval": expected one of minutely, hourly, daily; got "weekly"',
+      'invalid parameter "interval": expected one of minutely, hourly, daily, 1hr, 1day, 7day; got "weekly"',
     );
   });
 
-  it.each(['minutely', 'hourly', 'daily'])('accepts %s', (interval) => {
+  it.each(['minutely', 'hourly', 'daily', '1hr', '1day', '7day'])('accepts %s', (interval) => {
     const result = parseApiCountsParams({ project: 'abc', interval });
     expect(result.ok && [result.params.interval, result.params.project.source]).toEqual([
       interval,
