@@ -14,6 +14,7 @@ import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { etagOf } from '../middleware/etag.ts';
 import type { Coalescer } from './coalesce.ts';
 import type { HostCache } from './host-cache.ts';
+import type { MatchShare } from './match-gate.ts';
 
 /**
  * A serialized answer, or why the parameters were refused. The body is kept as UTF-8 bytes: an
@@ -27,6 +28,11 @@ export type Computed =
 export interface AnswerOptions {
   /** Replace every IPv4 and IPv6 address in the rows' strings; default: the record's `redactPii`. */
   readonly redactPii?: boolean;
+  /**
+   * The asking caller's share of costly pattern matching (default: unlimited). Identical
+   * requests share one answer: the one that computes it is charged.
+   */
+  readonly matchShare?: MatchShare;
 }
 
 /** Answers `record` for `params`; rejects only when the store fails. */
@@ -94,6 +100,7 @@ export function createAnswerer(
 ): Answerer {
   return (record, params, options = {}) => {
     const redactPii = options.redactPii ?? record.redactPii;
+    const share = options.matchShare;
     return deps.coalescer.run(
       `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`,
       async () => {
@@ -101,7 +108,7 @@ export function createAnswerer(
         const hosts = deps.hosts;
         const context: ReadContext = {
           ...base,
-          matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
+          matchHosts: (pattern, sinceUs) => hosts.matching(pattern, share)(context, sinceUs),
         };
         const options = { maxRows: record.maxRows, frame: RESULT_FRAME };
         let body: Uint8Array<ArrayBuffer>;
