@@ -6,6 +6,8 @@
  * @module
  */
 import { type ParamError, readParam } from '../../src/contract/params/common.ts';
+import { literalOf } from '../../src/contract/params/api-counts.ts';
+import type { HttpError } from '../errors.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
@@ -86,7 +88,27 @@ async function redactRows<R>(rows: readonly R[]): Promise<R[]> {
 }
 
 /**
- * A function answering `record` for `params`; rejects only when the store fails.
+ * The 429 of a caller whose share of matching is used up and who asks a pattern that is not a
+ * plain ref; else null. Refused before it is compiled: compiling the largest pattern accepted
+ * costs about 5 ms, which a key sending new patterns as fast as it is refused would otherwise
+ * make the process spend at its request rate.
+ */
+function patternRefusal(
+  record: EndpointRecord,
+  params: URLSearchParams,
+  share: MatchShare,
+): HttpError | null {
+  for (const parameter of record.parameters) {
+    if (parameter.pattern !== true) continue;
+    const value = readParam(params, parameter.name);
+    if (value !== null && value !== '' && literalOf(value) === null) return share.refusal();
+  }
+  return null;
+}
+
+/**
+ * A function answering `record` for `params`; rejects only when the store fails, or with a 429
+ * when the caller's share of matching is used up and it asks a pattern that is not a plain ref.
  *
  * @example
  * ```ts
@@ -101,6 +123,8 @@ export function createAnswerer(
   return (record, params, options = {}) => {
     const redactPii = options.redactPii ?? record.redactPii;
     const share = options.matchShare;
+    const refusal = share === undefined ? null : patternRefusal(record, params, share);
+    if (refusal !== null) return Promise.reject(refusal);
     return deps.coalescer.run(
       `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`,
       async () => {

@@ -390,7 +390,7 @@ export class HostCache {
       for (const entry of await matchHosts(entries, kept.pattern, budget)) kept.matches.add(entry);
       return;
     }
-    const turns = this.#gate.open(share);
+    const turns = await this.#gate.open(share);
     try {
       const matched = await matchHosts(entries, kept.pattern, {
         ...budget,

@@ -12,10 +12,13 @@
  * refused with the share's 429 (at its next turn, or before it starts), so one key's costly
  * patterns exhaust that key's share, not everyone's turn. The next turn goes to the waiting
  * pattern whose caller has the most share left, and a holder hands the gate over at its next
- * turn to a waiting pattern with more left than its own caller: a key flooding costly patterns
- * drains its own share and then waits behind every other key, which keeps being answered.
- * Without shares (no rate limit) every caller has the same unlimited share: first come, first
- * served, and a holder keeps the gate until it is done.
+ * turn to a waiting pattern with more left than its own caller. Only a caller whose share is
+ * whole (rested) matches its first slice without the gate; any other waits for the gate before
+ * it starts: one slice of a costly pattern (a host test may take 45 ms) run by each of many
+ * requests at once would otherwise hold every other answer back. So a key flooding costly
+ * patterns drains its own share, then matches one slice at a time behind every other key, which
+ * keeps being answered. Without shares (no rate limit) every caller has the same unlimited,
+ * rested share: first come, first served, and a holder keeps the gate until it is done.
  *
  * @module
  */
@@ -28,6 +31,8 @@ export interface MatchShare {
   spend(ms: number): void;
   /** The matching time left, in ms (negative in debt); the waiting pattern with most goes first. */
   left(): number;
+  /** True when the share is whole: the caller's pattern may match its first slice ungated. */
+  rested(): boolean;
   /** The 429 to answer while the share is used up (each call counts one refusal); else null. */
   refusal(): HttpError | null;
 }
@@ -36,6 +41,7 @@ export interface MatchShare {
 export const UNLIMITED_SHARE: MatchShare = {
   spend: () => {},
   left: () => Number.POSITIVE_INFINITY,
+  rested: () => true,
   refusal: () => null,
 };
 
@@ -73,7 +79,7 @@ interface Waiter extends Turn {
  * @example
  * ```ts
  * const gate = new MatchGate({ maxWaitMs: 1_000 });
- * const turns = gate.open(share);
+ * const turns = await gate.open(share);
  * try {
  *   await matchHosts(entries, pattern, { budgetMs: 1_000, nextTurn: turns.nextTurn });
  * } finally {
@@ -97,14 +103,19 @@ export class MatchGate {
   }
 
   /**
-   * The turns of one pattern's matching, charged to `share`; call `release` when it ends,
-   * however it ends. Throws the share's 429 when it is used up already: the pattern does not
-   * start.
+   * The turns of one pattern's matching, charged to `share`, once it may start (at once when the
+   * share is rested, else when it holds the gate); call `release` when it ends, however it ends.
+   * Rejects with the share's 429 when it is used up already (the pattern does not start), or with
+   * 503 when the gate is not its within `maxWaitMs`.
    */
-  open(share: MatchShare = UNLIMITED_SHARE): MatchTurns {
+  async open(share: MatchShare = UNLIMITED_SHARE): Promise<MatchTurns> {
     const refused = share.refusal();
     if (refused !== null) throw refused;
     const turn: Turn = { id: Symbol('matching'), share };
+    if (!share.rested()) {
+      if (this.#holder === null) this.#holder = turn;
+      else await this.#wait(turn);
+    }
     let resumedAt = this.#clockMs();
     let released = false;
     const charge = () => {

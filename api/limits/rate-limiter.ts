@@ -97,6 +97,7 @@ export class RateLimiter {
     const share: MatchShare = {
       spend: (ms) => bucket().spend(ms, this.#nowMs()),
       left: () => bucket().tokens(this.#nowMs()),
+      rested: () => bucket().isFull(this.#nowMs()),
       refusal: () => {
         const waitMs = bucket().debtMs(this.#nowMs());
         if (waitMs === 0) return null;

@@ -85,6 +85,11 @@ export class TokenBucket {
     this.#tokens = this.tokens(nowMs) - cost;
   }
 
+  /** True when the bucket holds its whole burst at `nowMs`. */
+  isFull(nowMs: number): boolean {
+    return this.tokens(nowMs) >= this.#rate.burst - EPSILON;
+  }
+
   /** The ms until the bucket holds more than nothing again; 0 when it does now. */
   debtMs(nowMs: number): number {
     const tokens = this.tokens(nowMs);

@@ -84,6 +84,8 @@ describe('costly patterns are charged to the key that asked', () => {
     });
     expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
     expect((await get(pattern('honest-again'), TEST_KEY)).status).toBe(200);
+    // Refused before it is compiled, even a pattern whose matches are kept already.
+    expect((await get(pattern('honest'), FLOOD_KEY)).status).toBe(429);
     // A plain project ref is not charged: the flooding key still gets it.
     const ref = '/api/endpoints/usage.api-counts?interval=hourly&project=shareproject';
     expect((await get(ref, FLOOD_KEY)).status).toBe(200);
