@@ -82,9 +82,9 @@ export function createKeyVerifier(keys: readonly string[]): KeyVerifier {
     const given = digest(presented);
     let matched: number | null = null;
     // Every configured key is compared, so the time taken does not tell which one matched.
-    digests.forEach((expected, position) => {
+    for (const [position, expected] of digests.entries()) {
       if (timingSafeEqual(given, expected)) matched = position;
-    });
+    }
     return matched;
   };
   return { identify, verify: (presented) => identify(presented) !== null };
@@ -122,7 +122,8 @@ export function identifyCaller(verifier: KeyVerifier): MiddlewareHandler<ApiEnv>
 export function requireApiKey(publicPaths: ReadonlySet<string>): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     if (publicPaths.has(c.req.path)) return await next();
-    if (c.get('caller') === null) {
+    // Anything but a key's position is refused, a caller left unnamed included.
+    if (typeof c.get('caller') !== 'number') {
       const presented = presentedKey(c.req.raw);
       c.set('endpoint', 'unauthorized');
       throw new HttpError(
