@@ -14,6 +14,7 @@ import type { RateLimitConfig } from '../../src/config.ts';
 import { type HttpError, rateLimited } from '../errors.ts';
 import type { MatchShare } from '../answer/match-gate.ts';
 import type { ApiMetrics } from '../metrics.ts';
+import { addressPrefix } from './address-prefix.ts';
 import { ClientBuckets } from './client-buckets.ts';
 
 /** Longest address text a bucket is kept under: a header value may be anything. */
@@ -76,10 +77,14 @@ export class RateLimiter {
     return rateLimited('this API key has sent more requests than its rate limit allows', waitMs);
   }
 
-  /** Takes a request from the bucket of `address`; the 429 when it is empty. */
+  /**
+   * Takes a request from the bucket of `address` (an IPv6 address: of its /64); the 429 when it
+   * is empty.
+   */
   takeAddress(address: string): HttpError | null {
     const nowMs = this.#nowMs();
-    const bucket = this.#addresses.get(address.slice(0, MAX_ADDRESS_LENGTH), nowMs);
+    const name = addressPrefix(address.slice(0, MAX_ADDRESS_LENGTH));
+    const bucket = this.#addresses.get(name, nowMs);
     const waitMs = bucket.take(1, nowMs);
     if (waitMs === 0) return null;
     this.#metrics.countRateLimited('address', 'requests');

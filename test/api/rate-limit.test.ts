@@ -140,6 +140,16 @@ describe('per client address, for requests without a valid key', () => {
     expect((await from('2001:db8::8')).status).toBe(401);
   });
 
+  test('an IPv6 client is limited by its /64; an IPv4 one seen through a dual-stack socket by its IPv4 address', async () => {
+    const { from } = limitedApp();
+    const rotated = ['2001:db8:0:1::1', '2001:db8:0:1::2', '2001:db8:0:1:ffff::3'];
+    expect(await statuses(3, () => from(rotated.shift() ?? ''))).toEqual([401, 401, 401]);
+    expect((await from('2001:db8:0:1:abcd::9')).status).toBe(429);
+    expect((await from('2001:db8:0:2::1')).status).toBe(401);
+    await statuses(3, () => from('198.51.100.30'));
+    expect((await from('::ffff:198.51.100.30')).status).toBe(429);
+  });
+
   test('the address of a Node connection (@hono/node-server hands the socket)', async () => {
     const { app } = limitedApp();
     const node = { incoming: { socket: { remoteAddress: '203.0.113.9' } } };
