@@ -4,8 +4,9 @@
  *
  * Order of a request: metrics -> URL bound (414) -> CORS (preflight answered) -> caller (the
  * key presented, if valid) -> rate limit (429 per key, or per address without a valid key) ->
- * API key required (401 on every path but the public ones) -> route -> 404. Errors become the envelope of
- * `errors.ts`; anything unexpected is logged and answered 500 `internal` without details.
+ * API key required (401 on every path but the public ones) -> route -> 404. Errors become the
+ * envelope of `errors.ts`; anything unexpected is logged and answered 500 `internal` without
+ * details.
  *
  * @module
  */
@@ -78,7 +79,10 @@ export interface AppDeps {
   readonly notReady?: () => Readonly<Record<string, string>>;
   /** The explorer's files by URL path. Default: read from `api/explorer/page` and uPlot. */
   readonly explorer?: ReadonlyMap<string, Asset>;
-  /** The clock of pattern matching time (its budget, and keys' shares), in ms. Default `performance.now`. */
+  /**
+   * The clock of pattern matching time (its budget, and keys' shares), in ms. Default
+   * `performance.now`.
+   */
   readonly matchClockMs?: () => number;
 }
 

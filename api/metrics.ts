@@ -96,8 +96,8 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
   });
   const rateLimited = new Counter({
     name: 'rate_limited_total',
-    help:
-      'Requests refused 429 rate_limited, by scope (key or address) and limit (requests or matching).',
+    help: 'Requests refused 429 rate_limited, by scope (key or address) and limit ' +
+      '(requests or matching).',
     labelNames: ['scope', 'limit'] as const,
     registers: [registry],
   });

@@ -38,7 +38,7 @@ export type AddressSource =
 
 /** The API's rate limits (`RATE_LIMIT_*`); see docs/API.md. */
 export interface RateLimitConfig {
-  /** Requests a second each API key (and each address, for requests without a valid key) may send. */
+  /** Requests a second each API key (and each address, without a valid key) may send. */
   readonly perSecond: number;
   /** Requests a client may send at once, beyond the rate: the size of its bucket. */
   readonly burst: number;
@@ -280,7 +280,8 @@ function addressSource(env: Env): AddressSource {
     throw new ConfigError(
       'RATE_LIMIT_ADDRESS_FROM',
       value,
-      'socket (the default), off, or the name of a header a trusted proxy sets, e.g. X-Forwarded-For',
+      'socket (the default), off, or the name of a header a trusted proxy sets, ' +
+        'e.g. X-Forwarded-For',
     );
   }
   return { kind: 'header', name: value };

@@ -70,7 +70,10 @@ export class TokenBucket {
     return this.#tokens;
   }
 
-  /** Takes `cost` tokens if they are there and answers 0; else takes nothing and answers the ms until they will be. */
+  /**
+   * Takes `cost` tokens if they are there and answers 0; else takes nothing and answers the ms
+   * until they will be.
+   */
   take(cost: number, nowMs: number): number {
     const missing = cost - this.tokens(nowMs);
     if (missing <= EPSILON) {

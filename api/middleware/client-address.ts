@@ -18,7 +18,8 @@ import { peerAddress } from '../adapters/peer-address.ts';
  * @example
  * ```ts
  * const from = { kind: 'header', name: 'X-Forwarded-For' } as const;
- * clientAddress(new Request('http://x/', { headers: { 'X-Forwarded-For': 'a, 198.51.100.7' } }), undefined, from);
+ * const request = new Request('http://x/', { headers: { 'X-Forwarded-For': 'a, 198.51.100.7' } });
+ * clientAddress(request, undefined, from);
  * // '198.51.100.7'
  * ```
  */
