@@ -13,7 +13,7 @@
  * Prints the honest key's latency (median, p99, max) and statuses, the flooders' statuses, and
  * the API process's CPU share over the flood (from /proc). Runs alternate between the entries.
  *
- *   node tools/bench/hostile-rate.ts                                      # this checkout
+ *   npm run bench:hostile-rate                                            # this checkout
  *   node tools/bench/hostile-rate.ts --entry /work/before/service/main.ts --entry service/main.ts --rounds 2
  *
  * Prints the figures and the method; nothing asserts.
