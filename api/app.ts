@@ -2,21 +2,26 @@
  * The HTTP API as one Web-standard `fetch(Request) => Response` handler (Hono), runtime-free:
  * `serve-node.ts` and `serve-deno.ts` put it on a socket, tests call `fetch` directly.
  *
- * Order of a request: metrics -> URL bound (414) -> CORS (preflight answered) -> API key (401
- * on every path but the public ones) -> route -> 404. Errors become the envelope of
- * `errors.ts`; anything unexpected is logged and answered 500 `internal` without details.
+ * Order of a request: metrics -> URL bound (414) -> CORS (preflight answered) -> caller (the
+ * key presented, if valid) -> rate limit (429 per key, or per address without a valid key) ->
+ * API key required (401 on every path but the public ones) -> route -> 404. Errors become the
+ * envelope of `errors.ts`; anything unexpected is logged and answered 500 `internal` without
+ * details.
  *
  * @module
  */
 import { Hono } from 'hono';
-import { DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
+import { DEFAULT_INGEST_MAX_ITEMS, type RateLimitConfig } from '../src/config.ts';
+import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
 import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { readRegistry } from '../src/endpoints/read/hosts.ts';
 import { type Computed, createAnswerer } from './answer/answer.ts';
-import { createKeyVerifier, requireApiKey } from './middleware/auth.ts';
+import { createKeyVerifier, identifyCaller, requireApiKey } from './middleware/auth.ts';
+import { RateLimiter } from './limits/rate-limiter.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
 import { Coalescer } from './answer/coalesce.ts';
 import { cors } from './middleware/cors.ts';
 import type { ApiEnv } from './context.ts';
@@ -32,7 +37,7 @@ import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
-import { PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
+import { PROBE_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { isStoreAway } from '../src/store/away.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
@@ -54,6 +59,8 @@ export interface AppSettings {
   readonly hostRefreshMs?: number;
   /** Matching time one `usage.api-counts` pattern may use, in ms (beyond: 400). Default 1000. */
   readonly matchBudgetMs?: number;
+  /** Rate limits per key and per address (docs/API.md). Default: none. */
+  readonly rateLimit?: RateLimitConfig | null;
 }
 
 /** Everything the API is built from. */
@@ -72,12 +79,21 @@ export interface AppDeps {
   readonly notReady?: () => Readonly<Record<string, string>>;
   /** The explorer's files by URL path. Default: read from `api/explorer/page` and uPlot. */
   readonly explorer?: ReadonlyMap<string, Asset>;
+  /**
+   * The clock of pattern matching time (its budget, and keys' shares), in ms. Default
+   * `performance.now`.
+   */
+  readonly matchClockMs?: () => number;
 }
 
 /** The API. */
 export interface Api {
-  /** The Web-standard handler. */
-  readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * The Web-standard handler. `connection` is what the runtime adapter hands beside the request
+   * (`@hono/node-server`'s `{ incoming }`, `Deno.serve`'s handler info): the peer address is read
+   * from it for the rate limit of requests without a valid key.
+   */
+  readonly fetch: (request: Request, connection?: unknown) => Promise<Response>;
   /** The OpenAPI document it serves. */
   readonly document: OpenApiObject;
 }
@@ -102,6 +118,7 @@ export function createApp(deps: AppDeps): Api {
     nowMs,
     refreshMs: settings.hostRefreshMs ?? 1_000,
     ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),
+    ...(deps.matchClockMs === undefined ? {} : { matchClockMs: deps.matchClockMs }),
   });
   const coalescer = new Coalescer<Computed>({
     nowMs,
@@ -134,7 +151,19 @@ export function createApp(deps: AppDeps): Api {
   app.use(cors());
   const explorer = deps.explorer ?? explorerAssets();
   const publicPaths = new Set([...PUBLIC_PATHS, ...explorer.keys()]);
-  app.use(requireApiKey(createKeyVerifier(settings.apiKeys), publicPaths));
+  app.use(identifyCaller(createKeyVerifier(settings.apiKeys)));
+  const limits = settings.rateLimit ?? null;
+  if (limits !== null) {
+    const limiter = new RateLimiter({
+      limits,
+      keys: settings.apiKeys.length,
+      matchBurstMs: settings.matchBudgetMs ?? DEFAULT_MATCH_BUDGET_MS,
+      nowMs,
+      metrics: deps.metrics,
+    });
+    app.use(rateLimit(limiter, { addressFrom: limits.addressFrom, exempt: PROBE_PATHS }));
+  }
+  app.use(requireApiKey(publicPaths));
   registerOperationRoutes(app, {
     store: deps.store,
     metrics: deps.metrics,
@@ -178,7 +207,7 @@ export function createApp(deps: AppDeps): Api {
   });
 
   return {
-    fetch: async (request) => await app.fetch(request),
+    fetch: async (request, connection) => await app.fetch(request, { connection }),
     document,
   };
 }

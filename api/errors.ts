@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,
+  rate_limited: 429,
   request_header_fields_too_large: 431,
   internal: 500,
   unavailable: 503,
@@ -90,6 +91,22 @@ export function errorResponse(
  */
 export function unavailable(message: string): HttpError {
   return new HttpError('unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
+
+/**
+ * A 429 `rate_limited`, with `Retry-After` in whole seconds (at least 1) and the same figure in
+ * the message after `what`.
+ *
+ * @example
+ * ```ts
+ * rateLimited('this API key sent more than 3 requests at once', 400).headers['Retry-After']; // '1'
+ * ```
+ */
+export function rateLimited(what: string, retryAfterMs: number): HttpError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new HttpError('rate_limited', `${what}: retry after ${seconds} s`, {
+    'Retry-After': String(seconds),
+  });
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Prometheus metrics of the API (prom-client, one registry per app): requests and their
- * latency per endpoint and status, and ingested events per source and outcome. Labels carry
- * endpoint names, route names and status codes only: never parameters, projects or keys, so
- * `/metrics` tells nothing about the data and its cardinality stays bounded.
+ * latency per endpoint and status, ingested events per source and outcome, and rate-limit
+ * refusals per scope and limit. Labels carry endpoint names, route names, status codes and fixed
+ * words only: never parameters, projects, keys or addresses, so `/metrics` tells nothing about
+ * the data or the callers and its cardinality stays bounded.
  *
  * @module
  */
@@ -36,7 +37,17 @@ export interface ApiMetrics {
   countIngested(source: string, outcome: 'accepted' | 'rejected', events: number): void;
   /** Counts a stored state that could not be read: skipped by a `read`, moved aside by a `write`. */
   countUnreadable(side: 'read' | 'write'): void;
+  /** Counts a request refused 429: by the bucket of its `scope`, for its `limit`. */
+  countRateLimited(scope: RateLimitScope, limit: RateLimitKind): void;
+  /** Counts an address bucket pushed out to make room for another. */
+  countRateLimitEviction(): void;
 }
+
+/** Whose bucket refused: an API key's, or a client address's (requests without a valid key). */
+export type RateLimitScope = 'key' | 'address';
+
+/** Which limit: the request rate, or a key's share of costly pattern matching. */
+export type RateLimitKind = 'requests' | 'matching';
 
 /** Options of {@link createMetrics}. */
 export interface MetricsOptions {
@@ -83,6 +94,19 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['side'] as const,
     registers: [registry],
   });
+  const rateLimited = new Counter({
+    name: 'rate_limited_total',
+    help: 'Requests refused 429 rate_limited, by scope (key or address) and limit ' +
+      '(requests or matching).',
+    labelNames: ['scope', 'limit'] as const,
+    registers: [registry],
+  });
+  const evictions = new Counter({
+    name: 'rate_limit_evictions_total',
+    help:
+      'Client address buckets dropped to make room for another (the least recently seen first).',
+    registers: [registry],
+  });
   return {
     registry,
     observeRequest(endpoint, status, seconds) {
@@ -95,6 +119,12 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countUnreadable(side) {
       unreadable.inc({ side });
+    },
+    countRateLimited(scope, limit) {
+      rateLimited.inc({ scope, limit });
+    },
+    countRateLimitEviction() {
+      evictions.inc();
     },
   };
 }

@@ -27,6 +27,40 @@ export const DEFAULT_HTTP_LIMITS = {
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
 
+/** Where the address of a request without a valid key is read from, for its rate limit. */
+export type AddressSource =
+  /** The connection's peer address. */
+  | { readonly kind: 'socket' }
+  /** Nowhere: requests without a valid key are not limited (a proxy in front limits them). */
+  | { readonly kind: 'off' }
+  /** The last address of this header, as the trusted proxy in front appends it. */
+  | { readonly kind: 'header'; readonly name: string };
+
+/** The API's rate limits (`RATE_LIMIT_*`); see docs/API.md. */
+export interface RateLimitConfig {
+  /** Requests a second each API key (and each address, without a valid key) may send. */
+  readonly perSecond: number;
+  /** Requests a client may send at once, beyond the rate: the size of its bucket. */
+  readonly burst: number;
+  readonly addressFrom: AddressSource;
+  /** Most client addresses whose buckets are kept (the least recently seen goes first). */
+  readonly maxAddresses: number;
+  /**
+   * Milliseconds of costly pattern matching (beyond a pattern's first slice) each key earns per
+   * second; its share holds at most one matching budget.
+   */
+  readonly matchMsPerSecond: number;
+}
+
+/** The rate limits unless configured. */
+export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
+  perSecond: 1_000,
+  burst: 2_000,
+  addressFrom: { kind: 'socket' },
+  maxAddresses: 10_000,
+  matchMsPerSecond: 100,
+};
+
 /** A configuration variable has a value that is not allowed. */
 export class ConfigError extends Error {
   constructor(variable: string, value: string, allowed: string) {
@@ -92,6 +126,8 @@ export interface Config {
    * parameters), in ms; 0 = only concurrent identical requests share one store read.
    */
   readonly resultCacheMs: number;
+  /** Rate limits per key and per address; null: none (`RATE_LIMIT=off`). */
+  readonly rateLimit: RateLimitConfig | null;
   /** Feed synthetic traffic into the embedded store at start (`DEMO=1`). */
   readonly demo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -221,12 +257,52 @@ function apiKeys(env: Env): string[] | null {
   return keys.length === 0 ? null : keys;
 }
 
-function flag(env: Env, name: string): boolean {
+function flag(env: Env, name: string, fallback = false): boolean {
   const value = text(env, name);
-  if (value === null) return false;
+  if (value === null) return fallback;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
   if (/^(0|false|no|off)$/i.test(value)) return false;
-  throw new ConfigError(name, value, '1, true, yes, on or 0, false, no, off (default off)');
+  throw new ConfigError(
+    name,
+    value,
+    `1, true, yes, on or 0, false, no, off (default ${fallback ? 'on' : 'off'})`,
+  );
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+
+function addressSource(env: Env): AddressSource {
+  const value = text(env, 'RATE_LIMIT_ADDRESS_FROM');
+  if (value === null || value.toLowerCase() === 'socket') return { kind: 'socket' };
+  if (value.toLowerCase() === 'off') return { kind: 'off' };
+  if (!HEADER_NAME.test(value)) {
+    throw new ConfigError(
+      'RATE_LIMIT_ADDRESS_FROM',
+      value,
+      'socket (the default), off, or the name of a header a trusted proxy sets, ' +
+        'e.g. X-Forwarded-For',
+    );
+  }
+  return { kind: 'header', name: value };
+}
+
+function rateLimit(env: Env): RateLimitConfig | null {
+  if (!flag(env, 'RATE_LIMIT', true)) return null;
+  const defaults = DEFAULT_RATE_LIMIT;
+  return {
+    perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', defaults.perSecond, 1, 1_000_000),
+    burst: integer(env, 'RATE_LIMIT_BURST', defaults.burst, 1, 10_000_000),
+    addressFrom: addressSource(env),
+    maxAddresses: integer(env, 'RATE_LIMIT_MAX_ADDRESSES', defaults.maxAddresses, 1, 10_000_000),
+    matchMsPerSecond: integer(
+      env,
+      'RATE_LIMIT_MATCH_MS_PER_SECOND',
+      defaults.matchMsPerSecond,
+      1,
+      1_000,
+    ),
+  };
 }
 
 function topicPrefix(env: Env): string {
@@ -302,6 +378,7 @@ export function loadConfig(env: Env): Config {
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     ingestMaxItems: integer(env, 'INGEST_MAX_ITEMS', DEFAULT_INGEST_MAX_ITEMS, 1, 1_000_000),
     resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
+    rateLimit: rateLimit(env),
     demo: flag(env, 'DEMO'),
     logLevel: level,
   };

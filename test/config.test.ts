@@ -39,8 +39,37 @@ describe('loadConfig', () => {
       apiKeys: null,
       endpointIds: {},
       resultCacheMs: 1_000,
+      rateLimit: {
+        perSecond: 1_000,
+        burst: 2_000,
+        addressFrom: { kind: 'socket' },
+        maxAddresses: 10_000,
+        matchMsPerSecond: 100,
+      },
       demo: false,
       logLevel: 'info',
+    });
+  });
+
+  test('rate limits: off, set, and the address read from a header or nowhere', () => {
+    expect(loadConfig({ RATE_LIMIT: 'off' }).rateLimit).toBeNull();
+    expect(
+      loadConfig({
+        RATE_LIMIT_PER_SECOND: '50',
+        RATE_LIMIT_BURST: '100',
+        RATE_LIMIT_ADDRESS_FROM: 'X-Forwarded-For',
+        RATE_LIMIT_MAX_ADDRESSES: '500',
+        RATE_LIMIT_MATCH_MS_PER_SECOND: '20',
+      }).rateLimit,
+    ).toEqual({
+      perSecond: 50,
+      burst: 100,
+      addressFrom: { kind: 'header', name: 'X-Forwarded-For' },
+      maxAddresses: 500,
+      matchMsPerSecond: 20,
+    });
+    expect(loadConfig({ RATE_LIMIT_ADDRESS_FROM: 'OFF' }).rateLimit?.addressFrom).toEqual({
+      kind: 'off',
     });
   });
 
@@ -106,6 +135,17 @@ describe('loadConfig', () => {
     ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is not allowed: fatal, error, warn, info'],
     [{ DEMO: 'maybe' }, 'DEMO="maybe" is not allowed: 1, true, yes, on or 0, false, no, off'],
+    [
+      { RATE_LIMIT: 'some' },
+      'RATE_LIMIT="some" is not allowed: 1, true, yes, on or 0, false, no, off (default on)',
+    ],
+    [{ RATE_LIMIT_PER_SECOND: '0' }, 'RATE_LIMIT_PER_SECOND="0" is not allowed: an integer from 1'],
+    [{ RATE_LIMIT_BURST: '1.5' }, 'RATE_LIMIT_BURST="1.5" is not allowed: an integer from 1'],
+    [
+      { RATE_LIMIT_ADDRESS_FROM: 'X Forwarded' },
+      'RATE_LIMIT_ADDRESS_FROM="X Forwarded" is not allowed: socket (the default), off, or the name',
+    ],
+    [{ RATE_LIMIT_MATCH_MS_PER_SECOND: '2000' }, 'an integer from 1 to 1000 (default 100)'],
     [{ KAFKA_TOPIC_PREFIX: 'a/b' }, 'KAFKA_TOPIC_PREFIX="a/b" is not allowed'],
     [{ ENDPOINT_ID_LOGS_ALL: 'logs' }, 'ENDPOINT_ID_LOGS_ALL="logs" is not allowed: a UUID'],
   ])(

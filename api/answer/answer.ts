@@ -6,6 +6,8 @@
  * @module
  */
 import { type ParamError, readParam } from '../../src/contract/params/common.ts';
+import { literalOf } from '../../src/contract/params/api-counts.ts';
+import type { HttpError } from '../errors.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
@@ -14,6 +16,7 @@ import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { etagOf } from '../middleware/etag.ts';
 import type { Coalescer } from './coalesce.ts';
 import type { HostCache } from './host-cache.ts';
+import type { MatchShare } from './match-gate.ts';
 
 /**
  * A serialized answer, or why the parameters were refused. The body is kept as UTF-8 bytes: an
@@ -27,6 +30,11 @@ export type Computed =
 export interface AnswerOptions {
   /** Replace every IPv4 and IPv6 address in the rows' strings; default: the record's `redactPii`. */
   readonly redactPii?: boolean;
+  /**
+   * The asking caller's share of costly pattern matching (default: unlimited). Identical
+   * requests share one answer: the one that computes it is charged.
+   */
+  readonly matchShare?: MatchShare;
 }
 
 /** Answers `record` for `params`; rejects only when the store fails. */
@@ -80,7 +88,27 @@ async function redactRows<R>(rows: readonly R[]): Promise<R[]> {
 }
 
 /**
- * A function answering `record` for `params`; rejects only when the store fails.
+ * The 429 of a caller whose share of matching is used up and who asks a pattern that is not a
+ * plain ref; else null. Refused before it is compiled: compiling the largest pattern accepted
+ * costs about 5 ms, which a key sending new patterns as fast as it is refused would otherwise
+ * make the process spend at its request rate.
+ */
+function patternRefusal(
+  record: EndpointRecord,
+  params: URLSearchParams,
+  share: MatchShare,
+): HttpError | null {
+  for (const parameter of record.parameters) {
+    if (parameter.pattern !== true) continue;
+    const value = readParam(params, parameter.name);
+    if (value !== null && value !== '' && literalOf(value) === null) return share.refusal();
+  }
+  return null;
+}
+
+/**
+ * A function answering `record` for `params`; rejects only when the store fails, or with a 429
+ * when the caller's share of matching is used up and it asks a pattern that is not a plain ref.
  *
  * @example
  * ```ts
@@ -94,6 +122,9 @@ export function createAnswerer(
 ): Answerer {
   return (record, params, options = {}) => {
     const redactPii = options.redactPii ?? record.redactPii;
+    const share = options.matchShare;
+    const refusal = share === undefined ? null : patternRefusal(record, params, share);
+    if (refusal !== null) return Promise.reject(refusal);
     return deps.coalescer.run(
       `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`,
       async () => {
@@ -101,7 +132,7 @@ export function createAnswerer(
         const hosts = deps.hosts;
         const context: ReadContext = {
           ...base,
-          matchHosts: (pattern, sinceUs) => hosts.matching(pattern)(context, sinceUs),
+          matchHosts: (pattern, sinceUs) => hosts.matching(pattern, share)(context, sinceUs),
         };
         const options = { maxRows: record.maxRows, frame: RESULT_FRAME };
         let body: Uint8Array<ArrayBuffer>;

@@ -31,7 +31,7 @@ import {
 } from '../../src/endpoints/read/hosts.ts';
 import { HOST_HORIZON_US } from '../../src/rollup/keys.ts';
 import { HostTextIndex } from './host-text-index.ts';
-import { MatchGate } from './match-gate.ts';
+import { MatchGate, type MatchShare } from './match-gate.ts';
 
 /** Default of {@link HostCacheOptions.maxMatchedHosts}. */
 export const DEFAULT_MAX_MATCHED_HOSTS = 1_000;
@@ -171,7 +171,8 @@ export class HostCache {
     this.#refusalMs = options.refusalMs ?? 60_000;
     // Waiting up to one budget for the turn, then matching for up to one, stays within the
     // API's 5 s deadline of an answer.
-    this.#gate = options.gate ?? new MatchGate({ maxWaitMs: this.#matchBudgetMs });
+    this.#gate = options.gate ??
+      new MatchGate({ maxWaitMs: this.#matchBudgetMs, clockMs: this.#matchClockMs });
   }
 
   /** Entries in the view. */
@@ -186,16 +187,17 @@ export class HostCache {
    * is at or after the window start. A pattern over the matching budget is refused
    * ({@link ParamRefusal}), and refused at once for `refusalMs`; one that waits too long for the
    * gate is refused with 503 (an `HttpError`), not remembered; one that matches more than
-   * `maxMatchedHosts` in the window is refused with 400.
+   * `maxMatchedHosts` in the window is refused with 400. Costly matching is charged to `share`
+   * (the caller's), and refused with its 429 once it is used up (see `match-gate.ts`).
    */
-  matching(pattern: HostPattern): HostSource {
+  matching(pattern: HostPattern, share?: MatchShare): HostSource {
     return async (_context, sinceUs) => {
       await this.#refresh();
       const refused = this.#refused.get(pattern.source);
       if (refused !== undefined && this.#nowMs() - refused.atMs < this.#refusalMs) {
         throw refused.refusal;
       }
-      const kept = this.#keep(pattern);
+      const kept = this.#keep(pattern, share);
       await kept.scanned;
       const matched: ViewEntry[] = [];
       for (const entry of kept.matches) if (entry.newestUs >= sinceUs) matched.push(entry);
@@ -328,8 +330,11 @@ export class HostCache {
     }
   }
 
-  /** The kept matches of `pattern`, scanning the view for them the first time. */
-  #keep(pattern: HostPattern): Kept {
+  /**
+   * The kept matches of `pattern`, scanning the view for them the first time (charged to
+   * `share`: a caller asking while the first scan runs waits for it, uncharged).
+   */
+  #keep(pattern: HostPattern, share: MatchShare | undefined): Kept {
     const literal = pattern.literal;
     const table = literal === undefined ? this.#regexes : this.#literals;
     const name = literal ?? pattern.source;
@@ -350,7 +355,7 @@ export class HostCache {
       this.#literalLengths.size < MAX_LITERAL_LENGTHS;
     if (keepable) this.#add(table, name, kept);
     const source = pattern.source;
-    kept.scanned = this.#scan(kept, literal).then(() => {
+    kept.scanned = this.#scan(kept, literal, share).then(() => {
       if (kept.matches.size > MAX_KEPT_MATCHES) this.#drop(table, name, kept);
     }, (error: unknown) => {
       this.#drop(table, name, kept);
@@ -360,7 +365,11 @@ export class HostCache {
     return kept;
   }
 
-  async #scan(kept: Kept, literal: string | undefined): Promise<void> {
+  async #scan(
+    kept: Kept,
+    literal: string | undefined,
+    share: MatchShare | undefined,
+  ): Promise<void> {
     const budget = { budgetMs: this.#matchBudgetMs, clockMs: this.#matchClockMs };
     if (literal !== undefined && HostTextIndex.searchable(literal)) {
       // The index of the last whole read, then what was read since, host by host.
@@ -381,7 +390,7 @@ export class HostCache {
       for (const entry of await matchHosts(entries, kept.pattern, budget)) kept.matches.add(entry);
       return;
     }
-    const turns = this.#gate.open();
+    const turns = await this.#gate.open(share);
     try {
       const matched = await matchHosts(entries, kept.pattern, {
         ...budget,

@@ -48,10 +48,15 @@ export function presentedKey(request: Request): { key: string; source: KeySource
   return null;
 }
 
-/** Decides whether a presented key is one of the configured ones. */
+/** Decides whether a presented key is one of the configured ones, and which. */
 export interface KeyVerifier {
   /** True when `presented` is a configured key; null (header absent) is never accepted. */
   verify(presented: string | null): boolean;
+  /**
+   * The position (0-based) of `presented` among the configured keys, null when it is none of
+   * them: a name for the key that is not the key (rate limits count by it).
+   */
+  identify(presented: string | null): number | null;
 }
 
 function digest(text: string): Buffer {
@@ -63,44 +68,63 @@ function digest(text: string): Buffer {
  *
  * @example
  * ```ts
- * const verifier = createKeyVerifier(['0123456789abcdef0123']);
+ * const verifier = createKeyVerifier(['0123456789abcdef0123', 'fedcba9876543210fedc']);
  * verifier.verify('0123456789abcdef0123'); // true
+ * verifier.identify('fedcba9876543210fedc'); // 1
  * verifier.verify('wrong'); // false
  * ```
  */
 export function createKeyVerifier(keys: readonly string[]): KeyVerifier {
   if (keys.length === 0) throw new RangeError('createKeyVerifier needs at least one key: got 0');
   const digests = keys.map(digest);
-  return {
-    verify(presented) {
-      if (presented === null) return false;
-      const given = digest(presented);
-      let matched = false;
-      // Every configured key is compared, so the time taken does not tell which one matched.
-      for (const expected of digests) matched = timingSafeEqual(given, expected) || matched;
-      return matched;
-    },
+  const identify = (presented: string | null): number | null => {
+    if (presented === null) return null;
+    const given = digest(presented);
+    let matched: number | null = null;
+    // Every configured key is compared, so the time taken does not tell which one matched.
+    for (const [position, expected] of digests.entries()) {
+      if (timingSafeEqual(given, expected)) matched = position;
+    }
+    return matched;
+  };
+  return { identify, verify: (presented) => identify(presented) !== null };
+}
+
+/**
+ * Middleware naming the caller for everything after it (`c.var.caller`): the position of the
+ * configured key it presents, or null when it presents none that is configured. Refuses
+ * nothing: {@link requireApiKey} does, after the rate limit has counted the request.
+ *
+ * @example
+ * ```ts
+ * app.use(identifyCaller(createKeyVerifier(keys)));
+ * ```
+ */
+export function identifyCaller(verifier: KeyVerifier): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const presented = presentedKey(c.req.raw);
+    c.set('caller', verifier.identify(presented?.key ?? null));
+    await next();
   };
 }
 
 /**
- * Middleware answering 401 `unauthorized` unless the request carries a valid key. Runs before
- * routing, so an unauthenticated caller gets 401 on every path (known or not) except the
+ * Middleware answering 401 `unauthorized` unless {@link identifyCaller} found a valid key. Runs
+ * before routing, so an unauthenticated caller gets 401 on every path (known or not) except the
  * public ones and CORS preflights.
  *
  * @example
  * ```ts
- * app.use(requireApiKey(createKeyVerifier(keys), new Set(['/healthz'])));
+ * app.use(identifyCaller(createKeyVerifier(keys)));
+ * app.use(requireApiKey(new Set(['/healthz'])));
  * ```
  */
-export function requireApiKey(
-  verifier: KeyVerifier,
-  publicPaths: ReadonlySet<string>,
-): MiddlewareHandler<ApiEnv> {
+export function requireApiKey(publicPaths: ReadonlySet<string>): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     if (publicPaths.has(c.req.path)) return await next();
-    const presented = presentedKey(c.req.raw);
-    if (!verifier.verify(presented?.key ?? null)) {
+    // Anything but a key's position is refused, a caller left unnamed included.
+    if (typeof c.get('caller') !== 'number') {
+      const presented = presentedKey(c.req.raw);
       c.set('endpoint', 'unauthorized');
       throw new HttpError(
         'unauthorized',

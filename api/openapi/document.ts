@@ -66,8 +66,18 @@ function badRequest(own = ''): OpenApiObject {
   return error(own === '' ? ADAPTER_BAD_REQUEST : `${own} ${ADAPTER_BAD_REQUEST}`);
 }
 
+/** The rate limit's answer (RATE_LIMIT_*), on every path but the probes and `/metrics`. */
+const RATE_LIMITED = error(
+  '`rate_limited`: the API key (or, without a valid key, the client address) has sent more ' +
+    'requests than RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST allow, or (`usage.api-counts`) ' +
+    "the key's costly patterns have used its share of matching time; retry after " +
+    '`Retry-After` seconds.',
+  RETRY_AFTER,
+);
+
 /** Answers every authenticated route may give besides its own. */
 const COMMON_ERRORS: Readonly<Record<string, OpenApiObject>> = {
+  '429': RATE_LIMITED,
   '401': error('No API key, or not one of the configured keys (checked first).', {
     'WWW-Authenticate': { schema: { type: 'string' } },
   }),
@@ -351,12 +361,14 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
       description: 'HTML; its scripts and styles are under /explorer/.',
       content: { 'text/html': { schema: { type: 'string' } } },
     },
+    '429': RATE_LIMITED,
   });
   paths['/openapi.json'] = publicGet('openapi', 'This document.', {
     '200': {
       description: 'OpenAPI 3.1',
       content: { 'application/json': { schema: { type: 'object' } } },
     },
+    '429': RATE_LIMITED,
   });
   paths['/health'] = publicGet('health', "The process is up (the reference system's path).", {
     '200': json('Health', 'Up.'),

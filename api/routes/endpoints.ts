@@ -71,7 +71,10 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       ? new TextDecoder().decode(await readBody(c.req.raw, MAX_PARAMETER_BODY_BYTES))
       : null;
     const params = effectiveParams(new URL(c.req.url).searchParams, body);
-    const answer = deps.answer(record, params, { redactPii: redactPiiHeader(c) });
+    const answer = deps.answer(record, params, {
+      redactPii: redactPiiHeader(c),
+      matchShare: c.get('matchShare'),
+    });
     const computed = await guardStore(answer, deps.storeTimeoutMs, deps.logStoreError);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
     const ignored = ignoredQueryParameters(params);

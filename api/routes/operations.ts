@@ -15,14 +15,16 @@ import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { OpenApiObject } from '../openapi/document.ts';
 
-/** The paths that need no key. */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
+/** Paths of probes and scrapes: never rate-limited (a refused probe restarts a busy process). */
+export const PROBE_PATHS: ReadonlySet<string> = new Set([
   '/health',
   '/healthz',
   '/readyz',
   '/metrics',
-  '/openapi.json',
 ]);
+
+/** The paths that need no key. */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set([...PROBE_PATHS, '/openapi.json']);
 
 /** What the operational routes need. */
 export interface OperationRoutesDeps {

@@ -24,6 +24,11 @@ export interface ParameterSpec {
   readonly description: string;
   /** The accepted values, when they form a closed list. */
   readonly values?: readonly string[];
+  /**
+   * A caller's RE2 pattern, matched against the request hosts (`usage.api-counts`): unless it is
+   * a plain ref, compiling and matching it is costly work charged to the caller.
+   */
+  readonly pattern?: true;
 }
 
 /** One endpoint record. */
@@ -135,6 +140,7 @@ export const ENDPOINTS: readonly EndpointRecord[] = [
       {
         name: 'project',
         required: true,
+        pattern: true,
         description:
           'RE2 regular expression (at most 256 characters and 1,000 compiled instructions) found anywhere in the request host.',
       },

@@ -1,8 +1,8 @@
 /**
- * PII redaction of answers (CONTRACT section 4, `LF-ENDPOINT-REDACT-PII`): every IPv4 and IPv6
- * address inside any string of a JSON value is replaced by `REDACTED`. The patterns run on
- * RE2 (re2js), so the time taken is linear in the length of the text whatever it holds: a
- * caller cannot make redaction slow by what the events carry.
+ * PII redaction of answers (`LF-ENDPOINT-REDACT-PII`, docs/API.md): every IPv4 and IPv6
+ * address inside any string of a JSON value, object keys included, is replaced by `REDACTED`.
+ * The patterns run on RE2 (re2js), so the time taken is linear in the length of the text
+ * whatever it holds: a caller cannot make redaction slow by what the events carry.
  *
  * @module
  */
@@ -11,7 +11,9 @@ import { RE2JS } from 're2js';
 /** What an address becomes. */
 export const REDACTED = 'REDACTED';
 
-const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+// Leading zeros allowed (`010.000.000.001`): inet_aton and many log writers accept them, and
+// the digits still name an address.
+const OCTET = '0*(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const IPV4 = `(?:${OCTET}\\.){3}${OCTET}`;
 const H = '[0-9A-Fa-f]{1,4}';
 /** Every RFC 4291 text form: full, `::`-compressed, and with a trailing IPv4 part. */
@@ -51,16 +53,19 @@ export function redactText(text: string): string {
 }
 
 /**
- * A copy of `value` with every string redacted by {@link redactText}, at any depth (object keys
- * are kept as they are). The shape is unchanged, so the copy has the type of the original.
+ * A copy of `value` with every string redacted by {@link redactText}, at any depth, object keys
+ * included. Keys that redact to the same text are all kept: the second becomes `REDACTED (2)`,
+ * the next `REDACTED (3)`, in their order (a number already taken is skipped). A `__proto__`
+ * field (as `JSON.parse` makes one) stays a field. The copy has the type of the original: only
+ * string contents change, and key names, which a row's type does not fix (metadata is free-form).
  *
  * @example
  * ```ts
  * redactAddresses({ ip: '10.0.0.1', list: ['::1'] }); // { ip: 'REDACTED', list: ['REDACTED'] }
+ * redactAddresses({ '10.0.0.1': 1, '10.0.0.2': 2 }); // { REDACTED: 1, 'REDACTED (2)': 2 }
  * ```
  */
 export function redactAddresses<T>(value: T): T {
-  // Only string contents change, never the structure: the copy is a T.
   return redact(value) as T;
 }
 
@@ -68,7 +73,25 @@ function redact(value: unknown): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(redact);
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = redact(item);
-  return copy;
+  const taken = new Set<string>();
+  /** The next number to try for each redacted key text that came twice. */
+  const nextNumber = new Map<string, number>();
+  const entries: [string, unknown][] = [];
+  for (const [key, item] of Object.entries(value)) {
+    const redacted = redactText(key);
+    let name = redacted;
+    if (taken.has(name)) {
+      // Each key text's counter only grows, so every probe fails at most once per key of the
+      // object: linear, whatever names the keys hold.
+      let number = nextNumber.get(redacted) ?? 2;
+      while (taken.has(`${redacted} (${number})`)) number += 1;
+      name = `${redacted} (${number})`;
+      nextNumber.set(redacted, number + 1);
+    }
+    taken.add(name);
+    entries.push([name, redact(item)]);
+  }
+  // fromEntries defines fields (as JSON.parse does): an assignment of `__proto__` would set the
+  // prototype instead, and the field would vanish from the answer.
+  return Object.fromEntries(entries);
 }

@@ -1,11 +1,11 @@
 /**
- * PII redaction (CONTRACT section 4, issue 11): `LF-ENDPOINT-REDACT-PII` over the record's
+ * PII redaction (docs/API.md; issues 11 and 31): `LF-ENDPOINT-REDACT-PII` over the record's
  * `redact_pii`; every IPv4 and IPv6 address in any string of the rows, nested metadata included,
  * becomes `REDACTED`. Time is not asserted: `npm run bench:hostile` style figures live in
  * BENCHMARKS.md.
  */
 import { describe, expect, test } from 'vitest';
-import { redactText } from '../../src/text/redact-addresses.ts';
+import { redactAddresses, redactText } from '../../src/text/redact-addresses.ts';
 import { TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read } from './helpers/http.ts';
 
@@ -21,6 +21,11 @@ describe('redactText', () => {
     ['link fe80::1ff:fe23:4567:890a%eth0', 'link REDACTED%eth0'],
     ['with port 192.168.1.1:8080', 'with port REDACTED:8080'],
     ['bracketed [2001:db8::7]:443', 'bracketed [REDACTED]:443'],
+    // Leading zeros: inet_aton and many logs accept them (010 is octal 8: still an address).
+    ['padded 010.000.000.001 end', 'padded REDACTED end'],
+    ['mixed 192.168.001.010', 'mixed REDACTED'],
+    ['long zeros 0000127.0.0.1', 'long zeros REDACTED'],
+    ['mapped ::ffff:010.000.000.001', 'mapped REDACTED'],
   ])('%j -> %j', (text, redacted) => {
     expect(redactText(text)).toBe(redacted);
   });
@@ -28,10 +33,46 @@ describe('redactText', () => {
   test.each([
     'at 10:15:30 on 2026-11-21',
     'version v1.2.3 and 999.1.1.1',
+    'padded but too large 0256.1.1.1 and 1.2.3.0300',
     'mac aa:bb:cc:dd:ee:ff',
     'https://abcdefghijklmnopqrst.supabase.co/rest/v1/todos?select=*',
   ])('%j holds no address and is kept', (text) => {
     expect(redactText(text)).toBe(text);
+  });
+});
+
+describe('redactAddresses', () => {
+  test('addresses inside object keys are redacted, at any depth', () => {
+    const value = JSON.parse(
+      '{"seen": {"203.0.113.7": 1, "from 2001:db8::1 on": [{"010.0.0.1": "x"}]}, "plain": 2}',
+    );
+    expect(redactAddresses(value)).toEqual({
+      seen: { REDACTED: 1, 'from REDACTED on': [{ REDACTED: 'x' }] },
+      plain: 2,
+    });
+  });
+
+  test('keys that redact to the same text are all kept, numbered in their order', () => {
+    const value = JSON.parse(
+      '{"10.0.0.1": "a", "REDACTED": "b", "10.0.0.2": "c", "REDACTED (2)": "d", "::1": "e"}',
+    );
+    const redacted = redactAddresses(value);
+    expect(Object.entries(redacted)).toEqual([
+      ['REDACTED', 'a'],
+      ['REDACTED (2)', 'b'],
+      ['REDACTED (3)', 'c'],
+      ['REDACTED (2) (2)', 'd'],
+      ['REDACTED (4)', 'e'],
+    ]);
+  });
+
+  test('a __proto__ field is kept as a field (JSON.parse makes it one), and written back', () => {
+    const value = JSON.parse('{"__proto__": {"ip": "10.0.0.1"}, "b": [{"__proto__": "::1"}]}');
+    const redacted = redactAddresses(value);
+    expect(JSON.stringify(redacted)).toBe(
+      '{"__proto__":{"ip":"REDACTED"},"b":[{"__proto__":"REDACTED"}]}',
+    );
+    expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);
   });
 });
 
@@ -49,6 +90,10 @@ describe('LF-ENDPOINT-REDACT-PII on logs.all', () => {
     }],
   };
   const long = { ...event, id: 'long', metadata: [{ note: 'x:y.'.repeat(25_000) }] };
+  // Written by hand: an object literal's __proto__ would set the prototype, not a field.
+  const hostile = `{"id":"keys","timestamp":${TEST_NOW_US - 2_000_000},"project":"${PROJECT}",` +
+    '"event_message":"m","metadata":[{"__proto__":{"client":"198.51.100.4"},' +
+    '"by_address":{"010.000.000.001":1,"2001:db8::2":2}}]}';
 
   const logs = async (headers: Record<string, string>) => {
     const response = await read(app.call, LOGS, { headers });
@@ -59,7 +104,7 @@ describe('LF-ENDPOINT-REDACT-PII on logs.all', () => {
   test('off by default (the records say redact_pii false): addresses come back as ingested', async () => {
     await read(app.call, '/api/ingest/edge', {
       method: 'POST',
-      body: [JSON.stringify(event), JSON.stringify(long)].join('\n'),
+      body: [JSON.stringify(event), JSON.stringify(long), hostile].join('\n'),
     });
     const listing = JSON.parse((await read(app.call, '/api/endpoints')).body).result;
     expect(listing.map((record: { redact_pii: boolean }) => record.redact_pii)).toEqual([
@@ -84,6 +129,14 @@ describe('LF-ENDPOINT-REDACT-PII on logs.all', () => {
     expect(row.timestamp).toBe(TEST_NOW_US - 1_000_000);
     // A 100 KB string without addresses is answered, and kept as it was.
     expect(rows.find((r: { id: string }) => r.id === 'long').metadata).toEqual(long.metadata);
+  });
+
+  test('true: addresses in keys and leading-zero forms are REDACTED, a __proto__ field is kept', async () => {
+    const response = await read(app.call, LOGS, { headers: { 'LF-ENDPOINT-REDACT-PII': 'true' } });
+    expect(response.body).toContain(
+      '"metadata":[{"__proto__":{"client":"REDACTED"},"by_address":{"REDACTED":1,"REDACTED (2)":2}}]',
+    );
+    expect(response.body).not.toContain('010.000.000.001');
   });
 
   test('the header value is read in any letter case; other values leave the record setting', async () => {

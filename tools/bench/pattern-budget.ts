@@ -174,7 +174,9 @@ async function startDenoApi(env: Readonly<Record<string, string>>): Promise<ApiP
 }
 
 async function scenario(title: string, lines: readonly string[], options: Flags) {
-  const env = { API_KEYS: KEY, STORE: 'memory', RESULT_CACHE_MS: '0' };
+  // The gate and the budget alone: one key's share of matching would refuse the repeats (429);
+  // rate limits and shares are measured by tools/bench/hostile-rate.ts.
+  const env = { API_KEYS: KEY, STORE: 'memory', RESULT_CACHE_MS: '0', RATE_LIMIT: 'off' };
   const api =
     await (options.deno ? startDenoApi(env) : startApi(env, [options.entry, '--role', 'api']));
   const { concurrent } = options;

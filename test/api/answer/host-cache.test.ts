@@ -285,7 +285,7 @@ describe('HostCache', () => {
     expect(tested).toEqual(['a', 'b', 'a', 'a', 'b', 'b']);
 
     const gate = new MatchGate({ maxWaitMs: 1 });
-    const held = gate.open();
+    const held = await gate.open();
     await held.nextTurn();
     const busy = new HostCache({
       read: () => Promise.resolve(entries),

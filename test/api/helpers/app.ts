@@ -31,6 +31,8 @@ export interface TestAppOptions {
   readonly settings?: Partial<AppSettings>;
   readonly metrics?: ApiMetrics;
   readonly logger?: Logger;
+  /** The clock of matching time (default `performance.now`). */
+  readonly matchClockMs?: () => number;
 }
 
 /** A test app and what it was built from. */
@@ -62,6 +64,7 @@ export function testApp(options: TestAppOptions = {}): TestApp {
     logger: options.logger ?? createLogger('silent'),
     sink: options.sink ??
       directSink({ store, nowUs, recentLogsCapacity: 10_000 }),
+    ...(options.matchClockMs === undefined ? {} : { matchClockMs: options.matchClockMs }),
   });
   return {
     api,

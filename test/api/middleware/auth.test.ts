@@ -20,6 +20,13 @@ describe('createKeyVerifier', () => {
     }
   });
 
+  test('identifies a configured key by its position, never anything else', () => {
+    expect(verifier.identify('first-key-0123456789')).toBe(0);
+    expect(verifier.identify('second-key-0123456789')).toBe(1);
+    expect(verifier.identify('second-key-012345678')).toBeNull();
+    expect(verifier.identify(null)).toBeNull();
+  });
+
   test('needs at least one key', () => {
     expect(() => createKeyVerifier([])).toThrow('at least one key');
   });
