@@ -9,7 +9,7 @@
  * @module
  */
 import { Hono } from 'hono';
-import { DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
+import { DEFAULT_ANSWER_MAX_BYTES, DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
 import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
@@ -54,6 +54,8 @@ export interface AppSettings {
   readonly hostRefreshMs?: number;
   /** Matching time one `usage.api-counts` pattern may use, in ms (beyond: 400). Default 1000. */
   readonly matchBudgetMs?: number;
+  /** Most bytes of one endpoint answer (rows beyond are cut whole). Default 2 MiB. */
+  readonly answerMaxBytes?: number;
 }
 
 /** Everything the API is built from. */
@@ -125,6 +127,7 @@ export function createApp(deps: AppDeps): Api {
     }),
     hosts,
     coalescer,
+    maxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
   });
   const logStoreError = storeErrorLog(logger, () => deps.nowUs() / 1000);
 

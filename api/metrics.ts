@@ -1,12 +1,13 @@
 /**
  * Prometheus metrics of the API (prom-client, one registry per app): requests and their
- * latency per endpoint and status, and ingested events per source and outcome. Labels carry
- * endpoint names, route names and status codes only: never parameters, projects or keys, so
+ * latency per endpoint and status, ingested events per source and outcome, and what the server
+ * refused by reason. Labels carry endpoint names, route names, status codes and reasons only: never parameters, projects or keys, so
  * `/metrics` tells nothing about the data and its cardinality stays bounded.
  *
  * @module
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { type Refusal, REFUSALS } from './adapters/serve.ts';
 
 /** Latency buckets, in seconds: sub-millisecond reads up to slow ingests. */
 const LATENCY_BUCKETS = [
@@ -36,6 +37,8 @@ export interface ApiMetrics {
   countIngested(source: string, outcome: 'accepted' | 'rejected', events: number): void;
   /** Counts a stored state that could not be read: skipped by a `read`, moved aside by a `write`. */
   countUnreadable(side: 'read' | 'write'): void;
+  /** Counts a connection or request the server refused or cut (see `Refusal`). */
+  countRefused(reason: Refusal): void;
 }
 
 /** Options of {@link createMetrics}. */
@@ -83,6 +86,16 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['side'] as const,
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'http_refused_total',
+    help:
+      'Connections and requests the HTTP server refused or cut itself (caps, timeouts, requests it ' +
+      'could not read, answers not read), by reason; never by client address.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  // Every reason from 0, so that a rate or an alert on one has a series before its first refusal.
+  for (const reason of REFUSALS) refused.inc({ reason }, 0);
   return {
     registry,
     observeRequest(endpoint, status, seconds) {
@@ -95,6 +108,9 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countUnreadable(side) {
       unreadable.inc({ side });
+    },
+    countRefused(reason) {
+      refused.inc({ reason });
     },
   };
 }

@@ -12,6 +12,7 @@ import { serveNode } from '../../../api/adapters/node.ts';
 import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
 import { responseValidator } from '../helpers/openapi-validator.ts';
 import { TEST_KEY, testApp } from '../helpers/app.ts';
+import { exchange, parseResponse } from '../helpers/raw-http.ts';
 
 let served: Served | null = null;
 
@@ -35,31 +36,10 @@ async function start(limits: ServerLimits = {}) {
   return { app, lines, port: Number(new URL(served.url).port) };
 }
 
-/** Writes `text` on a fresh connection and reads until the server closes it (or `cutAfterMs`). */
-function exchange(
-  port: number,
-  text: string,
-  options: { end?: boolean; cutAfterMs?: number } = {},
-): Promise<string> {
-  return new Promise((resolve) => {
-    let received = '';
-    const socket = net.connect(port, '127.0.0.1', () => {
-      socket.write(text);
-      if (options.end ?? true) socket.end();
-      if (options.cutAfterMs !== undefined) {
-        setTimeout(() => socket.destroy(), options.cutAfterMs);
-      }
-    });
-    socket.on('data', (data) => (received += String(data)));
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => resolve(received));
-  });
-}
-
-function parseResponse(raw: string): { status: number; body: unknown } {
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
-  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
-  return { status, body: body === '' ? null : JSON.parse(body) };
+/** Status and body of a raw answer (its headers are asserted where they matter). */
+function statusAndBody(raw: string): { status: number; body: unknown } {
+  const { status, body } = parseResponse(raw);
+  return { status, body };
 }
 
 /** Asserts that the OpenAPI document describes the raw answer to `method path`. */
@@ -77,7 +57,7 @@ describe('refusals on the Node adapter', () => {
       port,
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
     );
-    expect(parseResponse(raw)).toEqual({
+    expect(statusAndBody(raw)).toEqual({
       status: 431,
       body: {
         error: {
@@ -95,7 +75,7 @@ describe('refusals on the Node adapter', () => {
       port,
       `GET /healthz?${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
     );
-    expect(parseResponse(raw)).toMatchObject({
+    expect(statusAndBody(raw)).toMatchObject({
       status: 414,
       body: { error: { code: 'uri_too_long' } },
     });
@@ -105,11 +85,52 @@ describe('refusals on the Node adapter', () => {
   test('a request without Host is 400 with the envelope', async () => {
     const { port } = await start();
     const raw = await exchange(port, 'GET /healthz HTTP/1.1\r\n\r\n');
-    expect(parseResponse(raw)).toEqual({
+    expect(statusAndBody(raw)).toEqual({
       status: 400,
       body: { error: { code: 'bad_request', message: expect.stringContaining('Host') } },
     });
     expectDocumented(raw, 'GET', '/healthz');
+  });
+});
+
+describe("the Node parser's own refusals", () => {
+  test.each([
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n', 'OPTIONS', '/healthz'],
+    ['a Host with a space', 'GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n', 'GET', '/healthz'],
+    ['a Host with a path', 'GET /healthz HTTP/1.1\r\nHost: x/y\r\n\r\n', 'GET', '/healthz'],
+  ])('%s is 400 with the envelope and nosniff', async (_name, request, method, path) => {
+    const { port } = await start();
+    const raw = await exchange(port, request);
+    const answer = parseResponse(raw);
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 400,
+      body: { error: { code: 'bad_request', message: expect.any(String) } },
+    });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expectDocumented(raw, method, path);
+  });
+});
+
+describe('every answer says nosniff', () => {
+  test.each([
+    ['431', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`, 431],
+    ['400 without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400],
+    ['200 of /healthz', 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 200],
+    ['401', 'GET /api/endpoints HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 401],
+    ['414', `GET /healthz?${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+  ])('%s', async (_name, request, status) => {
+    const { port } = await start();
+    const answer = parseResponse(await exchange(port, request));
+    expect(answer.status).toBe(status);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('408', async () => {
+    const { port } = await start({ headersTimeoutMs: 300, checkIntervalMs: 50 });
+    const answer = parseResponse(await exchange(port, '', { end: false }));
+    expect(answer.status).toBe(408);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
   });
 });
 
@@ -143,7 +164,7 @@ describe('timeouts and the connection cap', () => {
         'Content-Length: 1000\r\n\r\n{"id":',
       { end: false },
     );
-    expect(parseResponse(raw)).toEqual({
+    expect(statusAndBody(raw)).toEqual({
       status: 408,
       body: { error: { code: 'request_timeout', message: expect.stringContaining('300 ms') } },
     });
@@ -153,7 +174,7 @@ describe('timeouts and the connection cap', () => {
   test('a connection that sends nothing is answered 408 after the header timeout', async () => {
     const { port } = await start({ headersTimeoutMs: 300, checkIntervalMs: 50 });
     const raw = await exchange(port, '', { end: false });
-    expect(parseResponse(raw)).toMatchObject({
+    expect(statusAndBody(raw)).toMatchObject({
       status: 408,
       body: { error: { code: 'request_timeout' } },
     });
