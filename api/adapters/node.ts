@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, errorResponse, JSON_HEADERS } from '../errors.ts';
 import { guardConnections } from './connection-guard.ts';
+import { NO_HOST_MESSAGE } from './host-header.ts';
 import { answerParserRefusal } from './parser-refusals.ts';
 import {
   baseUrl,
@@ -25,8 +26,6 @@ import {
   type Refusal,
   type Serve,
 } from './serve.ts';
-
-const NO_HOST_MESSAGE = 'the request has no Host header, which HTTP/1.1 requires: add one';
 
 /**
  * The answer to a request the listener could not turn into a `Request`: a malformed `Host`
