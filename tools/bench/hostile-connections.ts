@@ -15,8 +15,8 @@
  *
  *   node tools/bench/hostile-connections.ts                           # this checkout
  *   node tools/bench/hostile-connections.ts --entry OTHER/service/main.ts   # another checkout
- *   node tools/bench/hostile-connections.ts --answer-max-bytes 67108864     # whole 12 MB answers:
- *                                             the write timeout alone (a checkout that reads it)
+ *   node tools/bench/hostile-connections.ts --env HTTP_MAX_CONNECTIONS_PER_ADDRESS=0   # more
+ *                                             settings of the API, repeatable
  *
  * Prints the figures and the method; nothing asserts.
  *
@@ -201,15 +201,17 @@ const entry = entryAt === -1
   ? ['service/main.ts', '--role', 'api']
   : [process.argv[entryAt + 1] ?? '', '--role', 'api'];
 console.log('hostile connections: idle connections and slow readers against one API process');
-console.log(`API: node ${entry.join(' ')} (memory store, HTTP_HEADERS_TIMEOUT_MS=2000)`);
+console.log(`API: node ${entry.join(' ')}`);
 console.log(environment());
-const maxBytesAt = process.argv.indexOf('--answer-max-bytes');
-const env = {
+const env: Record<string, string> = {
   API_KEYS: KEY,
   STORE: 'memory',
   HTTP_HEADERS_TIMEOUT_MS: '2000',
-  ...(maxBytesAt === -1 ? {} : { HTTP_ANSWER_MAX_BYTES: process.argv[maxBytesAt + 1] ?? '' }),
 };
+process.argv.forEach((arg, i) => {
+  const setting = arg === '--env' ? /^([A-Z_]+)=(.*)$/.exec(process.argv[i + 1] ?? '') : null;
+  if (setting?.[1] !== undefined) env[setting[1]] = setting[2] ?? '';
+});
 console.log(`environment of the API: ${JSON.stringify({ ...env, API_KEYS: '<bench key>' })}`);
 
 {

@@ -13,6 +13,7 @@ import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
 import { responseValidator } from '../helpers/openapi-validator.ts';
 import { TEST_KEY, testApp } from '../helpers/app.ts';
 import { exchange, parseResponse } from '../helpers/raw-http.ts';
+import { refusedCount } from './hostile-steps.ts';
 
 let served: Served | null = null;
 
@@ -32,7 +33,12 @@ async function start(limits: ServerLimits = {}) {
     },
   });
   const app = testApp({ logger: pino({ level: 'debug' }, sink) });
-  served = await serveNode(app.api.fetch, { hostname: '127.0.0.1', port: 0, limits });
+  served = await serveNode(app.api.fetch, {
+    hostname: '127.0.0.1',
+    port: 0,
+    limits,
+    onRefusal: (reason) => app.metrics.countRefused(reason),
+  });
   return { app, lines, port: Number(new URL(served.url).port) };
 }
 
@@ -52,7 +58,7 @@ function expectDocumented(raw: string, method: string, path: string): void {
 
 describe('refusals on the Node adapter', () => {
   test('header fields over the head limit are 431 with the envelope', async () => {
-    const { port } = await start();
+    const { app, port } = await start();
     const raw = await exchange(
       port,
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
@@ -67,6 +73,7 @@ describe('refusals on the Node adapter', () => {
       },
     });
     expectDocumented(raw, 'GET', '/healthz');
+    expect(await refusedCount(app, 'head_too_large')).toBe(1);
   });
 
   test('a URL over the URL limit is 414 with the envelope', async () => {
@@ -99,7 +106,7 @@ describe("the Node parser's own refusals", () => {
     ['a Host with a space', 'GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n', 'GET', '/healthz'],
     ['a Host with a path', 'GET /healthz HTTP/1.1\r\nHost: x/y\r\n\r\n', 'GET', '/healthz'],
   ])('%s is 400 with the envelope and nosniff', async (_name, request, method, path) => {
-    const { port } = await start();
+    const { app, port } = await start();
     const raw = await exchange(port, request);
     const answer = parseResponse(raw);
     expect({ status: answer.status, body: answer.body }).toEqual({
@@ -108,6 +115,7 @@ describe("the Node parser's own refusals", () => {
     });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expectDocumented(raw, method, path);
+    expect(await refusedCount(app, 'bad_request')).toBe(1);
   });
 });
 
@@ -157,7 +165,7 @@ describe('a client that cuts off its upload', () => {
 
 describe('timeouts and the connection cap', () => {
   test('a body that never finishes is cut after the request timeout, with 408', async () => {
-    const { port } = await start({ requestTimeoutMs: 300, checkIntervalMs: 50 });
+    const { app, port } = await start({ requestTimeoutMs: 300, checkIntervalMs: 50 });
     const raw = await exchange(
       port,
       `POST /api/ingest/edge HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TEST_KEY}\r\n` +
@@ -169,6 +177,7 @@ describe('timeouts and the connection cap', () => {
       body: { error: { code: 'request_timeout', message: expect.stringContaining('300 ms') } },
     });
     expectDocumented(raw, 'POST', '/api/ingest/edge');
+    expect(await refusedCount(app, 'request_timeout')).toBe(1);
   });
 
   test('a connection that sends nothing is answered 408 after the header timeout', async () => {
