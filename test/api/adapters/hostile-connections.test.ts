@@ -125,14 +125,19 @@ describe('answers and slow readers', () => {
   });
 
   test('a client that reads slowly, pausing less than the write timeout, gets the whole answer', async () => {
+    // 256 KiB every 100 ms: 12 MB take 5 s or more, longer than the write timeout, so the answer
+    // must make visible progress as it is read.
     const { app, port } = await start(
-      { writeTimeoutMs: 1_000, checkIntervalMs: 50 },
+      { writeTimeoutMs: 2_000, checkIntervalMs: 50 },
       { answerMaxBytes: 64 * 1024 * 1024 },
     );
     await fillLogs(app, 'slowreader');
     const answer = answerWithHeld(port, LOGS_PATH, TEST_KEY);
     held.push(answer.socket);
-    const { contentLength, bodyBytes } = await answer.readRest({ pauseMs: 100 });
+    const { contentLength, bodyBytes } = await answer.readRest({
+      stepBytes: 256 * 1024,
+      pauseMs: 100,
+    });
     expect(bodyBytes).toBe(contentLength);
     expect(await refusedCount(app, 'slow_reader')).toBe(0);
   });

@@ -34,10 +34,12 @@ export interface HeldAnswer {
   readonly socket: net.Socket;
   /**
    * Reads what is left until the server closes, or until the whole answer is in; the answer's
-   * `Content-Length` and body bytes. With `pauseMs`, reads what has arrived, then stops reading
-   * for that long, and again (a slow reader that does read).
+   * `Content-Length` and body bytes. With `slowly`, a reader that does read, slowly: about
+   * `stepBytes`, then nothing for `pauseMs`, and again.
    */
-  readRest(options?: { pauseMs?: number }): Promise<{ contentLength: number; bodyBytes: number }>;
+  readRest(
+    slowly?: { stepBytes: number; pauseMs: number },
+  ): Promise<{ contentLength: number; bodyBytes: number }>;
 }
 
 /** Sends `GET path` with `key` and reads nothing of the answer (the socket is paused). */
@@ -54,7 +56,7 @@ export function answerWithHeld(port: number, path: string, key: string): HeldAns
   });
   return {
     socket,
-    async readRest(options = {}) {
+    async readRest(slowly) {
       const measure = () => {
         const received = Buffer.concat(chunks);
         const headEnd = received.indexOf('\r\n\r\n');
@@ -62,17 +64,27 @@ export function answerWithHeld(port: number, path: string, key: string): HeldAns
         const contentLength = Number(/^content-length: (\d+)$/im.exec(head)?.[1] ?? Number.NaN);
         return { contentLength, bodyBytes: headEnd < 0 ? 0 : received.byteLength - headEnd - 4 };
       };
-      let ended = false;
-      void closed.then(() => (ended = true));
-      if (options.pauseMs !== undefined) {
-        for (;;) {
-          socket.resume();
-          await new Promise((resolve) => setImmediate(resolve));
-          socket.pause();
+      if (slowly !== undefined) {
+        let stepEnd = 0;
+        const step = () => {
           const sofar = measure();
-          if (ended || sofar.bodyBytes === sofar.contentLength) return sofar;
-          await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
-        }
+          if (sofar.bodyBytes === sofar.contentLength) return;
+          stepEnd = sofar.bodyBytes + slowly.stepBytes;
+          socket.resume();
+        };
+        const whole = new Promise<void>((resolve) => {
+          socket.on('data', () => {
+            const sofar = measure();
+            if (sofar.bodyBytes === sofar.contentLength) resolve();
+            else if (sofar.bodyBytes >= stepEnd) {
+              socket.pause();
+              setTimeout(step, slowly.pauseMs);
+            }
+          });
+        });
+        step();
+        await Promise.race([whole, closed]);
+        return measure();
       }
       socket.resume();
       await closed;
