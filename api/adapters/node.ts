@@ -28,14 +28,22 @@ import {
 } from './serve.ts';
 
 /**
- * The answer to a request the listener could not turn into a `Request`: a malformed `Host`
- * (`a b`, `x/y`), a target that is not a path (`OPTIONS *`), a backslash in the path.
+ * The answer when the listener fails: a request it could not turn into a `Request` (a
+ * `RequestError`: a malformed `Host` such as `a b` or `x/y`, a target that is not a path such as
+ * `OPTIONS *`, a backslash in the path) is 400 and a refusal; anything else (the handler never
+ * rejects) is 500.
  */
-function invalidTarget(error: unknown): Response {
-  const detail = error instanceof RequestError ? error.message : 'the request could not be read';
+function listenerFailure(error: unknown, onRefusal: (reason: Refusal) => void): Response {
+  if (!(error instanceof RequestError)) {
+    return errorResponse(
+      'internal',
+      'the service failed unexpectedly: retry, and report it if it persists',
+    );
+  }
+  onRefusal('bad_request');
   return errorResponse(
     'bad_request',
-    `${detail}: send a path starting with / and a Host header of a host name (and port)`,
+    `${error.message}: send a path starting with / and a Host header of a host name (and port)`,
   );
 }
 
@@ -53,10 +61,7 @@ export const serveNode: Serve = async (fetch, options) => {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
   const listener = getRequestListener(fetch, {
-    errorHandler: (error) => {
-      onRefusal('bad_request');
-      return invalidTarget(error);
-    },
+    errorHandler: (error) => listenerFailure(error, onRefusal),
   });
   const server = createServer(
     {
