@@ -25,7 +25,6 @@ export interface ConnectionGuardOptions {
 }
 
 interface Watched {
-  readonly key: string;
   /** Bytes handed to the operating system at the last check. */
   sent: number;
   /** Consecutive checks with bytes waiting and none sent. */
@@ -59,7 +58,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
       return;
     }
     perAddress.set(key, count + 1);
-    open.set(socket, { key, sent: 0, stalledChecks: 0 });
+    open.set(socket, { sent: 0, stalledChecks: 0 });
     socket.once('close', () => {
       open.delete(socket);
       const left = (perAddress.get(key) ?? 1) - 1;
