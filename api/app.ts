@@ -11,7 +11,11 @@
  * @module
  */
 import { Hono } from 'hono';
-import { DEFAULT_INGEST_MAX_ITEMS, type RateLimitConfig } from '../src/config.ts';
+import {
+  DEFAULT_ANSWER_MAX_BYTES,
+  DEFAULT_INGEST_MAX_ITEMS,
+  type RateLimitConfig,
+} from '../src/config.ts';
 import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
 import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
@@ -61,6 +65,8 @@ export interface AppSettings {
   readonly matchBudgetMs?: number;
   /** Rate limits per key and per address (docs/API.md). Default: none. */
   readonly rateLimit?: RateLimitConfig | null;
+  /** Most bytes of one endpoint answer (rows beyond are cut whole). Default 2 MiB. */
+  readonly answerMaxBytes?: number;
 }
 
 /** Everything the API is built from. */
@@ -142,6 +148,7 @@ export function createApp(deps: AppDeps): Api {
     }),
     hosts,
     coalescer,
+    maxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
   });
   const logStoreError = storeErrorLog(logger, () => deps.nowUs() / 1000);
 

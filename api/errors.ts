@@ -30,6 +30,15 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** The JSON media type of every answer with a body. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * The headers of every JSON answer: its type, and `nosniff`, so that no browser takes an answer
+ * that echoes a caller's text (a message, a log line) for HTML or script.
+ */
+export const JSON_HEADERS = {
+  'Content-Type': JSON_TYPE,
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = 1;
 
@@ -77,7 +86,7 @@ export function errorResponse(
 ): Response {
   return new Response(JSON.stringify({ error: { code, message } }), {
     status: ERROR_STATUS[code],
-    headers: { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', ...headers },
+    headers: { ...JSON_HEADERS, 'Cache-Control': 'no-store', ...headers },
   });
 }
 

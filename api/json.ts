@@ -1,9 +1,9 @@
 /**
- * JSON answers: `Content-Type: application/json; charset=utf-8`, always.
+ * JSON answers: `Content-Type: application/json; charset=utf-8` and `nosniff`, always.
  *
  * @module
  */
-import { JSON_TYPE } from './errors.ts';
+import { JSON_HEADERS } from './errors.ts';
 
 /**
  * A JSON response.
@@ -20,6 +20,6 @@ export function jsonResponse(
 ): Response {
   return new Response(JSON.stringify(value), {
     status,
-    headers: { 'Content-Type': JSON_TYPE, ...headers },
+    headers: { ...JSON_HEADERS, ...headers },
   });
 }

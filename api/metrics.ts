@@ -1,13 +1,14 @@
 /**
  * Prometheus metrics of the API (prom-client, one registry per app): requests and their
- * latency per endpoint and status, ingested events per source and outcome, and rate-limit
- * refusals per scope and limit. Labels carry endpoint names, route names, status codes and fixed
- * words only: never parameters, projects, keys or addresses, so `/metrics` tells nothing about
- * the data or the callers and its cardinality stays bounded.
+ * latency per endpoint and status, ingested events per source and outcome, rate-limit refusals
+ * per scope and limit, and what the server refused by reason. Labels carry endpoint names, route
+ * names, status codes and fixed words only: never parameters, projects, keys or addresses, so
+ * `/metrics` tells nothing about the data or the callers and its cardinality stays bounded.
  *
  * @module
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { type Refusal, REFUSALS } from './adapters/serve.ts';
 
 /** Latency buckets, in seconds: sub-millisecond reads up to slow ingests. */
 const LATENCY_BUCKETS = [
@@ -41,6 +42,8 @@ export interface ApiMetrics {
   countRateLimited(scope: RateLimitScope, limit: RateLimitKind): void;
   /** Counts an address bucket pushed out to make room for another. */
   countRateLimitEviction(): void;
+  /** Counts a connection or request the server refused or cut (see `Refusal`). */
+  countRefused(reason: Refusal): void;
 }
 
 /** Whose bucket refused: an API key's, or a client address's (requests without a valid key). */
@@ -107,6 +110,16 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
       'Client address buckets dropped to make room for another (the least recently seen first).',
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'http_refused_total',
+    help:
+      'Connections and requests the HTTP server refused or cut itself (caps, timeouts, requests it ' +
+      'could not read, answers not read), by reason; never by client address.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  // Every reason from 0, so that a rate or an alert on one has a series before its first refusal.
+  for (const reason of REFUSALS) refused.inc({ reason }, 0);
   return {
     registry,
     observeRequest(endpoint, status, seconds) {
@@ -125,6 +138,8 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countRateLimitEviction() {
       evictions.inc();
+    countRefused(reason) {
+      refused.inc({ reason });
     },
   };
 }

@@ -18,6 +18,7 @@ import { directSink } from '../api/ingest/direct-sink.ts';
 import { openKafkaSink } from '../api/ingest/kafka-sink.ts';
 import type { IngestSink } from '../api/ingest/sink.ts';
 import { createMetrics } from '../api/metrics.ts';
+import { refusalReporter } from '../api/refusal-report.ts';
 import type { Serve } from '../api/adapters/serve.ts';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { startConsumers } from '../consumers/start.ts';
@@ -269,7 +270,10 @@ async function startHttp(
       requestTimeoutMs: config.httpRequestTimeoutMs,
       headersTimeoutMs: config.httpHeadersTimeoutMs,
       maxConnections: config.httpMaxConnections,
+      maxConnectionsPerAddress: config.httpMaxConnectionsPerAddress,
+      writeTimeoutMs: config.httpWriteTimeoutMs,
     },
+    onRefusal: refusalReporter({ metrics, logger, nowMs: () => Math.floor(nowUs() / 1000) }),
   });
   stops.push(() => served.close());
   const setup = [

@@ -22,7 +22,16 @@ export const DEFAULT_HTTP_LIMITS = {
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   maxConnections: 1_024,
+  maxConnectionsPerAddress: 64,
+  writeTimeoutMs: 10_000,
 } as const;
+
+/**
+ * Most bytes of one endpoint answer unless configured (`HTTP_ANSWER_MAX_BYTES`): rows beyond are
+ * cut whole. 100 `logs.all` entries of 128 KiB would otherwise be 12.8 MB per answer, held for
+ * as long as its client takes to read it.
+ */
+export const DEFAULT_ANSWER_MAX_BYTES = 2 * 1024 * 1024;
 
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
@@ -114,6 +123,12 @@ export interface Config {
   readonly httpHeadersTimeoutMs: number;
   /** Most open HTTP connections; a connection beyond is closed at once. */
   readonly httpMaxConnections: number;
+  /** Most open HTTP connections from one client address (IPv6: one /64); 0: no limit. */
+  readonly httpMaxConnectionsPerAddress: number;
+  /** Longest wait for a client to read any of an answer, in ms (then the connection is cut). */
+  readonly httpWriteTimeoutMs: number;
+  /** Most bytes of one endpoint answer: rows beyond are cut whole (and a header says so). */
+  readonly answerMaxBytes: number;
   /** Accepted `X-API-KEY` values; null when none is configured. */
   readonly apiKeys: readonly string[] | null;
   /** Endpoint id overrides by endpoint name. */
@@ -372,6 +387,27 @@ export function loadConfig(env: Env): Config {
       DEFAULT_HTTP_LIMITS.maxConnections,
       1,
       1_000_000,
+    ),
+    httpMaxConnectionsPerAddress: integer(
+      env,
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+      DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
+      0,
+      1_000_000,
+    ),
+    httpWriteTimeoutMs: integer(
+      env,
+      'HTTP_WRITE_TIMEOUT_MS',
+      DEFAULT_HTTP_LIMITS.writeTimeoutMs,
+      1_000,
+      600_000,
+    ),
+    answerMaxBytes: integer(
+      env,
+      'HTTP_ANSWER_MAX_BYTES',
+      DEFAULT_ANSWER_MAX_BYTES,
+      256 * 1024,
+      256 * 1024 * 1024,
     ),
     apiKeys: apiKeys(env),
     endpointIds,

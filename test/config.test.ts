@@ -35,6 +35,9 @@ describe('loadConfig', () => {
       httpRequestTimeoutMs: 30_000,
       httpHeadersTimeoutMs: 10_000,
       httpMaxConnections: 1_024,
+      httpMaxConnectionsPerAddress: 64,
+      httpWriteTimeoutMs: 10_000,
+      answerMaxBytes: 2 * 1024 * 1024,
       ingestMaxItems: 10_000,
       apiKeys: null,
       endpointIds: {},
@@ -130,6 +133,18 @@ describe('loadConfig', () => {
     [{ MAX_FUTURE_SKEW: 'soon' }, 'MAX_FUTURE_SKEW="soon" is not allowed: a duration such as 30s'],
     [{ RESULT_CACHE_MS: '5000' }, 'an integer from 0 to 2000'],
     [
+      { HTTP_MAX_CONNECTIONS_PER_ADDRESS: '-1' },
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS="-1" is not allowed: an integer from 0 to 1000000 (default 64)',
+    ],
+    [
+      { HTTP_WRITE_TIMEOUT_MS: '500' },
+      'HTTP_WRITE_TIMEOUT_MS="500" is not allowed: an integer from 1000 to 600000 (default 10000)',
+    ],
+    [
+      { HTTP_ANSWER_MAX_BYTES: '1000' },
+      'HTTP_ANSWER_MAX_BYTES="1000" is not allowed: an integer from 262144 to 268435456 (default 2097152)',
+    ],
+    [
       { INGEST_MAX_ITEMS: '0' },
       'INGEST_MAX_ITEMS="0" is not allowed: an integer from 1 to 1000000',
     ],
@@ -154,6 +169,11 @@ describe('loadConfig', () => {
       expect(refusal(env)).toContain(message);
     },
   );
+
+  test('the per-address connection limit can be turned off with 0', () => {
+    expect(loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).httpMaxConnectionsPerAddress)
+      .toBe(0);
+  });
 
   test('an API key is never part of a refusal, only its position and length', () => {
     const message = refusal({ API_KEYS: `${KEY},short-secret` });

@@ -2,13 +2,19 @@
  * The Deno adapter: the fetch handler on `Deno.serve`. Only the few members of the `Deno`
  * namespace used here are declared, so the type checker needs no Deno types.
  *
- * `Deno.serve` takes no request timeout, header timeout or connection cap: `options.limits` are
- * not applied here, and Deno's own handling stands (documented in docs/API.md; put a proxy with
- * such limits in front of a Deno deployment exposed to untrusted clients).
+ * `Deno.serve` takes no request timeout, header timeout or connection cap, and hands the handler
+ * requests, not connections. So of `options.limits` only `writeTimeoutMs` applies here (the body
+ * of a large answer is cut when the client stops reading it, `unread-cut.ts`), and a request
+ * without a valid `Host` is answered 400 by the adapter; connections that send nothing, the caps
+ * and what Deno's own parser refuses (a bare 400) are Deno's (documented in docs/API.md; put a
+ * proxy with such limits in front of a Deno deployment exposed to untrusted clients).
  *
  * @module
  */
-import { baseUrl, type Serve } from './serve.ts';
+import { errorResponse } from '../errors.ts';
+import { hostProblem } from './host-header.ts';
+import { baseUrl, DEFAULT_SERVER_LIMITS, type Refusal, type Serve } from './serve.ts';
+import { ClientNotReading, cutWhenUnread } from './unread-cut.ts';
 
 interface DenoServer {
   readonly addr: { readonly hostname: string; readonly port: number };
@@ -17,7 +23,12 @@ interface DenoServer {
 
 interface DenoNamespace {
   serve(
-    options: { hostname: string; port: number; onListen?: () => void },
+    options: {
+      hostname: string;
+      port: number;
+      onListen?: () => void;
+      onError?: (error: unknown) => Response;
+    },
     handler: (request: Request) => Promise<Response>,
   ): DenoServer;
 }
@@ -39,10 +50,30 @@ function deno(): DenoNamespace {
  * ```
  */
 export const serveDeno: Serve = (fetch, options) => {
+  const writeTimeoutMs = options.limits?.writeTimeoutMs ?? DEFAULT_SERVER_LIMITS.writeTimeoutMs;
+  const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
+  const handler = async (request: Request): Promise<Response> => {
+    const problem = hostProblem(request.headers.get('Host'));
+    if (problem !== null) {
+      onRefusal('bad_request');
+      return errorResponse('bad_request', problem, { Connection: 'close' });
+    }
+    return cutWhenUnread(await fetch(request), writeTimeoutMs, () => onRefusal('slow_reader'));
+  };
   const server = deno().serve(
     // onListen given: Deno would otherwise print its own "Listening on" line.
-    { hostname: options.hostname, port: options.port, onListen: () => {} },
-    fetch,
+    {
+      hostname: options.hostname,
+      port: options.port,
+      onListen: () => {},
+      // Deno hands a failed body here too. A cut body is counted and logged sparingly by
+      // `onRefusal`; anything else is printed, as Deno's own handler would.
+      onError: (error) => {
+        if (!(error instanceof ClientNotReading)) console.error(error);
+        return errorResponse('internal', 'the service failed unexpectedly; the error is logged');
+      },
+    },
+    handler,
   );
   return Promise.resolve({
     url: baseUrl(options.hostname, server.addr.port),

@@ -1,77 +1,50 @@
 /**
  * The Node adapter: the fetch handler on `node:http`, through `@hono/node-server`'s request
- * listener. Everything Node refuses before the handler runs is answered here with the API's
- * error envelope and the status RFC 9110 names:
- *
- * | what                                               | answer                                  |
- * | -------------------------------------------------- | --------------------------------------- |
- * | request line and headers over {@link MAX_HEAD_BYTES} | 431 `request_header_fields_too_large` |
- * | no `Host` header                                   | 400 `bad_request`                       |
- * | headers or body not complete within their timeout  | 408 `request_timeout`                   |
- * | anything else that is not HTTP/1.1                 | 400 `bad_request`                       |
- * | a connection beyond `maxConnections`               | closed at once, unanswered              |
+ * listener, with the bounds of `ServerLimits` applied. Everything refused before the handler runs
+ * is answered here with the API's error envelope (`parser-refusals.ts`: 400, 408, 431; a request
+ * without a valid `Host` or with a target that is not a path, such as `OPTIONS *`: 400
+ * `bad_request`), and every refusal is told to `onRefusal`. Connections beyond `maxConnections`
+ * or `maxConnectionsPerAddress`, and those whose client does not read its answer, are closed
+ * unanswered (`connection-guard.ts`).
  *
  * (A URL over 8 KiB but within the head limit reaches the API, which answers 414.)
  *
  * @module
  */
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ERROR_STATUS, type ErrorCode, JSON_TYPE } from '../errors.ts';
-import { baseUrl, DEFAULT_SERVER_LIMITS, MAX_HEAD_BYTES, type Serve } from './serve.ts';
-import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
+import { ERROR_STATUS, errorResponse, JSON_HEADERS } from '../errors.ts';
+import { guardConnections } from './connection-guard.ts';
+import { NO_HOST_MESSAGE } from './host-header.ts';
+import { answerParserRefusal } from './parser-refusals.ts';
+import {
+  baseUrl,
+  DEFAULT_SERVER_LIMITS,
+  MAX_HEAD_BYTES,
+  type Refusal,
+  type Serve,
+} from './serve.ts';
 
-const REASON: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
-
-function envelope(code: ErrorCode, message: string): { status: number; body: string } {
-  return { status: ERROR_STATUS[code], body: JSON.stringify({ error: { code, message } }) };
-}
-
-/** What Node's parser refused, as an envelope. */
-function refusal(
-  error: Error & { code?: string },
-  requestTimeoutMs: number,
-): { status: number; body: string } {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return envelope(
-        'request_header_fields_too_large',
-        `the request line and header fields are larger than ${MAX_HEAD_BYTES} bytes together: ` +
-          `shorten the headers (and keep the URL under ${MAX_URL_LENGTH} characters)`,
-      );
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return envelope(
-        'request_timeout',
-        `the request was not complete within ${requestTimeoutMs} ms: send it again, faster`,
-      );
-    default:
-      return envelope(
-        'bad_request',
-        'the request is not valid HTTP/1.1: check the request line and header fields the client ' +
-          'sends',
-      );
+/**
+ * The answer when the listener fails: a request it could not turn into a `Request` (a
+ * `RequestError`: a malformed `Host` such as `a b` or `x/y`, a target that is not a path such as
+ * `OPTIONS *`, a backslash in the path) is 400 and a refusal; anything else (the handler never
+ * rejects) is 500.
+ */
+function listenerFailure(error: unknown, onRefusal: (reason: Refusal) => void): Response {
+  if (!(error instanceof RequestError)) {
+    return errorResponse(
+      'internal',
+      'the service failed unexpectedly (the error is logged): retry, and if it fails again, ' +
+        'give the operator the time of the request',
+    );
   }
-}
-
-function answerClientError(
-  error: Error & { code?: string },
-  socket: Duplex,
-  requestTimeoutMs: number,
-): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  const { status, body } = refusal(error, requestTimeoutMs);
-  socket.end(
-    `HTTP/1.1 ${status} ${REASON[status] ?? 'Bad Request'}\r\nContent-Type: ${JSON_TYPE}\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  onRefusal('bad_request');
+  return errorResponse(
+    'bad_request',
+    `${error.message}: send a path starting with / and a Host header of a host name (and port)`,
   );
 }
 
@@ -87,7 +60,10 @@ function answerClientError(
  */
 export const serveNode: Serve = async (fetch, options) => {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
-  const listener = getRequestListener(fetch);
+  const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
+  const listener = getRequestListener(fetch, {
+    errorHandler: (error) => listenerFailure(error, onRefusal),
+  });
   const server = createServer(
     {
       maxHeaderSize: MAX_HEAD_BYTES,
@@ -100,12 +76,10 @@ export const serveNode: Serve = async (fetch, options) => {
     },
     (request: IncomingMessage, response: ServerResponse) => {
       if (request.headers.host === undefined) {
-        const { status, body } = envelope(
-          'bad_request',
-          'the request has no Host header, which HTTP/1.1 requires: add one',
-        );
-        response.writeHead(status, {
-          'Content-Type': JSON_TYPE,
+        onRefusal('bad_request');
+        const body = JSON.stringify({ error: { code: 'bad_request', message: NO_HOST_MESSAGE } });
+        response.writeHead(ERROR_STATUS.bad_request, {
+          ...JSON_HEADERS,
           'Content-Length': Buffer.byteLength(body),
           Connection: 'close',
         });
@@ -116,8 +90,14 @@ export const serveNode: Serve = async (fetch, options) => {
     },
   );
   server.maxConnections = limits.maxConnections;
+  guardConnections(server, {
+    maxPerAddress: limits.maxConnectionsPerAddress,
+    writeTimeoutMs: limits.writeTimeoutMs,
+    checkIntervalMs: limits.checkIntervalMs,
+    onRefusal,
+  });
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
-    answerClientError(error, socket, limits.requestTimeoutMs);
+    answerParserRefusal(error, socket, limits, onRefusal);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

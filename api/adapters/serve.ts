@@ -16,6 +16,19 @@ export interface ServerLimits {
   readonly headersTimeoutMs?: number;
   /** Most open connections; a connection beyond is closed at once. Default 1,024. */
   readonly maxConnections?: number;
+  /**
+   * Most open connections from one client address (an IPv6 client: from one /64); a connection
+   * beyond is closed at once, so that one source cannot take every place under
+   * `maxConnections`. 0: no such limit (behind a trusted proxy, where every connection comes from
+   * the proxy's address). Default 64.
+   */
+  readonly maxConnectionsPerAddress?: number;
+  /**
+   * Longest time an answer may wait for the client to read it, in ms: a connection with bytes
+   * of an answer still to send and none taken by the client for this long is cut. Default
+   * 10,000.
+   */
+  readonly writeTimeoutMs?: number;
   /** How often the timeouts are checked, in ms. Default 1,000. */
   readonly checkIntervalMs?: number;
 }
@@ -29,12 +42,39 @@ export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
   checkIntervalMs: 1_000,
 };
 
+/**
+ * Why the server refused or cut a connection (or answered a request itself) instead of letting
+ * the API answer it:
+ *
+ * - `connection_cap`: one connection beyond `maxConnections`, closed at once;
+ * - `address_cap`: one beyond `maxConnectionsPerAddress`, closed at once;
+ * - `no_request`: nothing was sent within the header timeout (408);
+ * - `request_timeout`: a request begun and not complete within its timeout (408);
+ * - `head_too_large`: request line and header fields over {@link MAX_HEAD_BYTES} (431);
+ * - `bad_request`: not valid HTTP/1.1, no or a malformed `Host`, `OPTIONS *` (400);
+ * - `slow_reader`: an answer the client did not read within `writeTimeoutMs`, cut.
+ */
+export const REFUSALS = [
+  'connection_cap',
+  'address_cap',
+  'no_request',
+  'request_timeout',
+  'head_too_large',
+  'bad_request',
+  'slow_reader',
+] as const;
+
+/** One of {@link REFUSALS}. */
+export type Refusal = typeof REFUSALS[number];
+
 /** Where to listen, and with what bounds. */
 export interface ListenOptions {
   readonly hostname: string;
   /** 0 picks a free port. */
   readonly port: number;
   readonly limits?: ServerLimits;
+  /** Told of every refusal, for the metrics and the log. Default: nobody. */
+  readonly onRefusal?: (reason: Refusal) => void;
 }
 
 /** A listening server. */

@@ -10,7 +10,12 @@ import { literalOf } from '../../src/contract/params/api-counts.ts';
 import type { HttpError } from '../errors.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
-import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
+import {
+  answerEndpoint,
+  answerEndpointJson,
+  framedRows,
+  type RowsJson,
+} from '../../src/endpoints/registry.ts';
 import { turnEvery } from '../../src/async/next-turn.ts';
 import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { etagOf } from '../middleware/etag.ts';
@@ -23,8 +28,20 @@ import type { MatchShare } from './match-gate.ts';
  * answer reused by many requests is encoded once, not once per response.
  */
 export type Computed =
-  | { readonly ok: true; readonly body: Uint8Array<ArrayBuffer>; readonly etag: string }
+  | {
+    readonly ok: true;
+    readonly body: Uint8Array<ArrayBuffer>;
+    readonly etag: string;
+    /** Set when rows were left out to keep the body within `maxBytes`: the rows sent. */
+    readonly truncated: { readonly rows: number; readonly maxBytes: number } | null;
+  }
   | { readonly ok: false; readonly error: ParamError };
+
+/**
+ * Said on an answer whose rows were cut to keep it within the byte limit (`HTTP_ANSWER_MAX_BYTES`):
+ * `rows=<rows sent>; max-bytes=<the limit>`. The rows sent are the first ones, each whole.
+ */
+export const TRUNCATED_HEADER = 'X-Result-Truncated';
 
 /** How one answer is asked for. */
 export interface AnswerOptions {
@@ -49,9 +66,9 @@ export interface AnswererDeps {
   readonly context: () => ReadContext;
   readonly hosts: HostCache;
   readonly coalescer: Coalescer<Computed>;
+  /** Most bytes of one answer's body; rows beyond are left out whole. */
+  readonly maxBytes: number;
 }
-
-const UTF8 = new TextEncoder();
 
 /** The envelope of every answer's rows: `{"result":[…]}`. */
 export const RESULT_FRAME = { before: '{"result":', after: '}' };
@@ -112,7 +129,7 @@ function patternRefusal(
  *
  * @example
  * ```ts
- * const answer = createAnswerer({ context, hosts, coalescer });
+ * const answer = createAnswerer({ context, hosts, coalescer, maxBytes: 2 * 1024 * 1024 });
  * const computed = await answer(record, new URLSearchParams('project=p&interval=1hr'));
  * if (computed.ok) console.log(computed.etag);
  * ```
@@ -134,20 +151,25 @@ export function createAnswerer(
           ...base,
           matchHosts: (pattern, sinceUs) => hosts.matching(pattern, share)(context, sinceUs),
         };
-        const options = { maxRows: record.maxRows, frame: RESULT_FRAME };
-        let body: Uint8Array<ArrayBuffer>;
+        const options = { maxRows: record.maxRows, frame: RESULT_FRAME, maxBytes: deps.maxBytes };
+        let sent: RowsJson;
         if (redactPii) {
           // Redaction walks the rows' strings: they are read as values.
           const answer = await answerEndpoint(record.name, params, context, options);
           if (!answer.ok) return answer;
-          const rows = JSON.stringify(await redactRows(answer.rows));
-          body = UTF8.encode(`${RESULT_FRAME.before}${rows}${RESULT_FRAME.after}`);
+          const texts = (await redactRows(answer.rows)).map((row) => JSON.stringify(row));
+          sent = framedRows(texts, RESULT_FRAME, deps.maxBytes);
         } else {
           const answer = await answerEndpointJson(record.name, params, context, options);
           if (!answer.ok) return answer;
-          body = answer.json;
+          sent = answer;
         }
-        return { ok: true, body, etag: etagOf(body) };
+        return {
+          ok: true,
+          body: sent.json,
+          etag: etagOf(sent.json),
+          truncated: sent.truncated ? { rows: sent.rows, maxBytes: deps.maxBytes } : null,
+        };
       },
     );
   };

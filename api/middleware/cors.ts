@@ -11,6 +11,7 @@ import { cors as honoCors } from 'hono/cors';
 import type { ApiEnv } from '../context.ts';
 import { IGNORED_PARAMETERS_HEADER, REDACT_PII_HEADER } from '../answer/query-params.ts';
 import { API_KEY_HEADER } from './auth.ts';
+import { TRUNCATED_HEADER } from '../answer/answer.ts';
 
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 86_400;
@@ -35,7 +36,13 @@ export function cors(): MiddlewareHandler<ApiEnv> {
       'LF-ENDPOINT-LABELS',
       REDACT_PII_HEADER,
     ],
-    exposeHeaders: ['ETag', 'Retry-After', 'WWW-Authenticate', IGNORED_PARAMETERS_HEADER],
+    exposeHeaders: [
+      'ETag',
+      'Retry-After',
+      'WWW-Authenticate',
+      IGNORED_PARAMETERS_HEADER,
+      TRUNCATED_HEADER,
+    ],
     maxAge: PREFLIGHT_MAX_AGE,
   });
   return async (c, next) => {

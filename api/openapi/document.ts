@@ -15,6 +15,7 @@ import {
   REDACT_PII_HEADER,
 } from '../answer/query-params.ts';
 import { MAX_HEAD_BYTES } from '../adapters/serve.ts';
+import { TRUNCATED_HEADER } from '../answer/answer.ts';
 import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
 import { recordRoutes } from '../records.ts';
 import { MAX_LISTED_PROJECTS } from '../explorer/projects.ts';
@@ -58,8 +59,9 @@ const TRANSPORT_ERRORS: Readonly<Record<string, OpenApiObject>> = {
   ),
 };
 
-/** The adapter's share of any operation's 400 (Node). */
-const ADAPTER_BAD_REQUEST = '`bad_request`: no `Host` header, or not valid HTTP/1.1 (Node).';
+/** The adapter's share of any operation's 400. */
+const ADAPTER_BAD_REQUEST = '`bad_request`: no `Host` header or a malformed one; on Node also a ' +
+  'target that is not a path (`OPTIONS *`) or anything else that is not valid HTTP/1.1.';
 
 /** A 400 answer: the operation's own reasons, if any, then the adapter's. */
 function badRequest(own = ''): OpenApiObject {
@@ -156,6 +158,13 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
             description: 'The sql and lql parameters the call carried, which were ignored',
             schema: { type: 'string' },
           },
+          [TRUNCATED_HEADER]: {
+            description: 'Present when rows were left out to keep the answer within ' +
+              'HTTP_ANSWER_MAX_BYTES: `rows=<rows sent>; max-bytes=<the limit>`. The rows sent ' +
+              'are the first ones, each whole.',
+            schema: { type: 'string', examples: ['rows=15; max-bytes=2097152'] },
+          },
+          'X-Content-Type-Options': { description: 'nosniff', schema: { type: 'string' } },
           'Cache-Control': {
             description: record.name === 'logs.all' ? 'no-store' : 'private, no-cache',
             schema: { type: 'string' },

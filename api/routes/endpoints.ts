@@ -9,7 +9,7 @@
 import type { Context, Hono } from 'hono';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { UUID } from '../../src/text/uuid.ts';
-import type { Answerer } from '../answer/answer.ts';
+import { type Answerer, TRUNCATED_HEADER } from '../answer/answer.ts';
 import {
   effectiveParams,
   IGNORED_PARAMETERS_HEADER,
@@ -20,8 +20,9 @@ import { guardStore } from '../deadline.ts';
 import { readBody } from '../ingest/body.ts';
 import { ignoredQueryParameters } from '../../src/contract/params/common.ts';
 import type { ApiEnv } from '../context.ts';
-import { HttpError, JSON_TYPE, methodNotAllowed } from '../errors.ts';
+import { HttpError, JSON_HEADERS, methodNotAllowed } from '../errors.ts';
 import { ifNoneMatchHits } from '../middleware/etag.ts';
+import { chunkedBody } from '../answer/chunked-body.ts';
 import { jsonResponse } from '../json.ts';
 import { listedRecord } from '../records.ts';
 
@@ -78,16 +79,21 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
     const computed = await guardStore(answer, deps.storeTimeoutMs, deps.logStoreError);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
     const ignored = ignoredQueryParameters(params);
+    const { truncated } = computed;
     const headers: Record<string, string> = {
-      'Content-Type': JSON_TYPE,
+      ...JSON_HEADERS,
       ETag: computed.etag,
       'Cache-Control': cacheControl(record),
       ...(ignored.length === 0 ? {} : { [IGNORED_PARAMETERS_HEADER]: ignored.join(', ') }),
+      ...(truncated === null ? {} : {
+        [TRUNCATED_HEADER]: `rows=${truncated.rows}; max-bytes=${truncated.maxBytes}`,
+      }),
     };
     if (ifNoneMatchHits(c.req.header('If-None-Match') ?? null, computed.etag)) {
       return new Response(null, { status: 304, headers });
     }
-    return new Response(computed.body, { status: 200, headers });
+    headers['Content-Length'] = String(computed.body.byteLength);
+    return new Response(chunkedBody(computed.body), { status: 200, headers });
   };
 
   app.get('/api/endpoints', (c) => {

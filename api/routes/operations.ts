@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import type { RollupStore } from '../../src/store/port.ts';
 import { guardStore } from '../deadline.ts';
 import type { ApiEnv } from '../context.ts';
-import { methodNotAllowed, unavailable } from '../errors.ts';
+import { JSON_HEADERS, methodNotAllowed, unavailable } from '../errors.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { OpenApiObject } from '../openapi/document.ts';
@@ -75,7 +75,7 @@ export function registerOperationRoutes(app: Hono<ApiEnv>, deps: OperationRoutes
   app.get('/openapi.json', (c) => {
     c.set('endpoint', 'openapi');
     return new Response(document, {
-      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      headers: JSON_HEADERS,
     });
   });
   for (const path of PUBLIC_PATHS) {

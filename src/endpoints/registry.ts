@@ -28,6 +28,9 @@ import { type EndpointName, MAX_ROWS } from '../contract/registry.ts';
 import type { EndpointRows } from '../contract/rows.ts';
 import { readApiCounts } from './read/api-counts.ts';
 import type { ReadContext } from './read/context.ts';
+import type { AnswerLimits, RowsJson } from './read/rows-json.ts';
+
+export type { AnswerLimits, RowsJson };
 import { invocationStatsRowJson, readInvocationStats } from './read/invocation-stats.ts';
 import { readLogsAll, readLogsAllJson } from './read/logs-all.ts';
 
@@ -45,17 +48,16 @@ export interface EndpointDescriptor<P, R> {
   /** The rows from the rollups in the store; rejects only when the store fails. */
   readonly read: (context: ReadContext, params: P) => Promise<R[]>;
   /**
-   * The same rows (at most `maxRows`) as the UTF-8 bytes of a JSON array with `before` and
-   * `after` around it, where the store holds them ready to send (absent: the rows of `read`,
-   * serialized).
+   * The same rows (within `limits`) as the UTF-8 bytes of a JSON array with `before` and `after`
+   * around it, where the store holds them ready to send (absent: the rows of `read`, serialized).
    */
   readonly readJson?: (
     context: ReadContext,
     params: P,
-    maxRows: number,
+    limits: AnswerLimits,
     before: Uint8Array,
     after: Uint8Array,
-  ) => Promise<Uint8Array<ArrayBuffer>>;
+  ) => Promise<RowsJson>;
   /** One row of `read` as the JSON text `JSON.stringify` writes (absent: `JSON.stringify`). */
   readonly rowJson?: (row: R) => string;
 }
@@ -85,7 +87,7 @@ export type Answer<N extends EndpointName> =
  * {@link AnswerOptions.frame}), or why its parameters were refused.
  */
 export type JsonAnswer =
-  | { readonly ok: true; readonly json: Uint8Array<ArrayBuffer> }
+  | ({ readonly ok: true } & RowsJson)
   | { readonly ok: false; readonly error: ParamError };
 
 /** Options of {@link answerEndpoint}. */
@@ -98,6 +100,11 @@ export interface AnswerOptions {
    * Default: none.
    */
   readonly frame?: { readonly before: string; readonly after: string };
+  /**
+   * Most bytes of the framed answer of {@link answerEndpointJson}: the rows that would go beyond
+   * are left out, whole, and the answer says so (`truncated`). Default: no limit.
+   */
+  readonly maxBytes?: number;
 }
 
 const NO_FRAME = { before: '', after: '' };
@@ -109,6 +116,43 @@ function rowCap(options: AnswerOptions): number {
     throw new RangeError(`maxRows must be a positive integer: got ${maxRows}`);
   }
   return maxRows;
+}
+
+function byteCap(options: AnswerOptions): number {
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  if (Number.isNaN(maxBytes) || maxBytes < 1) {
+    throw new RangeError(`maxBytes must be a positive number of bytes: got ${maxBytes}`);
+  }
+  return maxBytes;
+}
+
+/**
+ * The JSON texts of rows as the UTF-8 bytes of one array within `frame`, as many of them, from
+ * the first, as fit in `maxBytes` (the frame and brackets included).
+ *
+ * @example
+ * ```ts
+ * framedRows(['{"a":1}', '{"a":2}'], { before: '{"result":', after: '}' }, 20);
+ * // { json: <{"result":[{"a":1}]}>, rows: 1, truncated: true }
+ * ```
+ */
+export function framedRows(
+  texts: readonly string[],
+  frame: { readonly before: string; readonly after: string },
+  maxBytes: number,
+): RowsJson {
+  const whole = UTF8.encode(`${frame.before}[${texts.join(',')}]${frame.after}`);
+  if (whole.byteLength <= maxBytes) return { json: whole, rows: texts.length, truncated: false };
+  let size = UTF8.encode(`${frame.before}[]${frame.after}`).byteLength;
+  let rows = 0;
+  for (const text of texts) {
+    const added = UTF8.encode(text).byteLength + (rows === 0 ? 0 : 1);
+    if (size + added > maxBytes) break;
+    size += added;
+    rows++;
+  }
+  const json = UTF8.encode(`${frame.before}[${texts.slice(0, rows).join(',')}]${frame.after}`);
+  return { json, rows, truncated: true };
 }
 
 function cap<R>(rows: R[], options: AnswerOptions): R[] {
@@ -167,21 +211,20 @@ export async function answerEndpointJson<N extends EndpointName>(
 ): Promise<JsonAnswer> {
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
   const readJson = descriptor.readJson;
-  const { before, after } = options.frame ?? NO_FRAME;
+  const frame = options.frame ?? NO_FRAME;
+  const maxBytes = byteCap(options);
   if (readJson !== undefined) {
-    const maxRows = rowCap(options);
+    const limits = { maxRows: rowCap(options), maxBytes };
     const answer = await answerWith(
       descriptor.parse,
-      (params) => readJson(context, params, maxRows, UTF8.encode(before), UTF8.encode(after)),
+      (params) =>
+        readJson(context, params, limits, UTF8.encode(frame.before), UTF8.encode(frame.after)),
       source,
     );
-    return answer.ok ? { ok: true, json: answer.value } : answer;
+    return answer.ok ? { ok: true, ...answer.value } : answer;
   }
   const answer = await answerEndpoint(name, source, context, options);
   if (!answer.ok) return answer;
-  const rowJson = descriptor.rowJson;
-  const rows = rowJson === undefined
-    ? JSON.stringify(answer.rows)
-    : `[${answer.rows.map((row) => rowJson(row)).join(',')}]`;
-  return { ok: true, json: UTF8.encode(`${before}${rows}${after}`) };
+  const rowJson = descriptor.rowJson ?? ((row: EndpointRows[N]) => JSON.stringify(row));
+  return { ok: true, ...framedRows(answer.rows.map(rowJson), frame, maxBytes) };
 }

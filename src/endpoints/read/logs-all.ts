@@ -13,6 +13,7 @@ import type { LogsAllParams } from '../../contract/params/logs-all.ts';
 import { LOGS_ALL_LIMIT } from '../../contract/registry.ts';
 import type { LogRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
+import type { AnswerLimits, RowsJson } from './rows-json.ts';
 
 const RECENT_LOG = { deserialize: parseRecentLog };
 
@@ -52,28 +53,36 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
 }
 
 /**
- * The rows of {@link readLogsAll} (at most `maxRows`) as the UTF-8 bytes of a JSON array, with
+ * The rows of {@link readLogsAll} (within `limits`) as the UTF-8 bytes of a JSON array, with
  * `before` and `after` around it, each row's values copied from its stored entry's bytes: no
- * entry is decoded, parsed or encoded again.
+ * entry is decoded, parsed or encoded again. The rows that would take the answer over
+ * `limits.maxBytes` are left out whole.
  */
 export async function readLogsAllJson(
   context: ReadContext,
   params: LogsAllParams,
-  maxRows: number,
+  limits: AnswerLimits,
   before: Uint8Array,
   after: Uint8Array,
-): Promise<Uint8Array<ArrayBuffer>> {
+): Promise<RowsJson> {
   const key = recentLogsKey(params.project);
   const members = await readMembers(context, params);
-  let room = before.length + 2 + after.length;
-  for (const member of members) room += member.length + ROW_EXTRA_BYTES + 1;
-  const out = new Uint8Array(room);
+  const frameBytes = before.length + 2 + after.length;
+  let room = frameBytes;
+  let largestRow = 0;
+  for (const member of members) {
+    room += member.length + ROW_EXTRA_BYTES + 1;
+    largestRow = Math.max(largestRow, member.length + ROW_EXTRA_BYTES + 1);
+  }
+  // Room for what may be sent, and for the one row written before it is known not to fit.
+  const out = new Uint8Array(Math.min(room, limits.maxBytes + largestRow + frameBytes));
   out.set(before, 0);
   out[before.length] = OPEN_BRACKET;
   let end = before.length + 1;
   let rows = 0;
+  let truncated = false;
   for (const member of members) {
-    if (rows === maxRows) break;
+    if (rows === limits.maxRows) break;
     // A row after the first is written one byte on, its comma put before it once it is whole.
     const at = rows === 0 ? end : end + 1;
     const rowEnd = readStateOrReport(
@@ -83,11 +92,15 @@ export async function readLogsAllJson(
       context.onUnreadable,
     );
     if (rowEnd === null) continue;
+    if (rowEnd + 1 + after.length > limits.maxBytes) {
+      truncated = true;
+      break;
+    }
     if (rows > 0) out[end] = COMMA;
     end = rowEnd;
     rows++;
   }
   out[end] = CLOSE_BRACKET;
   out.set(after, end + 1);
-  return out.subarray(0, end + 1 + after.length);
+  return { json: out.subarray(0, end + 1 + after.length), rows, truncated };
 }

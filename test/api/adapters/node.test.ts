@@ -12,6 +12,8 @@ import { serveNode } from '../../../api/adapters/node.ts';
 import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
 import { responseValidator } from '../helpers/openapi-validator.ts';
 import { TEST_KEY, testApp } from '../helpers/app.ts';
+import { exchange, parseResponse } from '../helpers/raw-http.ts';
+import { refusedCount } from './hostile-steps.ts';
 
 let served: Served | null = null;
 
@@ -31,35 +33,19 @@ async function start(limits: ServerLimits = {}) {
     },
   });
   const app = testApp({ logger: pino({ level: 'debug' }, sink) });
-  served = await serveNode(app.api.fetch, { hostname: '127.0.0.1', port: 0, limits });
+  served = await serveNode(app.api.fetch, {
+    hostname: '127.0.0.1',
+    port: 0,
+    limits,
+    onRefusal: (reason) => app.metrics.countRefused(reason),
+  });
   return { app, lines, port: Number(new URL(served.url).port) };
 }
 
-/** Writes `text` on a fresh connection and reads until the server closes it (or `cutAfterMs`). */
-function exchange(
-  port: number,
-  text: string,
-  options: { end?: boolean; cutAfterMs?: number } = {},
-): Promise<string> {
-  return new Promise((resolve) => {
-    let received = '';
-    const socket = net.connect(port, '127.0.0.1', () => {
-      socket.write(text);
-      if (options.end ?? true) socket.end();
-      if (options.cutAfterMs !== undefined) {
-        setTimeout(() => socket.destroy(), options.cutAfterMs);
-      }
-    });
-    socket.on('data', (data) => (received += String(data)));
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => resolve(received));
-  });
-}
-
-function parseResponse(raw: string): { status: number; body: unknown } {
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
-  const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
-  return { status, body: body === '' ? null : JSON.parse(body) };
+/** Status and body of a raw answer (its headers are asserted where they matter). */
+function statusAndBody(raw: string): { status: number; body: unknown } {
+  const { status, body } = parseResponse(raw);
+  return { status, body };
 }
 
 /** Asserts that the OpenAPI document describes the raw answer to `method path`. */
@@ -72,12 +58,12 @@ function expectDocumented(raw: string, method: string, path: string): void {
 
 describe('refusals on the Node adapter', () => {
   test('header fields over the head limit are 431 with the envelope', async () => {
-    const { port } = await start();
+    const { app, port } = await start();
     const raw = await exchange(
       port,
       `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
     );
-    expect(parseResponse(raw)).toEqual({
+    expect(statusAndBody(raw)).toEqual({
       status: 431,
       body: {
         error: {
@@ -87,6 +73,7 @@ describe('refusals on the Node adapter', () => {
       },
     });
     expectDocumented(raw, 'GET', '/healthz');
+    expect(await refusedCount(app, 'head_too_large')).toBe(1);
   });
 
   test('a URL over the URL limit is 414 with the envelope', async () => {
@@ -95,7 +82,7 @@ describe('refusals on the Node adapter', () => {
       port,
       `GET /healthz?${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
     );
-    expect(parseResponse(raw)).toMatchObject({
+    expect(statusAndBody(raw)).toMatchObject({
       status: 414,
       body: { error: { code: 'uri_too_long' } },
     });
@@ -105,7 +92,7 @@ describe('refusals on the Node adapter', () => {
   test('a request without Host is 400 with the envelope', async () => {
     const { port } = await start();
     const raw = await exchange(port, 'GET /healthz HTTP/1.1\r\n\r\n');
-    expect(parseResponse(raw)).toEqual({
+    expect(statusAndBody(raw)).toEqual({
       status: 400,
       body: { error: { code: 'bad_request', message: expect.stringContaining('Host') } },
     });
@@ -119,6 +106,48 @@ describe('refusals on the Node adapter', () => {
       status: 400,
       body: { error: { code: 'bad_request', message: expect.stringContaining('request line') } },
     });
+  });
+});
+
+describe("the Node parser's own refusals", () => {
+  test.each([
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n', 'OPTIONS', '/healthz'],
+    ['a Host with a space', 'GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n', 'GET', '/healthz'],
+    ['a Host with a path', 'GET /healthz HTTP/1.1\r\nHost: x/y\r\n\r\n', 'GET', '/healthz'],
+  ])('%s is 400 with the envelope and nosniff', async (_name, request, method, path) => {
+    const { app, port } = await start();
+    const raw = await exchange(port, request);
+    const answer = parseResponse(raw);
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 400,
+      body: { error: { code: 'bad_request', message: expect.any(String) } },
+    });
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expectDocumented(raw, method, path);
+    expect(await refusedCount(app, 'bad_request')).toBe(1);
+  });
+});
+
+describe('every answer says nosniff', () => {
+  test.each([
+    ['431', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`, 431],
+    ['400 without Host', 'GET /healthz HTTP/1.1\r\n\r\n', 400],
+    ['200 of /healthz', 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 200],
+    ['401', 'GET /api/endpoints HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 401],
+    ['414', `GET /healthz?${'a'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 414],
+  ])('%s', async (_name, request, status) => {
+    const { port } = await start();
+    const answer = parseResponse(await exchange(port, request));
+    expect(answer.status).toBe(status);
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('408', async () => {
+    const { port } = await start({ headersTimeoutMs: 300, checkIntervalMs: 50 });
+    const answer = parseResponse(await exchange(port, '', { end: false }));
+    expect(answer.status).toBe(408);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
   });
 });
 
@@ -145,24 +174,25 @@ describe('a client that cuts off its upload', () => {
 
 describe('timeouts and the connection cap', () => {
   test('a body that never finishes is cut after the request timeout, with 408', async () => {
-    const { port } = await start({ requestTimeoutMs: 300, checkIntervalMs: 50 });
+    const { app, port } = await start({ requestTimeoutMs: 300, checkIntervalMs: 50 });
     const raw = await exchange(
       port,
       `POST /api/ingest/edge HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${TEST_KEY}\r\n` +
         'Content-Length: 1000\r\n\r\n{"id":',
       { end: false },
     );
-    expect(parseResponse(raw)).toEqual({
+    expect(statusAndBody(raw)).toEqual({
       status: 408,
       body: { error: { code: 'request_timeout', message: expect.stringContaining('300 ms') } },
     });
     expectDocumented(raw, 'POST', '/api/ingest/edge');
+    expect(await refusedCount(app, 'request_timeout')).toBe(1);
   });
 
   test('a connection that sends nothing is answered 408 after the header timeout', async () => {
     const { port } = await start({ headersTimeoutMs: 300, checkIntervalMs: 50 });
     const raw = await exchange(port, '', { end: false });
-    expect(parseResponse(raw)).toMatchObject({
+    expect(statusAndBody(raw)).toMatchObject({
       status: 408,
       body: { error: { code: 'request_timeout' } },
     });

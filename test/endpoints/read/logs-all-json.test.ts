@@ -4,7 +4,7 @@
  * cap counting only the rows written.
  */
 import { describe, expect, test } from 'vitest';
-import { answerEndpoint, answerEndpointJson } from '../../../src/endpoints/registry.ts';
+import { answerEndpoint, answerEndpointJson, framedRows } from '../../../src/endpoints/registry.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { DEFAULT_MAX_FUTURE_SKEW_US } from '../../../src/events/parse.ts';
 import { recentLogsKey } from '../../../src/rollup/keys.ts';
@@ -94,5 +94,58 @@ describe('logs.all sent as bytes', () => {
     const { rows, sent } = await answers([good('only', 1)], '');
     expect(sent).toBe(JSON.stringify(rows));
     expect(sent).toContain('"event_message":"é only"');
+  });
+});
+
+describe('logs.all within a byte limit', () => {
+  const entry = (id: string, ageS: number) =>
+    member(id, ageS, JSON.stringify({ id, event_message: `é ${'x'.repeat(ageS * 7)}` }));
+
+  test('at every limit, the answer is the longest run of first rows that fits, each whole', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    await store.updateSortedSet({
+      key: recentLogsKey(PROJECT),
+      members: [entry('a', 1), entry('b', 2), entry('c', 3), entry('d', 4)],
+      mode: 'add',
+      keepHighest: null,
+      dropBelow: null,
+      expireAtMs: null,
+    });
+    const context = { store, nowUs: NOW_US, maxFutureSkewUs: DEFAULT_MAX_FUTURE_SKEW_US };
+    const params = new URLSearchParams(`project=${PROJECT}&project_tier=PRO`);
+    const frame = { before: '{"result":', after: '}' };
+    const values = await answerEndpoint('logs.all', params, context);
+    if (!values.ok) throw new Error('expected rows');
+    const framed = (rows: unknown[]) =>
+      new TextEncoder().encode(`{"result":${JSON.stringify(rows)}}`).byteLength;
+    const whole = framed(values.rows);
+    for (let maxBytes = framed([]); maxBytes <= whole + 2; maxBytes++) {
+      const sent = await answerEndpointJson('logs.all', params, context, { frame, maxBytes });
+      if (!sent.ok) throw new Error('expected rows');
+      let fits = values.rows.length;
+      while (framed(values.rows.slice(0, fits)) > maxBytes) fits--;
+      const expected = values.rows.slice(0, fits);
+      expect(JSON.parse(new TextDecoder().decode(sent.json)), `${maxBytes} bytes`).toEqual({
+        result: expected,
+      });
+      expect(sent.json.byteLength).toBeLessThanOrEqual(maxBytes);
+      expect([sent.rows, sent.truncated]).toEqual([fits, fits < values.rows.length]);
+    }
+  });
+
+  test('other endpoints are cut the same way, by whole rows', () => {
+    const texts = ['{"a":1}', '{"a":22}', '{"a":333}'];
+    const frame = { before: '{"result":', after: '}' };
+    const cases: [number, number][] = [[13, 0], [19, 0], [20, 1], [28, 1], [29, 2], [38, 2], [
+      39,
+      3,
+    ]];
+    for (const [maxBytes, rows] of cases) {
+      const sent = framedRows(texts, frame, maxBytes);
+      expect(new TextDecoder().decode(sent.json)).toBe(
+        `{"result":[${texts.slice(0, rows).join(',')}]}`,
+      );
+      expect([sent.rows, sent.truncated]).toEqual([rows, rows < 3]);
+    }
   });
 });
