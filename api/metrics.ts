@@ -138,6 +138,7 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countRateLimitEviction() {
       evictions.inc();
+    },
     countRefused(reason) {
       refused.inc({ reason });
     },
