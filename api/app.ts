@@ -14,7 +14,7 @@ import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { readRegistry } from '../src/endpoints/read/hosts.ts';
+import { readRegistry, type RegisteredHost } from '../src/endpoints/read/hosts.ts';
 import { type Computed, createAnswerer } from './answer/answer.ts';
 import { createKeyVerifier, requireApiKey } from './middleware/auth.ts';
 import { Coalescer } from './answer/coalesce.ts';
@@ -32,6 +32,7 @@ import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
+import { MAX_LISTED_PROJECTS } from './explorer/projects.ts';
 import { PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { isStoreAway } from '../src/store/away.ts';
 
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps): Api {
     read: (sinceUs) => readRegistry(deps.store, sinceUs),
     nowMs,
     refreshMs: settings.hostRefreshMs ?? 1_000,
+    maxListedProjects: MAX_LISTED_PROJECTS,
     ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),
   });
   const coalescer = new Coalescer<Computed>({
@@ -108,9 +110,10 @@ export function createApp(deps: AppDeps): Api {
     windowMs: settings.resultCacheMs,
     spreadMs: Math.floor(settings.resultCacheMs / 5),
   });
-  const invalidate = () => {
+  const folded = (registered: readonly RegisteredHost[] | null) => {
     coalescer.invalidate();
-    hosts.invalidate();
+    if (registered === null) hosts.invalidate();
+    else hosts.note(registered);
   };
   const onUnreadable = (state: UnreadableState) => {
     logger.error(state, 'a stored state could not be read; answered without it');
@@ -159,7 +162,7 @@ export function createApp(deps: AppDeps): Api {
     metrics: deps.metrics,
     logger,
     timeoutMs: settings.ingestTimeoutMs ?? 15_000,
-    onFolded: invalidate,
+    onFolded: folded,
   });
   app.notFound((c) =>
     errorResponse(

@@ -6,7 +6,7 @@
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import type { UnreadableReporter } from '../../src/rollup/unreadable.ts';
 import type { RollupStore } from '../../src/store/port.ts';
-import type { IngestSink } from './sink.ts';
+import { type IngestSink, NOTHING_REGISTERED } from './sink.ts';
 
 /** Options of {@link directSink}. */
 export interface DirectSinkOptions {
@@ -40,12 +40,15 @@ export function directSink(options: DirectSinkOptions): IngestSink {
   return {
     kind: 'direct',
     async accept(_source, events) {
-      if (events.length === 0) return [];
-      const refused = await ingest.fold(events.map((accepted) => accepted.event));
-      return refused.map(({ index, rejection }) => ({
-        line: events[index]?.line ?? 0,
-        reason: rejection.reason,
-      }));
+      if (events.length === 0) return NOTHING_REGISTERED;
+      const { refused, registered } = await ingest.fold(events.map((accepted) => accepted.event));
+      return {
+        refused: refused.map(({ index, rejection }) => ({
+          line: events[index]?.line ?? 0,
+          reason: rejection.reason,
+        })),
+        registered,
+      };
     },
     close: () => Promise.resolve(),
   };

@@ -11,8 +11,9 @@ import { withDeadline } from '../deadline.ts';
 import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
-import type { IngestSink } from '../ingest/sink.ts';
-import { type ItemError, MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
+import type { IngestSink, SinkOutcome } from '../ingest/sink.ts';
+import type { HostSighting } from '../../src/rollup/fold.ts';
+import { MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
 
@@ -28,8 +29,11 @@ export interface IngestRouteDeps {
   readonly logger: Logger;
   /** Longest wait for the sink, in ms. */
   readonly timeoutMs: number;
-  /** Called after events were folded in this process, so cached answers are dropped. */
-  readonly onFolded: () => void;
+  /**
+   * Called after events were folded in this process, so cached answers are dropped, with the
+   * hosts they registered (null: unknown, the fold failed part way).
+   */
+  readonly onFolded: (registered: readonly HostSighting[] | null) => void;
 }
 
 function isSource(value: string): value is Source {
@@ -55,10 +59,10 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       nowUs: deps.nowUs(),
       maxFutureSkewUs: deps.maxFutureSkewUs,
     });
-    let refused: ItemError[];
+    let outcome: SinkOutcome | null = null;
     try {
       const destination = deps.sink.kind === 'kafka' ? 'Kafka' : 'the store';
-      refused = await withDeadline(
+      outcome = await withDeadline(
         deps.sink.accept(source, validated.accepted),
         deps.timeoutMs,
         destination,
@@ -72,8 +76,9 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
           : 'the store did not take the events; send them again shortly',
       );
     } finally {
-      if (deps.sink.kind === 'direct') deps.onFolded();
+      if (deps.sink.kind === 'direct') deps.onFolded(outcome?.registered ?? null);
     }
+    const refused = outcome.refused;
     const accepted = validated.accepted.length - refused.length;
     const rejected = validated.rejected + refused.length;
     deps.metrics.countIngested(source, 'accepted', accepted);

@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LogEvent, Rejection } from '../events/types.ts';
 import type { RollupStore } from '../store/port.ts';
-import { Fold } from './fold.ts';
+import { Fold, type HostSighting, hostSightings } from './fold.ts';
 import { PartitionWriter } from './partition-writer.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 
@@ -42,6 +42,16 @@ export interface Refused {
   readonly index: number;
   readonly rejection: Rejection;
 }
+
+/** What one {@link DirectIngest.fold} did. */
+export interface Folded {
+  /** The events refused by their project's bounds, not folded. */
+  readonly refused: readonly Refused[];
+  /** The (project, host) pairs the call registered, with their newest event time. */
+  readonly registered: readonly HostSighting[];
+}
+
+const FOLDED_NOTHING: Folded = { refused: [], registered: [] };
 
 /** Serialized direct folding into the store. */
 export class DirectIngest {
@@ -70,16 +80,17 @@ export class DirectIngest {
 
   /**
    * Folds `events` and resolves once they are in the store, with the events refused by their
-   * project's bounds (see `admission.ts`; by index in `events`), which are not folded.
+   * project's bounds (see `admission.ts`; by index in `events`), which are not folded, and the
+   * hosts registered.
    */
-  fold(events: readonly LogEvent[]): Promise<Refused[]> {
+  fold(events: readonly LogEvent[]): Promise<Folded> {
     const run = this.#queue.then(() => this.#foldNow(events));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #foldNow(events: readonly LogEvent[]): Promise<Refused[]> {
-    if (events.length === 0) return [];
+  async #foldNow(events: readonly LogEvent[]): Promise<Folded> {
+    if (events.length === 0) return FOLDED_NOTHING;
     if (!this.#opened) {
       // Offsets go on from where this process is: its projects' watermarks are read again.
       await this.#writer.open();
@@ -100,13 +111,14 @@ export class DirectIngest {
       fold.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
       this.#next += 1;
     });
+    const delta = fold.take();
     try {
-      await this.#writer.flush(fold.take(), this.#next);
+      await this.#writer.flush(delta, this.#next);
     } catch (error) {
       // The writer must be reopened; watermarks are re-read from the store next time.
       this.#opened = false;
       throw error;
     }
-    return refused;
+    return { refused, registered: hostSightings(delta) };
   }
 }
