@@ -9,7 +9,10 @@
  * @module
  */
 import { Hono } from 'hono';
-import { DEFAULT_INGEST_MAX_ITEMS } from '../src/config.ts';
+import {
+  DEFAULT_INGEST_MAX_ITEMS,
+  DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
+} from '../src/config.ts';
 import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
@@ -23,6 +26,7 @@ import type { ApiEnv } from './context.ts';
 import { errorResponse, HttpError } from './errors.ts';
 import { HostCache } from './answer/host-cache.ts';
 import type { IngestSink } from './ingest/sink.ts';
+import { ProjectsPerKey } from './ingest/projects-per-key.ts';
 import type { ApiMetrics } from './metrics.ts';
 import { observe } from './middleware/observe.ts';
 import { openApiDocument, type OpenApiObject } from './openapi/document.ts';
@@ -44,6 +48,8 @@ export interface AppSettings {
   readonly ingestMaxBytes: number;
   /** Most events one ingest body may hold. Default 10,000. */
   readonly ingestMaxItems?: number;
+  /** Most distinct projects one API key may ingest events of per UTC day. Default 1,000. */
+  readonly ingestMaxProjectsPerKeyPerDay?: number;
   readonly maxFutureSkewUs: number;
   /** See `Config.resultCacheMs`. */
   readonly resultCacheMs: number;
@@ -162,6 +168,11 @@ export function createApp(deps: AppDeps): Api {
     metrics: deps.metrics,
     logger,
     timeoutMs: settings.ingestTimeoutMs ?? 15_000,
+    projectsPerKey: new ProjectsPerKey({
+      maxPerDay: settings.ingestMaxProjectsPerKeyPerDay ??
+        DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
+      nowUs: deps.nowUs,
+    }),
     onFolded: folded,
   });
   app.notFound((c) =>

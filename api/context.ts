@@ -9,5 +9,10 @@ export interface ApiEnv {
   readonly Variables: {
     /** The endpoint or route name a request is counted under in the metrics. */
     endpoint: string;
+    /**
+     * The position of the request's API key among the configured ones (see `auth.ts`); absent on
+     * the public paths.
+     */
+    keyIndex: number;
   };
 }

@@ -52,6 +52,11 @@ export function presentedKey(request: Request): { key: string; source: KeySource
 export interface KeyVerifier {
   /** True when `presented` is a configured key; null (header absent) is never accepted. */
   verify(presented: string | null): boolean;
+  /**
+   * The position of `presented` among the configured keys (null: none of them): what per-key
+   * bounds are kept by, so that the key itself is never held beside them.
+   */
+  identify(presented: string | null): number | null;
 }
 
 function digest(text: string): Buffer {
@@ -71,16 +76,17 @@ function digest(text: string): Buffer {
 export function createKeyVerifier(keys: readonly string[]): KeyVerifier {
   if (keys.length === 0) throw new RangeError('createKeyVerifier needs at least one key: got 0');
   const digests = keys.map(digest);
-  return {
-    verify(presented) {
-      if (presented === null) return false;
-      const given = digest(presented);
-      let matched = false;
-      // Every configured key is compared, so the time taken does not tell which one matched.
-      for (const expected of digests) matched = timingSafeEqual(given, expected) || matched;
-      return matched;
-    },
+  const identify = (presented: string | null): number | null => {
+    if (presented === null) return null;
+    const given = digest(presented);
+    let matched: number | null = null;
+    // Every configured key is compared, so the time taken does not tell which one matched.
+    digests.forEach((expected, index) => {
+      if (timingSafeEqual(given, expected)) matched = index;
+    });
+    return matched;
   };
+  return { identify, verify: (presented) => identify(presented) !== null };
 }
 
 /**
@@ -100,7 +106,8 @@ export function requireApiKey(
   return async (c, next) => {
     if (publicPaths.has(c.req.path)) return await next();
     const presented = presentedKey(c.req.raw);
-    if (!verifier.verify(presented?.key ?? null)) {
+    const keyIndex = verifier.identify(presented?.key ?? null);
+    if (keyIndex === null) {
       c.set('endpoint', 'unauthorized');
       throw new HttpError(
         'unauthorized',
@@ -111,6 +118,7 @@ export function requireApiKey(
         { 'WWW-Authenticate': `Bearer, ApiKey header="${API_KEY_HEADER}"` },
       );
     }
+    c.set('keyIndex', keyIndex);
     await next();
   };
 }

@@ -16,6 +16,7 @@ import type { HostSighting } from '../../src/rollup/fold.ts';
 import { MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
+import type { ProjectsPerKey } from '../ingest/projects-per-key.ts';
 
 /** What the ingest route needs. */
 export interface IngestRouteDeps {
@@ -29,6 +30,8 @@ export interface IngestRouteDeps {
   readonly logger: Logger;
   /** Longest wait for the sink, in ms. */
   readonly timeoutMs: number;
+  /** The bound on distinct projects per API key and day. */
+  readonly projectsPerKey: ProjectsPerKey;
   /**
    * Called after events were folded in this process, so cached answers are dropped, with the
    * hosts they registered (null: unknown, the fold failed part way).
@@ -59,11 +62,13 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       nowUs: deps.nowUs(),
       maxFutureSkewUs: deps.maxFutureSkewUs,
     });
+    const perKey = deps.projectsPerKey.admit(c.get('keyIndex'), validated.accepted);
+    deps.metrics.countRefused('projects_per_key', perKey.refused.length);
     let outcome: SinkOutcome | null = null;
     try {
       const destination = deps.sink.kind === 'kafka' ? 'Kafka' : 'the store';
       outcome = await withDeadline(
-        deps.sink.accept(source, validated.accepted),
+        deps.sink.accept(source, perKey.admitted),
         deps.timeoutMs,
         destination,
       );
@@ -78,12 +83,12 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
     } finally {
       if (deps.sink.kind === 'direct') deps.onFolded(outcome?.registered ?? null);
     }
-    const refused = outcome.refused;
+    const refused = [...perKey.refused, ...outcome.refused];
     const accepted = validated.accepted.length - refused.length;
     const rejected = validated.rejected + refused.length;
     deps.metrics.countIngested(source, 'accepted', accepted);
     deps.metrics.countIngested(source, 'rejected', rejected);
-    // Both lists are in body order; the first MAX_REPORTED_ERRORS of the two together are told.
+    // Each list is in body order; the first MAX_REPORTED_ERRORS of them together are told.
     const errors = [...validated.errors, ...refused].sort((a, b) => a.line - b.line)
       .slice(0, MAX_REPORTED_ERRORS);
     return jsonResponse({ accepted, rejected, errors }, 202);
