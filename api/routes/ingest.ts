@@ -11,7 +11,8 @@ import { withDeadline } from '../deadline.ts';
 import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
-import type { IngestSink, SinkOutcome } from '../ingest/sink.ts';
+import { type IngestSink, NOTHING_REGISTERED, type SinkOutcome } from '../ingest/sink.ts';
+import { StoreFullError } from '../../src/store/memory-budget.ts';
 import type { HostSighting } from '../../src/rollup/fold.ts';
 import { MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
@@ -73,6 +74,12 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
         destination,
       );
     } catch (error) {
+      if (error instanceof StoreFullError) {
+        // Refused before anything was folded: the view of the registry stays as it is.
+        outcome = NOTHING_REGISTERED;
+        deps.metrics.countRefused('memory_budget', perKey.admitted.length);
+        throw new HttpError('insufficient_storage', error.message, {}, { cause: error });
+      }
       if (error instanceof HttpError) throw error;
       deps.logger.warn({ err: error, source }, 'ingest sink failed');
       throw unavailable(

@@ -20,6 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LogEvent, Rejection } from '../events/types.ts';
+import type { MemoryBudget } from '../store/memory-budget.ts';
 import type { RollupStore } from '../store/port.ts';
 import { Fold, type HostSighting, hostSightings } from './fold.ts';
 import { PartitionWriter } from './partition-writer.ts';
@@ -35,6 +36,11 @@ export interface DirectIngestOptions {
   readonly onUnreadable?: UnreadableReporter;
   /** How far in the future an accepted event may lie (µs), as the events were parsed with. */
   readonly maxFutureSkewUs?: number;
+  /**
+   * The store's memory budget, asked for room before each call is folded (the embedded store).
+   * Default: none.
+   */
+  readonly budget?: MemoryBudget;
 }
 
 /** An event the store side refused, by its index in the call. */
@@ -57,12 +63,14 @@ const FOLDED_NOTHING: Folded = { refused: [], registered: [] };
 export class DirectIngest {
   readonly #writer: PartitionWriter;
   readonly #nowUs: () => number;
+  readonly #budget: MemoryBudget | undefined;
   #next = 0;
   #opened = false;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: DirectIngestOptions) {
     this.#nowUs = options.nowUs;
+    this.#budget = options.budget;
     // One stream per process, so that several API processes sharing a Redis never contend.
     this.#writer = new PartitionWriter({
       store: options.store,
@@ -81,7 +89,10 @@ export class DirectIngest {
   /**
    * Folds `events` and resolves once they are in the store, with the events refused by their
    * project's bounds (see `admission.ts`; by index in `events`), which are not folded, and the
-   * hosts registered.
+   * hosts registered. With a budget, the call is folded whole when the text of its events fits
+   * within the room left, and refused whole otherwise (`StoreFullError`, nothing folded):
+   * its rollups of projects new to the store (about 11 KB each) may take the store past its budget
+   * by that much.
    */
   fold(events: readonly LogEvent[]): Promise<Folded> {
     const run = this.#queue.then(() => this.#foldNow(events));
@@ -91,6 +102,7 @@ export class DirectIngest {
 
   async #foldNow(events: readonly LogEvent[]): Promise<Folded> {
     if (events.length === 0) return FOLDED_NOTHING;
+    this.#budget?.ensureRoom(textBytes(events));
     if (!this.#opened) {
       // Offsets go on from where this process is: its projects' watermarks are read again.
       await this.#writer.open();
@@ -121,4 +133,14 @@ export class DirectIngest {
     }
     return { refused, registered: hostSightings(delta) };
   }
+}
+
+/**
+ * What `events` add to a store at least: the text of each edge event, which its ring buffer keeps
+ * (one byte a character, as the store's estimate counts).
+ */
+function textBytes(events: readonly LogEvent[]): number {
+  let bytes = 0;
+  for (const event of events) if (event.source === 'edge') bytes += event.raw.length;
+  return bytes;
 }
