@@ -37,7 +37,7 @@ export const DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY = 1_000;
  * Memory budget of the embedded store unless configured (`MEMORY_STORE_MAX_BYTES`): an
  * estimate of what it holds, in bytes.
  */
-export const DEFAULT_MEMORY_STORE_MAX_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_MEMORY_STORE_MAX_BYTES = 256 * 1024 * 1024;
 
 /** A configuration variable has a value that is not allowed. */
 export class ConfigError extends Error {

@@ -20,7 +20,7 @@ describe('loadConfig', () => {
   test('an empty environment is the embedded default', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      store: { kind: 'memory', maxBytes: 512 * 1024 * 1024 },
+      store: { kind: 'memory', maxBytes: 256 * 1024 * 1024 },
       kafkaBrokers: null,
       kafkaGroupId: 'rollups',
       kafkaTopicPrefix: '',
@@ -56,7 +56,7 @@ describe('loadConfig', () => {
     ).toEqual({ kind: 'upstash', url: 'http://127.0.0.1:8079', token: 't' });
     expect(loadConfig({ STORE: 'memory', REDIS_URL: 'redis://h:1' }).store).toEqual({
       kind: 'memory',
-      maxBytes: 512 * 1024 * 1024,
+      maxBytes: 256 * 1024 * 1024,
     });
     expect(loadConfig({ MEMORY_STORE_MAX_BYTES: '1048576' }).store).toEqual({
       kind: 'memory',
@@ -118,7 +118,7 @@ describe('loadConfig', () => {
     [
       { MEMORY_STORE_MAX_BYTES: '512MB' },
       'MEMORY_STORE_MAX_BYTES="512MB" is not allowed: an integer from 1048576 to ' +
-      '9007199254740991 (default 536870912)',
+      '9007199254740991 (default 268435456)',
     ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is not allowed: fatal, error, warn, info'],
     [{ DEMO: 'maybe' }, 'DEMO="maybe" is not allowed: 1, true, yes, on or 0, false, no, off'],
