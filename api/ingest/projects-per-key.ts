@@ -33,6 +33,8 @@ export interface ProjectsPerKeyOptions {
 export interface KeyAdmission {
   readonly admitted: AcceptedEvent[];
   readonly refused: ItemError[];
+  /** The projects this call counted against the key's bound for the first time today. */
+  readonly counted: readonly string[];
 }
 
 /** The projects each key sent today. */
@@ -71,6 +73,7 @@ export class ProjectsPerKey {
     }
     const admitted: AcceptedEvent[] = [];
     const refused: ItemError[] = [];
+    const counted: string[] = [];
     for (const accepted of events) {
       const project = accepted.event.project;
       if (!sent.has(project)) {
@@ -79,10 +82,21 @@ export class ProjectsPerKey {
           continue;
         }
         sent.add(project);
+        counted.push(project);
       }
       admitted.push(accepted);
     }
-    return { admitted, refused };
+    return { admitted, refused, counted };
+  }
+
+  /**
+   * Takes back what an {@link admit} counted when none of its events were stored after all (the
+   * store refused the body whole), so that a refused body does not use up the key's bound.
+   */
+  uncount(keyIndex: number, counted: readonly string[]): void {
+    const sent = this.#projects.get(keyIndex);
+    if (sent === undefined) return;
+    for (const project of counted) sent.delete(project);
   }
 
   #reason(project: string): string {

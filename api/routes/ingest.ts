@@ -63,7 +63,8 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       nowUs: deps.nowUs(),
       maxFutureSkewUs: deps.maxFutureSkewUs,
     });
-    const perKey = deps.projectsPerKey.admit(c.get('keyIndex'), validated.accepted);
+    const keyIndex = c.get('keyIndex');
+    const perKey = deps.projectsPerKey.admit(keyIndex, validated.accepted);
     deps.metrics.countRefused('projects_per_key', perKey.refused.length);
     let outcome: SinkOutcome | null = null;
     try {
@@ -77,6 +78,7 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       if (error instanceof StoreFullError) {
         // Refused before anything was folded: the view of the registry stays as it is.
         outcome = NOTHING_REGISTERED;
+        deps.projectsPerKey.uncount(keyIndex, perKey.counted);
         deps.metrics.countRefused('memory_budget', perKey.admitted.length);
         throw new HttpError('insufficient_storage', error.message, {}, { cause: error });
       }
