@@ -171,6 +171,9 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     const nowMs = this.#nowMs();
     if (nowMs - this.#fullSweepAtMs >= FULL_SWEEP_EVERY_MS) {
       this.#fullSweepAtMs = nowMs;
+      // From the start of each map: a sweep ends where its cursor reaches the end.
+      this.#hashCursor = this.#hashes.entries();
+      this.#setCursor = this.#sets.entries();
       this.#sweepExpired(Number.POSITIVE_INFINITY);
       if (this.#heldBytes + incomingBytes <= this.#maxBytes) return;
     }

@@ -41,6 +41,12 @@ describe('MemoryStore budget', () => {
     await ingest.fold([edge('d', 'pone')]);
     expect(store.heldBytes).toBeGreaterThan(folded);
     expect(() => store.ensureRoom(0)).toThrow(StoreFullError);
+    // Enough keys that the sweeps of the commits stop part way through the maps.
+    for (let call = 0; call < 3; call++) {
+      await ingest.fold(
+        Array.from({ length: 20 }, (_, i) => edge(`m${call}-${i}`, `p${call}x${i}`)),
+      );
+    }
     // A year later every key with an expiry is gone (a refusal first forgets them, hashes and
     // sorted sets alike): what is left is the host registry, trimmed only by later writes.
     nowMs += YEAR_MS;
