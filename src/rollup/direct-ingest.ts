@@ -91,7 +91,7 @@ export class DirectIngest {
    * project's bounds (see `admission.ts`; by index in `events`), which are not folded, and the
    * hosts registered. With a budget, the call is folded whole when the text of its events fits
    * within the room left, and refused whole otherwise (`StoreFullError`, nothing folded):
-   * its rollups of projects new to the store (about 11 KB each) may take the store past its budget
+   * its rollups of projects new to the store (about 5 KB of heap each) may take the store past its budget
    * by that much.
    */
   fold(events: readonly LogEvent[]): Promise<Folded> {
