@@ -14,6 +14,7 @@ import { Hono } from 'hono';
 import {
   DEFAULT_ANSWER_MAX_BYTES,
   DEFAULT_INGEST_MAX_ITEMS,
+  DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
   type RateLimitConfig,
 } from '../src/config.ts';
 import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
@@ -21,7 +22,7 @@ import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { readRegistry } from '../src/endpoints/read/hosts.ts';
+import { readRegistry, type RegisteredHost } from '../src/endpoints/read/hosts.ts';
 import { type Computed, createAnswerer } from './answer/answer.ts';
 import { createKeyVerifier, identifyCaller, requireApiKey } from './middleware/auth.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
@@ -32,6 +33,7 @@ import type { ApiEnv } from './context.ts';
 import { errorResponse, HttpError } from './errors.ts';
 import { HostCache } from './answer/host-cache.ts';
 import type { IngestSink } from './ingest/sink.ts';
+import { ProjectsPerKey } from './ingest/projects-per-key.ts';
 import type { ApiMetrics } from './metrics.ts';
 import { observe } from './middleware/observe.ts';
 import { openApiDocument, type OpenApiObject } from './openapi/document.ts';
@@ -41,6 +43,7 @@ import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
+import { MAX_LISTED_PROJECTS } from './explorer/projects.ts';
 import { PROBE_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { isStoreAway } from '../src/store/away.ts';
 
@@ -52,6 +55,8 @@ export interface AppSettings {
   readonly ingestMaxBytes: number;
   /** Most events one ingest body may hold. Default 10,000. */
   readonly ingestMaxItems?: number;
+  /** Most distinct projects one API key may ingest events of per UTC day. Default 1,000. */
+  readonly ingestMaxProjectsPerKeyPerDay?: number;
   readonly maxFutureSkewUs: number;
   /** See `Config.resultCacheMs`. */
   readonly resultCacheMs: number;
@@ -123,6 +128,7 @@ export function createApp(deps: AppDeps): Api {
     read: (sinceUs) => readRegistry(deps.store, sinceUs),
     nowMs,
     refreshMs: settings.hostRefreshMs ?? 1_000,
+    maxListedProjects: MAX_LISTED_PROJECTS,
     ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),
     ...(deps.matchClockMs === undefined ? {} : { matchClockMs: deps.matchClockMs }),
   });
@@ -131,9 +137,10 @@ export function createApp(deps: AppDeps): Api {
     windowMs: settings.resultCacheMs,
     spreadMs: Math.floor(settings.resultCacheMs / 5),
   });
-  const invalidate = () => {
+  const folded = (registered: readonly RegisteredHost[] | null) => {
     coalescer.invalidate();
-    hosts.invalidate();
+    if (registered === null) hosts.invalidate();
+    else hosts.note(registered);
   };
   const onUnreadable = (state: UnreadableState) => {
     logger.error(state, 'a stored state could not be read; answered without it');
@@ -195,7 +202,12 @@ export function createApp(deps: AppDeps): Api {
     metrics: deps.metrics,
     logger,
     timeoutMs: settings.ingestTimeoutMs ?? 15_000,
-    onFolded: invalidate,
+    projectsPerKey: new ProjectsPerKey({
+      maxPerDay: settings.ingestMaxProjectsPerKeyPerDay ??
+        DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
+      nowUs: deps.nowUs,
+    }),
+    onFolded: folded,
   });
   app.notFound((c) =>
     errorResponse(

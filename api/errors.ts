@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   request_header_fields_too_large: 431,
   internal: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 } as const;
 
 /** An error code of the envelope. */
@@ -55,8 +56,13 @@ export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  constructor(
+    code: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
     this.name = 'HttpError';
     this.code = code;
     this.headers = headers;

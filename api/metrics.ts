@@ -28,6 +28,9 @@ const LATENCY_BUCKETS = [
   10,
 ];
 
+/** The bounds an ingested event may be refused by (a label: a fixed set of names). */
+export type RefusalBound = 'projects_per_key' | 'memory_budget';
+
 /** The API's metrics. */
 export interface ApiMetrics {
   /** The registry `/metrics` exposes. */
@@ -36,6 +39,11 @@ export interface ApiMetrics {
   observeRequest(endpoint: string, status: number, seconds: number): void;
   /** Counts ingested events of `source`: `accepted` or `rejected`. */
   countIngested(source: string, outcome: 'accepted' | 'rejected', events: number): void;
+  /**
+   * Counts ingested events refused by a bound of the service, by the bound: `projects_per_key`
+   * (distinct projects per API key and day) or `memory_budget` (the embedded store is full).
+   */
+  countIngestRefused(bound: RefusalBound, events: number): void;
   /** Counts a stored state that could not be read: skipped by a `read`, moved aside by a `write`. */
   countUnreadable(side: 'read' | 'write'): void;
   /** Counts a request refused 429: by the bucket of its `scope`, for its `limit`. */
@@ -90,6 +98,13 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['source', 'outcome'] as const,
     registers: [registry],
   });
+  const ingestRefused = new Counter({
+    name: 'ingest_refused_events_total',
+    help:
+      'Ingested events refused by a bound of the service: projects_per_key (distinct projects per API key and day), memory_budget (the embedded store is at its budget).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   const unreadable = new Counter({
     name: 'rollup_unreadable_total',
     help:
@@ -129,6 +144,9 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countIngested(source, outcome, events) {
       if (events > 0) ingested.inc({ source, outcome }, events);
+    },
+    countIngestRefused(bound, events) {
+      if (events > 0) ingestRefused.inc({ reason: bound }, events);
     },
     countUnreadable(side) {
       unreadable.inc({ side });

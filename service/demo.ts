@@ -94,7 +94,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
             invocations.set(event.project, (invocations.get(event.project) ?? 0) + 1);
           }
         }
-        const refused = await options.sink.accept(source, validated.accepted);
+        const { refused } = await options.sink.accept(source, validated.accepted);
         accepted += validated.accepted.length - refused.length;
         due[source] = [];
       }

@@ -29,7 +29,6 @@ import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableState } from '../src/rollup/unreadable.ts';
 import { type OpenedStore, openStore } from '../src/store/open.ts';
 import { OutageLog } from '../src/async/outage-log.ts';
-import type { RollupStore } from '../src/store/port.ts';
 import { bannerLines } from './banner.ts';
 import { consumerOpsHandler } from './consumer-ops.ts';
 import { type Demo, startDemo } from './demo.ts';
@@ -142,7 +141,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       logger.info({ url: `${served.url}/metrics` }, 'consumer metrics listening');
       return { url: served.url, stop: stopAll };
     }
-    return await startHttp(options, store, storeReady, stops, stopAll);
+    return await startHttp(options, opened, storeReady, stops, stopAll);
   } catch (error) {
     await stopAll();
     throw error;
@@ -187,12 +186,13 @@ async function checkEviction(
 /** The `all` and `api` roles: API, ingest, and (role `all` with Kafka) the consumers. */
 async function startHttp(
   options: StartOptions,
-  store: RollupStore,
+  opened: OpenedStore,
   storeReady: Promise<void>,
   stops: (() => Promise<void>)[],
   stopAll: () => Promise<void>,
 ): Promise<Service> {
   const { config, logger, nowUs } = options;
+  const store = opened.store;
   const metrics = createMetrics({ processMetrics: true });
   const movedAside = (state: UnreadableState) => {
     logger.error(state, MOVED_ASIDE_MESSAGE);
@@ -209,6 +209,7 @@ async function startHttp(
       recentLogsCapacity: config.recentLogsCapacity,
       maxFutureSkewUs: config.maxFutureSkewUs,
       onUnreadable: movedAside,
+      ...(opened.budget === null ? {} : { budget: opened.budget }),
     });
   } else {
     const outage = new OutageLog({

@@ -70,6 +70,18 @@ export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
   matchMsPerSecond: 100,
 };
 
+/**
+ * Distinct projects one API key may ingest events of per UTC day unless configured
+ * (`INGEST_MAX_PROJECTS_PER_KEY_PER_DAY`).
+ */
+export const DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY = 1_000;
+
+/**
+ * Memory budget of the embedded store unless configured (`MEMORY_STORE_MAX_BYTES`): an
+ * estimate of what it holds, in bytes.
+ */
+export const DEFAULT_MEMORY_STORE_MAX_BYTES = 256 * 1024 * 1024;
+
 /** A configuration variable has a value that is not allowed. */
 export class ConfigError extends Error {
   constructor(variable: string, value: string, allowed: string) {
@@ -80,7 +92,8 @@ export class ConfigError extends Error {
 
 /** Where the rollups are stored. */
 export type StoreConfig =
-  | { readonly kind: 'memory' }
+  /** The embedded store, refusing ingest once it holds an estimated `maxBytes`. */
+  | { readonly kind: 'memory'; readonly maxBytes: number }
   | { readonly kind: 'redis'; readonly url: string }
   /** A Redis Cluster, reached through any of its nodes (`host:port`). */
   | { readonly kind: 'redis-cluster'; readonly nodes: readonly string[] }
@@ -136,6 +149,8 @@ export interface Config {
   readonly ingestMaxBytes: number;
   /** Most events one ingest body may hold (413 beyond). */
   readonly ingestMaxItems: number;
+  /** Most distinct projects one API key may ingest events of per UTC day. */
+  readonly ingestMaxProjectsPerKeyPerDay: number;
   /**
    * How long the API may reuse an answer for identical requests (same endpoint, same
    * parameters), in ms; 0 = only concurrent identical requests share one store read.
@@ -207,7 +222,18 @@ function storeConfig(env: Env): StoreConfig {
       : restUrl !== null
       ? 'upstash'
       : 'memory');
-  if (chosen === 'memory') return { kind: 'memory' };
+  if (chosen === 'memory') {
+    return {
+      kind: 'memory',
+      maxBytes: integer(
+        env,
+        'MEMORY_STORE_MAX_BYTES',
+        DEFAULT_MEMORY_STORE_MAX_BYTES,
+        1024 * 1024,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    };
+  }
   if (chosen === 'redis') {
     if (redisUrl === null) {
       throw new ConfigError('REDIS_URL', '', 'a redis:// or rediss:// URL when STORE=redis');
@@ -413,6 +439,13 @@ export function loadConfig(env: Env): Config {
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     ingestMaxItems: integer(env, 'INGEST_MAX_ITEMS', DEFAULT_INGEST_MAX_ITEMS, 1, 1_000_000),
+    ingestMaxProjectsPerKeyPerDay: integer(
+      env,
+      'INGEST_MAX_PROJECTS_PER_KEY_PER_DAY',
+      DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
+      1,
+      100_000_000,
+    ),
     resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
     rateLimit: rateLimit(env),
     demo: flag(env, 'DEMO'),

@@ -20,7 +20,7 @@ describe('loadConfig', () => {
   test('an empty environment is the embedded default', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
-      store: { kind: 'memory' },
+      store: { kind: 'memory', maxBytes: 256 * 1024 * 1024 },
       kafkaBrokers: null,
       kafkaGroupId: 'rollups',
       kafkaTopicPrefix: '',
@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       httpWriteTimeoutMs: 10_000,
       answerMaxBytes: 2 * 1024 * 1024,
       ingestMaxItems: 10_000,
+      ingestMaxProjectsPerKeyPerDay: 1_000,
       apiKeys: null,
       endpointIds: {},
       resultCacheMs: 1_000,
@@ -87,6 +88,11 @@ describe('loadConfig', () => {
     ).toEqual({ kind: 'upstash', url: 'http://127.0.0.1:8079', token: 't' });
     expect(loadConfig({ STORE: 'memory', REDIS_URL: 'redis://h:1' }).store).toEqual({
       kind: 'memory',
+      maxBytes: 256 * 1024 * 1024,
+    });
+    expect(loadConfig({ MEMORY_STORE_MAX_BYTES: '1048576' }).store).toEqual({
+      kind: 'memory',
+      maxBytes: 1_048_576,
     });
     expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7001, redis-b:7002,[::1]:7003' }).store)
       .toEqual({ kind: 'redis-cluster', nodes: ['127.0.0.1:7001', 'redis-b:7002', '[::1]:7003'] });
@@ -147,6 +153,16 @@ describe('loadConfig', () => {
     [
       { INGEST_MAX_ITEMS: '0' },
       'INGEST_MAX_ITEMS="0" is not allowed: an integer from 1 to 1000000',
+    ],
+    [
+      { INGEST_MAX_PROJECTS_PER_KEY_PER_DAY: '0' },
+      'INGEST_MAX_PROJECTS_PER_KEY_PER_DAY="0" is not allowed: an integer from 1 to 100000000 ' +
+      '(default 1000)',
+    ],
+    [
+      { MEMORY_STORE_MAX_BYTES: '512MB' },
+      'MEMORY_STORE_MAX_BYTES="512MB" is not allowed: an integer from 1048576 to ' +
+      '9007199254740991 (default 268435456)',
     ],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL="loud" is not allowed: fatal, error, warn, info'],
     [{ DEMO: 'maybe' }, 'DEMO="maybe" is not allowed: 1, true, yes, on or 0, false, no, off'],

@@ -7,7 +7,8 @@
  * Freshness: at most once per refresh period (1 s) the view reads the entries whose newest
  * request is at most `lateMarginMs` (5 min) older than the newest it holds; every
  * `fullRefreshMs` (60 s), and after {@link HostCache.invalidate}, the whole registry (the
- * longest window, {@link HOST_HORIZON_US}), dropping what aged out. A host whose newest request
+ * longest window, {@link HOST_HORIZON_US}), dropping what aged out. What an ingest of this process
+ * registered is added as it is written ({@link HostCache.note}), without a read. A host whose newest request
  * reached the registry more than 5 minutes after it happened is therefore counted within a
  * minute rather than a second (docs/API.md).
  *
@@ -32,6 +33,7 @@ import {
 import { HOST_HORIZON_US } from '../../src/rollup/keys.ts';
 import { HostTextIndex } from './host-text-index.ts';
 import { MatchGate, type MatchShare } from './match-gate.ts';
+import { NewestProjects, type SeenProject } from './newest-projects.ts';
 
 /** Default of {@link HostCacheOptions.maxMatchedHosts}. */
 export const DEFAULT_MAX_MATCHED_HOSTS = 1_000;
@@ -65,15 +67,11 @@ export interface HostCacheOptions {
   readonly refusalMs?: number;
   /** Lets one costly pattern at a time match. Default: one gate of this cache, waits up to the budget. */
   readonly gate?: MatchGate;
+  /** Most projects {@link HostCache.projects} lists. Default 200. */
+  readonly maxListedProjects?: number;
 }
 
 /** An entry of the view; its newest request time moves forward as reads bring newer ones. */
-/** A project of the registry and the time of its newest request (µs). */
-export interface SeenProject {
-  readonly project: string;
-  readonly newestUs: number;
-}
-
 interface ViewEntry {
   readonly project: string;
   readonly host: string;
@@ -156,6 +154,8 @@ export class HostCache {
   readonly #regexes = new Map<string, Kept>();
   /** Patterns refused for their budget, by source; oldest first. */
   readonly #refused = new Map<string, Refused>();
+  /** The projects of the view with the newest requests, in order. */
+  readonly #newest: NewestProjects;
 
   constructor(options: HostCacheOptions) {
     this.#read = options.read;
@@ -173,6 +173,7 @@ export class HostCache {
     // API's 5 s deadline of an answer.
     this.#gate = options.gate ??
       new MatchGate({ maxWaitMs: this.#matchBudgetMs, clockMs: this.#matchClockMs });
+    this.#newest = new NewestProjects(options.maxListedProjects ?? 200);
   }
 
   /** Entries in the view. */
@@ -210,21 +211,25 @@ export class HostCache {
 
   /**
    * The projects in the view with the time of each one's newest request, newest first, at most
-   * `limit` (the explorer's suggestions).
+   * `limit` and `maxListedProjects` (the explorer's suggestions).
    */
   async projects(limit: number): Promise<SeenProject[]> {
     await this.#refresh();
-    const seen: SeenProject[] = [];
-    for (const [project, hosts] of this.#byProject) {
-      let newestUs = Number.NEGATIVE_INFINITY;
-      for (const entry of hosts.values()) newestUs = Math.max(newestUs, entry.newestUs);
-      seen.push({ project, newestUs });
-    }
-    seen.sort((a, b) => b.newestUs - a.newestUs || (a.project < b.project ? -1 : 1));
-    return seen.slice(0, limit);
+    return this.#newest.list(limit);
   }
 
-  /** Reads the whole registry again with the next request (this process wrote to it). */
+  /**
+   * Adds hosts this process has just registered (a direct ingest) to the view, without reading
+   * the registry: they are exactly what the ingest wrote.
+   */
+  note(registered: readonly RegisteredHost[]): void {
+    for (const entry of this.#apply(registered)) this.#unindexed.push(entry);
+  }
+
+  /**
+   * Reads the whole registry again with the next request: this process wrote to it and does not
+   * know what (an ingest that failed part way).
+   */
   invalidate(): void {
     this.#fullDue = true;
     this.#readAtMs = Number.NEGATIVE_INFINITY;
@@ -278,6 +283,7 @@ export class HostCache {
         known.newestUs = newestUs;
       }
       if (newestUs > this.#newestUs) this.#newestUs = newestUs;
+      this.#newest.see(project, newestUs);
     }
     this.#route(added);
     return added;
@@ -324,6 +330,7 @@ export class HostCache {
       }
       if (hosts.size === 0) this.#byProject.delete(project);
     }
+    this.#newest.dropBefore(horizonUs);
     if (!pruned) return;
     for (const kept of [...this.#literals.values(), ...this.#regexes.values()]) {
       for (const entry of kept.matches) if (entry.newestUs < horizonUs) kept.matches.delete(entry);

@@ -5,7 +5,7 @@
  * @module
  */
 import { formatTimestamp } from '../../src/time/timestamp.ts';
-import type { SeenProject } from '../answer/host-cache.ts';
+import type { SeenProject } from '../answer/newest-projects.ts';
 
 /** Most projects the list holds. */
 export const MAX_LISTED_PROJECTS = 200;

@@ -5,8 +5,9 @@
  */
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import type { UnreadableReporter } from '../../src/rollup/unreadable.ts';
+import type { MemoryBudget } from '../../src/store/memory-budget.ts';
 import type { RollupStore } from '../../src/store/port.ts';
-import type { IngestSink } from './sink.ts';
+import { type IngestSink, NOTHING_REGISTERED } from './sink.ts';
 
 /** Options of {@link directSink}. */
 export interface DirectSinkOptions {
@@ -18,6 +19,11 @@ export interface DirectSinkOptions {
   readonly maxFutureSkewUs?: number;
   /** Told about each stored state that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
+  /**
+   * The store's memory budget (the embedded store): a body it has no room for is refused whole,
+   * `accept` rejecting with a `StoreFullError`. Default: none.
+   */
+  readonly budget?: MemoryBudget;
 }
 
 /**
@@ -36,16 +42,20 @@ export function directSink(options: DirectSinkOptions): IngestSink {
     recentLogsCapacity: options.recentLogsCapacity,
     ...(options.maxFutureSkewUs === undefined ? {} : { maxFutureSkewUs: options.maxFutureSkewUs }),
     ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
   });
   return {
     kind: 'direct',
     async accept(_source, events) {
-      if (events.length === 0) return [];
-      const refused = await ingest.fold(events.map((accepted) => accepted.event));
-      return refused.map(({ index, rejection }) => ({
-        line: events[index]?.line ?? 0,
-        reason: rejection.reason,
-      }));
+      if (events.length === 0) return NOTHING_REGISTERED;
+      const { refused, registered } = await ingest.fold(events.map((accepted) => accepted.event));
+      return {
+        refused: refused.map(({ index, rejection }) => ({
+          line: events[index]?.line ?? 0,
+          reason: rejection.reason,
+        })),
+        registered,
+      };
     },
     close: () => Promise.resolve(),
   };

@@ -11,7 +11,7 @@
 import { type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { retryUntilDone } from '../../src/async/retry.ts';
 import { ensureTopics, type TopicNames } from '../../src/kafka/topics.ts';
-import type { IngestSink } from './sink.ts';
+import { type IngestSink, NOTHING_REGISTERED } from './sink.ts';
 
 /** Options of {@link openKafkaSink}. */
 export interface KafkaSinkOptions {
@@ -93,7 +93,7 @@ export function openKafkaSink(options: KafkaSinkOptions): KafkaSink {
     notReady: () => producer === null ? waiting : null,
     connected: ready,
     async accept(source, events) {
-      if (events.length === 0) return [];
+      if (events.length === 0) return NOTHING_REGISTERED;
       if (producer === null) throw new Error(`cannot publish: ${waiting}`);
       await producer.send({
         topic: options.topics[source],
@@ -101,7 +101,7 @@ export function openKafkaSink(options: KafkaSinkOptions): KafkaSink {
         timeout,
         messages: events.map(({ event, text }) => ({ key: event.project, value: text })),
       });
-      return [];
+      return NOTHING_REGISTERED;
     },
     async close() {
       // An attempt under way is not waited for (kafkajs may retry it for a minute): it

@@ -5,7 +5,22 @@
  * @module
  */
 import type { Source } from '../../src/events/types.ts';
+import type { HostSighting } from '../../src/rollup/fold.ts';
 import type { AcceptedEvent, ItemError } from './validate.ts';
+
+/** What the destination did with the events it was given. */
+export interface SinkOutcome {
+  /** The events it refused, by line. */
+  readonly refused: readonly ItemError[];
+  /**
+   * The (project, host) pairs it registered in the store's host registry, with their newest
+   * event time (µs): none when the events went to Kafka (its consumers register them later).
+   */
+  readonly registered: readonly HostSighting[];
+}
+
+/** Nothing refused, nothing registered. */
+export const NOTHING_REGISTERED: SinkOutcome = { refused: [], registered: [] };
 
 /** The destination of ingested events. */
 export interface IngestSink {
@@ -15,9 +30,9 @@ export interface IngestSink {
    * Resolves once the events are durable at the destination: in the store (visible to the
    * next read) or acknowledged by every in-sync replica, with the events the destination
    * refused (the store: beyond their project's bounds; Kafka refuses none here, its consumers
-   * dead-letter them). Rejects when the destination fails.
+   * dead-letter them), and the hosts registered. Rejects when the destination fails.
    */
-  accept(source: Source, events: readonly AcceptedEvent[]): Promise<ItemError[]>;
+  accept(source: Source, events: readonly AcceptedEvent[]): Promise<SinkOutcome>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -348,6 +348,10 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
             'elements) than INGEST_MAX_ITEMS.',
         ),
         '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
+        '507': error(
+          '`insufficient_storage`: the embedded store is at its memory budget ' +
+            '(MEMORY_STORE_MAX_BYTES); none of the events of the body were stored.',
+        ),
       },
     },
   };

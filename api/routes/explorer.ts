@@ -19,7 +19,7 @@ import { jsonResponse } from '../json.ts';
 import { methodNotAllowed } from '../errors.ts';
 import { guardStore } from '../deadline.ts';
 import { MAX_LISTED_PROJECTS, projectList } from '../explorer/projects.ts';
-import type { SeenProject } from '../answer/host-cache.ts';
+import type { SeenProject } from '../answer/newest-projects.ts';
 
 /** The explorer's policy: this origin only, no inline script or style element, no framing. */
 export const EXPLORER_CSP = [

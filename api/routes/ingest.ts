@@ -12,10 +12,13 @@ import { withDeadline } from '../deadline.ts';
 import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
-import type { IngestSink } from '../ingest/sink.ts';
-import { type ItemError, MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
+import { type IngestSink, NOTHING_REGISTERED, type SinkOutcome } from '../ingest/sink.ts';
+import { StoreFullError } from '../../src/store/memory-budget.ts';
+import type { HostSighting } from '../../src/rollup/fold.ts';
+import { MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
+import type { ProjectsPerKey } from '../ingest/projects-per-key.ts';
 
 /** What the ingest route needs. */
 export interface IngestRouteDeps {
@@ -29,8 +32,13 @@ export interface IngestRouteDeps {
   readonly logger: Logger;
   /** Longest wait for the sink, in ms. */
   readonly timeoutMs: number;
-  /** Called after events were folded in this process, so cached answers are dropped. */
-  readonly onFolded: () => void;
+  /** The bound on distinct projects per API key and day. */
+  readonly projectsPerKey: ProjectsPerKey;
+  /**
+   * Called after events were folded in this process, so cached answers are dropped, with the
+   * hosts they registered (null: unknown, the fold failed part way).
+   */
+  readonly onFolded: (registered: readonly HostSighting[] | null) => void;
 }
 
 function isSource(value: string): value is Source {
@@ -56,15 +64,28 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       nowUs: deps.nowUs(),
       maxFutureSkewUs: deps.maxFutureSkewUs,
     });
-    let refused: ItemError[];
+    const keyIndex = c.get('caller');
+    if (keyIndex === null) {
+      throw new Error('ingest reached without a caller: requireApiKey must run before the routes');
+    }
+    const perKey = deps.projectsPerKey.admit(keyIndex, validated.accepted);
+    deps.metrics.countIngestRefused('projects_per_key', perKey.refused.length);
+    let outcome: SinkOutcome | null = null;
     try {
       const destination = deps.sink.kind === 'kafka' ? 'Kafka' : 'the store';
-      refused = await withDeadline(
-        deps.sink.accept(source, validated.accepted),
+      outcome = await withDeadline(
+        deps.sink.accept(source, perKey.admitted),
         deps.timeoutMs,
         destination,
       );
     } catch (error) {
+      if (error instanceof StoreFullError) {
+        // Refused before anything was folded: the view of the registry stays as it is.
+        outcome = NOTHING_REGISTERED;
+        deps.projectsPerKey.uncount(keyIndex, perKey.counted);
+        deps.metrics.countIngestRefused('memory_budget', perKey.admitted.length);
+        throw new HttpError('insufficient_storage', error.message, {}, { cause: error });
+      }
       if (error instanceof HttpError) throw error;
       deps.logger.warn({ err: error, source }, 'ingest sink failed');
       throw unavailable(
@@ -73,13 +94,14 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
           : 'the store did not take the events; send them again shortly',
       );
     } finally {
-      if (deps.sink.kind === 'direct') deps.onFolded();
+      if (deps.sink.kind === 'direct') deps.onFolded(outcome?.registered ?? null);
     }
+    const refused = [...perKey.refused, ...outcome.refused];
     const accepted = validated.accepted.length - refused.length;
     const rejected = validated.rejected + refused.length;
     deps.metrics.countIngested(source, 'accepted', accepted);
     deps.metrics.countIngested(source, 'rejected', rejected);
-    // Both lists are in body order; the first MAX_REPORTED_ERRORS of the two together are told.
+    // Each list is in body order; the first MAX_REPORTED_ERRORS of them together are told.
     const errors = [...validated.errors, ...refused].sort((a, b) => a.line - b.line)
       .slice(0, MAX_REPORTED_ERRORS);
     return jsonResponse({ accepted, rejected, errors }, 202);

@@ -20,8 +20,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LogEvent, Rejection } from '../events/types.ts';
+import type { MemoryBudget } from '../store/memory-budget.ts';
 import type { RollupStore } from '../store/port.ts';
-import { Fold } from './fold.ts';
+import { Fold, type HostSighting, hostSightings } from './fold.ts';
 import { PartitionWriter } from './partition-writer.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 
@@ -35,6 +36,11 @@ export interface DirectIngestOptions {
   readonly onUnreadable?: UnreadableReporter;
   /** How far in the future an accepted event may lie (µs), as the events were parsed with. */
   readonly maxFutureSkewUs?: number;
+  /**
+   * The store's memory budget, asked for room before each call is folded (the embedded store).
+   * Default: none.
+   */
+  readonly budget?: MemoryBudget;
 }
 
 /** An event the store side refused, by its index in the call. */
@@ -43,16 +49,28 @@ export interface Refused {
   readonly rejection: Rejection;
 }
 
+/** What one {@link DirectIngest.fold} did. */
+export interface Folded {
+  /** The events refused by their project's bounds, not folded. */
+  readonly refused: readonly Refused[];
+  /** The (project, host) pairs the call registered, with their newest event time. */
+  readonly registered: readonly HostSighting[];
+}
+
+const FOLDED_NOTHING: Folded = { refused: [], registered: [] };
+
 /** Serialized direct folding into the store. */
 export class DirectIngest {
   readonly #writer: PartitionWriter;
   readonly #nowUs: () => number;
+  readonly #budget: MemoryBudget | undefined;
   #next = 0;
   #opened = false;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: DirectIngestOptions) {
     this.#nowUs = options.nowUs;
+    this.#budget = options.budget;
     // One stream per process, so that several API processes sharing a Redis never contend.
     this.#writer = new PartitionWriter({
       store: options.store,
@@ -70,16 +88,21 @@ export class DirectIngest {
 
   /**
    * Folds `events` and resolves once they are in the store, with the events refused by their
-   * project's bounds (see `admission.ts`; by index in `events`), which are not folded.
+   * project's bounds (see `admission.ts`; by index in `events`), which are not folded, and the
+   * hosts registered. With a budget, the call is folded whole when the text of its events fits
+   * within the room left, and refused whole otherwise (`StoreFullError`, nothing folded):
+   * its rollups of projects new to the store (about 5 KB of heap each) may take the store past its budget
+   * by that much.
    */
-  fold(events: readonly LogEvent[]): Promise<Refused[]> {
+  fold(events: readonly LogEvent[]): Promise<Folded> {
     const run = this.#queue.then(() => this.#foldNow(events));
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #foldNow(events: readonly LogEvent[]): Promise<Refused[]> {
-    if (events.length === 0) return [];
+  async #foldNow(events: readonly LogEvent[]): Promise<Folded> {
+    if (events.length === 0) return FOLDED_NOTHING;
+    this.#budget?.ensureRoom(textBytes(events));
     if (!this.#opened) {
       // Offsets go on from where this process is: its projects' watermarks are read again.
       await this.#writer.open();
@@ -100,13 +123,24 @@ export class DirectIngest {
       fold.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
       this.#next += 1;
     });
+    const delta = fold.take();
     try {
-      await this.#writer.flush(fold.take(), this.#next);
+      await this.#writer.flush(delta, this.#next);
     } catch (error) {
       // The writer must be reopened; watermarks are re-read from the store next time.
       this.#opened = false;
       throw error;
     }
-    return refused;
+    return { refused, registered: hostSightings(delta) };
   }
+}
+
+/**
+ * What `events` add to a store at least: the text of each edge event, which its ring buffer keeps
+ * (one byte a character, as the store's estimate counts).
+ */
+function textBytes(events: readonly LogEvent[]): number {
+  let bytes = 0;
+  for (const event of events) if (event.source === 'edge') bytes += event.raw.length;
+  return bytes;
 }

@@ -85,6 +85,30 @@ export interface RollupDelta {
   readonly events: number;
 }
 
+/** A (project, host) pair of the host registry with the newest event time folded for it (µs). */
+export interface HostSighting {
+  readonly project: string;
+  readonly host: string;
+  readonly newestUs: number;
+}
+
+/**
+ * Every (project, host) pair of `delta` with its newest event time: what a flush registers, and
+ * what a process that folded it may add to its own view of the registry without reading it.
+ *
+ * @example
+ * ```ts
+ * hostSightings(fold.take()); // [{ project: 'abc', host: 'abc.supabase.co', newestUs: 1795… }]
+ * ```
+ */
+export function hostSightings(delta: RollupDelta): HostSighting[] {
+  const sightings: HostSighting[] = [];
+  for (const [project, { hosts }] of delta.projects) {
+    for (const [host, newestUs] of hosts) sightings.push({ project, host, newestUs });
+  }
+  return sightings;
+}
+
 type InvocationPending = Extract<PendingState, { kind: 'invocation' }>;
 type UsagePending = Extract<PendingState, { kind: 'usage' }>;
 

@@ -58,7 +58,7 @@ import {
   namesBoundedKeys,
 } from './admission.ts';
 import { DAY_US } from '../time/civil.ts';
-import type { PendingState, ProjectDelta, RollupDelta } from './fold.ts';
+import { hostSightings, type PendingState, type ProjectDelta, type RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
 import {
   EXPIRY_SLACK_US,
@@ -618,10 +618,10 @@ export class PartitionWriter {
 
   /** Registers every (project, host) of the delta, a maximum: idempotent, so outside the commits. */
   async #registerHosts(delta: RollupDelta, nowUs: number): Promise<void> {
-    const members = [];
-    for (const [project, { hosts }] of delta.projects) {
-      for (const [host, score] of hosts) members.push({ member: hostMember(project, host), score });
-    }
+    const members = hostSightings(delta).map(({ project, host, newestUs }) => ({
+      member: hostMember(project, host),
+      score: newestUs,
+    }));
     if (members.length === 0) return;
     await this.#store.updateSortedSet({
       key: HOSTS_KEY,

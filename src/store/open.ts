@@ -6,6 +6,7 @@
  * @module
  */
 import type { StoreConfig } from '../config.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import { MemoryStore } from './memory.ts';
 import type { RollupStore } from './port.ts';
 import { RedisStore } from './redis.ts';
@@ -32,22 +33,27 @@ export interface OpenedStore {
    * or the server does not say (Upstash; a managed Redis that refuses CONFIG).
    */
   evictionPolicy(): Promise<string | null>;
+  /**
+   * The embedded store's memory budget, which the direct ingest asks for room; null for a Redis
+   * (its own `maxmemory` bounds it) and Upstash.
+   */
+  readonly budget: MemoryBudget | null;
 }
 
 /** Opens the configured store; a Redis over TCP is connected in the background. */
 export function openStore(config: StoreConfig, options: OpenStoreOptions): OpenedStore {
   switch (config.kind) {
     case 'memory': {
-      const store = new MemoryStore({ nowMs: options.nowMs });
+      const store = new MemoryStore({ nowMs: options.nowMs, maxBytes: config.maxBytes });
       queueMicrotask(() => options.onReady?.());
-      return { store, evictionPolicy: () => Promise.resolve(null) };
+      return { store, evictionPolicy: () => Promise.resolve(null), budget: store };
     }
     case 'redis':
     case 'redis-cluster': {
       const store = config.kind === 'redis'
         ? RedisStore.open(config.url, options)
         : RedisStore.openCluster(config.nodes, options);
-      return { store, evictionPolicy: () => store.evictionPolicy() };
+      return { store, evictionPolicy: () => store.evictionPolicy(), budget: null };
     }
     case 'upstash': {
       // Nothing to connect: each call is its own HTTP request, answered or not.
@@ -55,6 +61,7 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
       return {
         store: new UpstashStore({ url: config.url, token: config.token }),
         evictionPolicy: () => Promise.resolve(null),
+        budget: null,
       };
     }
   }

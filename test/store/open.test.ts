@@ -6,7 +6,7 @@ import { expect, test } from 'vitest';
 import { openStore } from '../../src/store/open.ts';
 
 test.each([
-  { kind: 'memory' } as const,
+  { kind: 'memory', maxBytes: 1024 * 1024 } as const,
   { kind: 'upstash', url: 'http://127.0.0.1:1', token: 'unused' } as const,
 ])('a $kind store is ready at once, and has no eviction policy to check', async (config) => {
   let ready = 0;

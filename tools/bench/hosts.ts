@@ -8,12 +8,17 @@
  * for a ZRANGE of the registry is not part of this). Printed: the heap the view holds (after a forced GC), the first full read, a full
  * read that changes nothing, an incremental read that brings 1,000 new hosts while 10,000 project
  * refs are kept, the first request of a new ref (a scan of the view), a request of a kept ref,
- * and the first request of a regular expression.
+ * and the first request of a regular expression. Then what issue 31 found costly: the explorer's
+ * project list (the 200 newest projects), and a read right after a 1-event direct ingest, the
+ * ingest's host handed to the view as the API does it (`note`; a checkout without it invalidates
+ * the view, as its API did after every direct ingest), with the registry reads each takes.
+ *
+ *   npm run bench:hosts -- --checkout /work/before   # the HostCache of another checkout
  *
  * @module
  */
 import { parseArgs } from 'node:util';
-import { HostCache } from '../../api/answer/host-cache.ts';
+import type { HostCache as HostCacheOfThis } from '../../api/answer/host-cache.ts';
 import { compileHostPattern, type HostPattern } from '../../src/contract/params/api-counts.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
 import type { RegisteredHost } from '../../src/endpoints/read/hosts.ts';
@@ -21,7 +26,16 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { Random } from '../../src/synthetic/random.ts';
 import { environment } from './measure.ts';
 
-const { values } = parseArgs({ options: { hosts: { type: 'string', default: '1000000' } } });
+const { values } = parseArgs({
+  options: { hosts: { type: 'string', default: '1000000' }, checkout: { type: 'string' } },
+});
+const root = values.checkout === undefined ? '../..' : values.checkout;
+/** This checkout's HostCache, or another's (to compare): the same constructor and methods. */
+const { HostCache } = await import(`${root}/api/answer/host-cache.ts`) as {
+  HostCache: typeof HostCacheOfThis;
+};
+/** The view's answer to a direct ingest: `note` where the checkout has it. */
+type MaybeNoting = HostCacheOfThis & { note?: HostCacheOfThis['note'] };
 const HOSTS = Number(values.hosts);
 if (!Number.isInteger(HOSTS) || HOSTS < 10_000) {
   console.error('--hosts must be an integer of at least 10000');
@@ -152,4 +166,39 @@ console.log(
   `RSS at the end ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB, heap ${
     (heapMiB() - before).toFixed(1)
   } MiB over the start`,
+);
+
+// Issue 31: the explorer's list of the 200 newest projects, 20 calls.
+const listed: number[] = [];
+for (let i = 0; i < 20; i++) listed.push((await timed(() => cache.projects(200)))[1]);
+listed.sort((a, b) => a - b);
+console.log(
+  `explorer project list (200 newest of ${cache.size} hosts): median ${
+    (listed[10] ?? 0).toFixed(2)
+  } ms per call`,
+);
+
+// Issue 31: 20 rounds of a 1-event direct ingest (one new host of a kept ref) and a read.
+const noting = cache as MaybeNoting;
+const churnReads = reads;
+const churn: number[] = [];
+for (let i = 0; i < 20; i++) {
+  const project = keptRefs[2] ?? '';
+  const entry = { project, host: `churn-${i}.${project}.example.com`, newestUs: nowMs * 1000 };
+  registry.push(entry);
+  if (noting.note === undefined) cache.invalidate();
+  else noting.note([entry]);
+  const [found, took] = await timed(() =>
+    cache.matching(compiled(project))({ ...context, nowUs: nowMs * 1000 }, windowStart())
+  );
+  if (found.length < i + 1) console.log(`round ${i}: the new host is missing`);
+  churn.push(took);
+}
+churn.sort((a, b) => a - b);
+console.log(
+  `a 1-event direct ingest then a read, 20 rounds (${
+    noting.note === undefined ? 'view invalidated' : 'host noted'
+  }): median ${(churn[10] ?? 0).toFixed(2)} ms, worst ${(churn[19] ?? 0).toFixed(2)} ms; ${
+    reads - churnReads
+  } registry reads`,
 );
