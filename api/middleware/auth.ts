@@ -131,7 +131,8 @@ export function requireApiKey(publicPaths: ReadonlySet<string>): MiddlewareHandl
         presented === null
           ? `no API key: send one of the configured keys as Authorization: Bearer <key>, ` +
             `in the ${API_KEY_HEADER} header, or as the ${API_KEY_PARAMETER} query parameter`
-          : `the ${presented.source} key is not one of the configured API keys`,
+          : `the ${presented.source} key is not one of the configured API keys: send one the ` +
+            `service was started with (API_KEYS or API_KEYS_FILE)`,
         { 'WWW-Authenticate': `Bearer, ApiKey header="${API_KEY_HEADER}"` },
       );
     }
