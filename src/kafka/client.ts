@@ -1,12 +1,14 @@
 /**
  * The kafkajs client of every part that talks to Kafka (consumers, the Kafka ingest sink,
- * tools): one place that knows the client id, the retry policy and how kafkajs logs reach ours.
+ * tools): one place that knows the client id, TLS and SASL, the retry policy and how kafkajs logs
+ * reach ours.
  *
  * @module
  */
 import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { kafkaSecurityOptions } from './security.ts';
 
 /**
  * kafkajs lines that say nothing a user can act on, kept at debug: a failed response, send or
@@ -53,13 +55,14 @@ export function isKafkaAway(error: unknown): boolean {
  * ```
  */
 export function kafkaClient(
-  config: Pick<Config, 'kafkaClientId'>,
+  config: Pick<Config, 'kafkaClientId' | 'kafkaSecurity'>,
   logger: Logger,
   brokers: readonly string[],
 ): Kafka {
   return new Kafka({
     clientId: config.kafkaClientId,
     brokers: [...brokers],
+    ...kafkaSecurityOptions(config.kafkaSecurity),
     logLevel: kafkaLogLevel.WARN,
     logCreator: kafkaLogCreator(logger),
     retry: { retries: 8, initialRetryTime: 200 },

@@ -19,7 +19,11 @@ function clientWithLog() {
     },
   });
   const logger = pino({ level: 'debug' }, sink);
-  const kafka = kafkaClient({ kafkaClientId: 'client-test' }, logger, ['127.0.0.1:1']);
+  const kafka = kafkaClient(
+    { kafkaClientId: 'client-test', kafkaSecurity: { tls: null, sasl: null } },
+    logger,
+    ['127.0.0.1:1'],
+  );
   return { log: kafka.logger(), lines };
 }
 
