@@ -11,6 +11,7 @@ import { Partitioners } from 'kafkajs';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
+import { kafkaFailure } from '../src/kafka/failure.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import {
   FlagError,
@@ -92,9 +93,10 @@ async function main(): Promise<void> {
     await admin.disconnect();
     await producer.connect();
   } catch (error) {
+    const failure = kafkaFailure(error, config.kafkaSecurity);
     fail(
       `cannot reach Kafka at ${config.kafkaBrokers.join(',')}: ` +
-        (error instanceof Error ? error.message : String(error)),
+        (failure instanceof Error ? failure.message : String(failure)),
     );
   }
 
