@@ -17,12 +17,13 @@ import { kafkaSecurityOptions } from './security.ts';
  * The warning on limited retries of an idempotent producer is our choice: delivery is documented
  * as at least once (a send that gave up is retried by its caller or its flush). A consumer
  * group's crash and restart are reported by the consumer runner, which knows whether kafkajs
- * retries it (one line) or not (an error with its stack).
+ * retries it (one line) or not (an error with its stack). A refused SASL login surfaces as the
+ * error of the call too, where kafka/failure.ts names the settings to fix.
  */
 const QUIET = new RegExp(
   '^(Response |Connection error|Connection timeout|Failed to connect to (seed )?broker|' +
     'Failed to send messages: |Limiting retries for the idempotent producer|' +
-    'Crash: |Restarting the consumer in )',
+    'Crash: |Restarting the consumer in |SASL \\S+ (\\S+ )?authentication failed)',
 );
 
 /** kafkajs log lines through our logger, at warn and above (see {@link QUIET}). */
