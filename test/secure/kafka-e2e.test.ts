@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -57,7 +57,7 @@ describeWithServices(
     const prefix = `secure-e2e-${randomUUID().slice(0, 8)}.`;
     const topics = topicNames(prefix);
     const redisUrl = `${secureRedis.url}/${DATABASE}`;
-    const settings = {
+    const settings: Record<string, string> = {
       ...secureKafka.settings,
       ...secureRedis.settings,
       REDIS_URL: redisUrl,
@@ -151,6 +151,16 @@ describeWithServices(
       const check = responseValidator(await (await call('/openapi.json')).json());
       await expectLiveAnswersMatchReference(call, events, queriesFor(events, nowUs), check);
     }, 180_000);
+
+    test('no password shows in /metrics, /readyz or /healthz', async () => {
+      const passwords = ['KAFKA_SASL_PASSWORD_FILE', 'REDIS_PASSWORD_FILE'].map((name) =>
+        readFileSync(settings[name] ?? '', 'utf8').trim()
+      );
+      for (const path of ['/metrics', '/readyz', '/healthz']) {
+        const body = await (await call(path)).text();
+        for (const password of passwords) expect(body).not.toContain(password);
+      }
+    });
   },
 );
 
