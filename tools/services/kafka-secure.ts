@@ -2,7 +2,8 @@
  * A second development broker that refuses plaintext: one `SASL_SSL` listener on
  * 127.0.0.1:19094 (its KRaft controller on 19095, loopback only), TLS with the local CA's server
  * certificate (tools/services/certificates.ts, as a PKCS12 keystore made with `openssl`), SASL
- * with SCRAM-SHA-512, SCRAM-SHA-256 and PLAIN. Its SCRAM users (`admin` for the broker itself,
+ * with SCRAM-SHA-512, SCRAM-SHA-256, PLAIN and OAUTHBEARER (Kafka's unsecured tokens: for
+ * trying a client's token hook, never for production). Its SCRAM users (`admin` for the broker itself,
  * `ingest` for clients) are created when its storage is formatted; their passwords live in
  * `.services/secrets/`. Its own data under `.services/kafka-secure/`, and a small heap.
  *
@@ -111,7 +112,7 @@ function properties(dataDir: string, keystore: string, storePassword: string): s
     'listener.security.protocol.map': 'SASL_SSL:SASL_SSL,CONTROLLER:PLAINTEXT',
     'inter.broker.listener.name': 'SASL_SSL',
     'log.dirs': dataDir,
-    'sasl.enabled.mechanisms': 'SCRAM-SHA-512,SCRAM-SHA-256,PLAIN',
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-512,SCRAM-SHA-256,PLAIN,OAUTHBEARER',
     'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-512',
     'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config':
       `org.apache.kafka.common.security.scram.ScramLoginModule required ${admin};`,
@@ -121,6 +122,11 @@ function properties(dataDir: string, keystore: string, storePassword: string): s
       `org.apache.kafka.common.security.plain.PlainLoginModule required ${admin} ` +
       `user_${ADMIN_USER.username}="${password(ADMIN_USER.passwordName)}" ` +
       `user_${SECURE_KAFKA_USER.username}="${ingest}";`,
+    // Without a server callback handler, Kafka takes unsecured (unsigned) JWTs that are not
+    // expired and name a subject.
+    'listener.name.sasl_ssl.oauthbearer.sasl.jaas.config':
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required ' +
+      `unsecuredLoginStringClaim_sub="${ADMIN_USER.username}";`,
     'ssl.keystore.type': 'PKCS12',
     'ssl.keystore.location': keystore,
     'ssl.keystore.password': storePassword,
