@@ -31,9 +31,17 @@ export const TLS_FILES = {
 
 const DAYS = '825';
 
+/** The making under way in this process: the secure services start together and share it. */
+let making: Promise<void> | null = null;
+
 /** Makes the CA and its certificates unless they are all there already. */
-export async function ensureCertificates(log: (line: string) => void): Promise<void> {
-  if (Object.values(TLS_FILES).every((file) => existsSync(file))) return;
+export function ensureCertificates(log: (line: string) => void): Promise<void> {
+  if (Object.values(TLS_FILES).every((file) => existsSync(file))) return Promise.resolve();
+  making ??= makeCertificates(log).finally(() => (making = null));
+  return making;
+}
+
+async function makeCertificates(log: (line: string) => void): Promise<void> {
   if (findOnPath('openssl') === undefined) {
     throw new Error('openssl not found: install it (Debian: apt-get install -y openssl)');
   }
