@@ -12,8 +12,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A configuration variable has a value that is not allowed. */
 export class ConfigError extends Error {
-  constructor(variable: string, value: string, allowed: string) {
-    super(`${variable}=${JSON.stringify(value)} is not allowed: ${allowed}`);
+  constructor(variable: string, value: string, allowed: string, options?: ErrorOptions) {
+    super(`${variable}=${JSON.stringify(value)} is not allowed: ${allowed}`, options);
     this.name = 'ConfigError';
   }
 }
@@ -45,7 +45,12 @@ export function fileContent(env: Env, name: string, what: string): string | null
     return readFileSync(path, 'utf8');
   } catch (error) {
     const reason = error instanceof Error && 'code' in error ? String(error.code) : 'unreadable';
-    throw new ConfigError(name, path, `the path of a readable file holding ${what} (${reason})`);
+    throw new ConfigError(
+      name,
+      path,
+      `the path of a readable file holding ${what} (${reason})`,
+      { cause: error },
+    );
   }
 }
 
@@ -53,6 +58,13 @@ export function fileContent(env: Env, name: string, what: string): string | null
  * A secret given as `name` or as the file `name_FILE` names (as container secrets are mounted;
  * one trailing line break is dropped), or null when neither is set. Never both. Its value never
  * appears in an error: a file's is named by its path.
+ *
+ * @example
+ * ```ts
+ * // REDIS_PASSWORD_FILE=/run/secrets/redis_password
+ * const password = secret(process.env, 'REDIS_PASSWORD', 'the Redis password');
+ * password?.reveal();
+ * ```
  */
 export function secret(env: Env, name: string, what: string): Secret | null {
   const inline = env[name];
