@@ -62,8 +62,8 @@ export function secureRedisPasswordFile(secure: SecureRedis): string {
   return passwordFile(secure.passwordName);
 }
 
-/** Arguments of a TLS-only redis-server on `port`, its users in `aclFile`. */
-function secureArgs(port: number, aclFile: string): string[] {
+/** Arguments of a TLS-only redis-server on `port` (its users: the configuration file). */
+function secureArgs(port: number): string[] {
   return [
     '--port',
     '0',
@@ -78,8 +78,9 @@ function secureArgs(port: number, aclFile: string): string[] {
     // A client certificate is checked when given, not required: managed Redis services differ.
     '--tls-auth-clients',
     'optional',
-    '--aclfile',
-    aclFile,
+    // A replica (a test's failover) copies its master as the same user, over TLS.
+    '--tls-replication',
+    'yes',
   ];
 }
 
@@ -91,8 +92,9 @@ export function redisServerService(options: RedisServerOptions): Service {
   const state = serviceDir(options.name);
   const secure = options.secure;
   const url = `${secure === undefined ? 'redis' : 'rediss'}://${HOST}:${options.port}`;
-  // The users (and the password) go in a file only we can read, never on the command line.
+  // The users (and the password) go in files only we can read, never on the command line.
   const aclFile = join(state, 'users.acl');
+  const secureConf = join(state, 'secure.conf');
   return {
     name: options.name,
     address: url,
@@ -124,6 +126,12 @@ export function redisServerService(options: RedisServerOptions): Service {
             '~* &* +@all\n',
           { mode: 0o600 },
         );
+        writeFileSync(
+          secureConf,
+          `aclfile ${aclFile}\nmasteruser ${secure.username}\n` +
+            `masterauth ${password(secure.passwordName)}\n`,
+          { mode: 0o600 },
+        );
       }
       options.beforeStart?.(state);
     },
@@ -131,11 +139,11 @@ export function redisServerService(options: RedisServerOptions): Service {
       Promise.resolve({
         command: 'redis-server',
         args: [
+          // A configuration file must come first.
+          ...(secure === undefined ? [] : [secureConf]),
           '--bind',
           HOST,
-          ...(secure === undefined
-            ? ['--port', String(options.port)]
-            : secureArgs(options.port, aclFile)),
+          ...(secure === undefined ? ['--port', String(options.port)] : secureArgs(options.port)),
           '--save',
           '',
           '--appendonly',
