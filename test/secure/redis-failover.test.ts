@@ -59,6 +59,8 @@ describeWithServices(
       new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
 
     beforeAll(async () => {
+      // Fresh nodes: one left running by an interrupted run would keep its old cluster.
+      for (const node of nodes) await down(node);
       for (const node of nodes) await up(node, () => undefined);
       const first = await client(master ?? '');
       const second = await client(replica ?? '');
