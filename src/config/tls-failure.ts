@@ -59,7 +59,9 @@ export function tlsFailureHint(
   }
   if (
     codes.some((code) =>
-      /^ERR_SSL_.*ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA)/.test(code)
+      /^ERR_SSL_.*ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|UNKNOWN_CA)/.test(
+        code,
+      )
     )
   ) {
     return `the server refused this client's TLS certificate: set ${prefix}_TLS_CERT_FILE and ` +

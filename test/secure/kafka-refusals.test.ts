@@ -69,6 +69,21 @@ describeWithServices(['secureKafka'], 'a SASL_SSL broker', ({ secureKafka }) => 
     },
   );
 
+  test('takes a client certificate (mutual TLS) from KAFKA_TLS_CERT_FILE and _KEY_FILE', async () => {
+    const config = loadConfig({
+      ...secureKafka.settings,
+      KAFKA_TLS_CERT_FILE: secureKafka.clientCertFile,
+      KAFKA_TLS_KEY_FILE: secureKafka.clientKeyFile,
+    });
+    const admin = kafkaClient(config, createLogger('silent', 'test'), secureKafka.brokers).admin();
+    await admin.connect();
+    try {
+      expect(Array.isArray(await admin.listTopics())).toBe(true);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
   test('a wrong password names KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD, not the password', async () => {
     const message = await refusal({
       ...secureKafka.settings,
@@ -95,6 +110,18 @@ describeWithServices(['secureKafka'], 'a SASL_SSL broker', ({ secureKafka }) => 
     ],
   ])('%s names KAFKA_TLS_CA_FILE', async (_case, overrides, expected) => {
     expect(await refusal({ ...secureKafka.settings, ...overrides }, 0)).toBe(expected);
+  });
+
+  test('a client certificate it does not trust names KAFKA_TLS_CERT_FILE and _KEY_FILE', async () => {
+    const settings = {
+      ...secureKafka.settings,
+      KAFKA_TLS_CERT_FILE: secureKafka.untrustedCaFile,
+      KAFKA_TLS_KEY_FILE: secureKafka.untrustedKeyFile,
+    };
+    expect(await refusal(settings, 0)).toBe(
+      "Kafka: the server refused this client's TLS certificate: set KAFKA_TLS_CERT_FILE and " +
+        'KAFKA_TLS_KEY_FILE to a certificate it trusts',
+    );
   });
 
   test('a CA file that is not there stops the start, naming KAFKA_TLS_CA_FILE', () => {

@@ -77,6 +77,7 @@ function commonOf(variables: Variables): Common | undefined {
   return {
     caFile,
     untrustedCaFile: variables['SECURE_TLS_UNTRUSTED_CA_FILE'] ?? '',
+    untrustedKeyFile: variables['SECURE_TLS_UNTRUSTED_KEY_FILE'] ?? '',
     clientCertFile: variables['SECURE_TLS_CLIENT_CERT_FILE'] ?? '',
     clientKeyFile: variables['SECURE_TLS_CLIENT_KEY_FILE'] ?? '',
   };

@@ -57,8 +57,9 @@ export const SERVICE_NAMES: readonly ServiceName[] = [
 export interface SecureAddress {
   /** The variables of src/config.ts that reach it: address, TLS files, login (as files). */
   readonly settings: Readonly<Record<string, string>>;
-  /** A CA that did not sign the service's certificate. */
+  /** A CA that did not sign the service's certificate, and its key (an untrusted client). */
   readonly untrustedCaFile: string;
+  readonly untrustedKeyFile: string;
   /** A client certificate of the CA that did, and its key (mutual TLS). */
   readonly clientCertFile: string;
   readonly clientKeyFile: string;

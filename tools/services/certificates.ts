@@ -6,7 +6,8 @@
  * - `server.pem`, `server.key`: signed by it for `127.0.0.1` and `localhost`, for server and
  *   client use (a Redis Cluster node presents it to its peers);
  * - `client.pem`, `client.key`: a client certificate of the same CA, for mutual TLS;
- * - `untrusted-ca.pem`: a CA that signed nothing here, for the tests of an untrusted server.
+ * - `untrusted-ca.pem`, `untrusted-ca.key`: a CA that signed nothing here, for the tests of an
+ *   untrusted server (and, self-signed, of an untrusted client).
  *
  * @module
  */
@@ -27,6 +28,7 @@ export const TLS_FILES = {
   clientCert: join(TLS_DIR, 'client.pem'),
   clientKey: join(TLS_DIR, 'client.key'),
   untrustedCa: join(TLS_DIR, 'untrusted-ca.pem'),
+  untrustedCaKey: join(TLS_DIR, 'untrusted-ca.key'),
 } as const;
 
 const DAYS = '825';

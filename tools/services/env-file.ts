@@ -27,6 +27,8 @@ export interface SecureServiceEnv {
   readonly SECURE_TLS_CA_FILE: string;
   /** A CA that signed none of them (for the tests of an untrusted server). */
   readonly SECURE_TLS_UNTRUSTED_CA_FILE: string;
+  /** Its key: with it, a client certificate no secure service trusts. */
+  readonly SECURE_TLS_UNTRUSTED_KEY_FILE: string;
   /** A client certificate of the local CA and its key (mutual TLS). */
   readonly SECURE_TLS_CLIENT_CERT_FILE: string;
   readonly SECURE_TLS_CLIENT_KEY_FILE: string;

@@ -134,7 +134,9 @@ function properties(dataDir: string, keystore: string, storePassword: string): s
     // The broker as a client of itself (inter-broker) trusts the local CA.
     'ssl.truststore.type': 'PEM',
     'ssl.truststore.location': TLS_FILES.ca,
-    'ssl.client.auth': 'none',
+    // A client certificate is checked when given (mutual TLS), not required. On a SASL_SSL
+    // listener only the listener's own setting counts.
+    'listener.name.sasl_ssl.ssl.client.auth': 'requested',
   };
   const base = [...readProperties(SERVER_PROPERTIES)].filter(([key]) => !(key in overrides));
   return [...base, ...Object.entries(overrides)].map(([key, value]) => `${key}=${value}`)

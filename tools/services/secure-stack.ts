@@ -47,6 +47,7 @@ export function secureEnv(of: SecureStack): SecureServiceEnv {
   return {
     SECURE_TLS_CA_FILE: TLS_FILES.ca,
     SECURE_TLS_UNTRUSTED_CA_FILE: TLS_FILES.untrustedCa,
+    SECURE_TLS_UNTRUSTED_KEY_FILE: TLS_FILES.untrustedCaKey,
     SECURE_TLS_CLIENT_CERT_FILE: TLS_FILES.clientCert,
     SECURE_TLS_CLIENT_KEY_FILE: TLS_FILES.clientKey,
     SECURE_KAFKA_BROKERS,
