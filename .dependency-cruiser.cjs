@@ -59,7 +59,7 @@ module.exports = {
     forbid(
       'base-is-the-bottom',
       'time, text, config and the logger are the bottom layer.',
-      '^src/(time|text|async)/|^src/(config|logger)[.]ts$',
+      '^src/(time|text|async|config)/|^src/(config|logger)[.]ts$',
       SRC_ABOVE(
         'events',
         'contract',

@@ -11,6 +11,7 @@ import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
 import { messageOf, OutageLog } from '../src/async/outage-log.ts';
 import type { Config } from '../src/config.ts';
 import { isKafkaAway, kafkaClient } from '../src/kafka/client.ts';
+import { kafkaFailure } from '../src/kafka/failure.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
@@ -95,7 +96,7 @@ export function startConsumers(
   });
   const retry: RetryOptions = {
     signal: stopping.signal,
-    onFailure: (error) => outage.failed(error),
+    onFailure: (error) => outage.failed(kafkaFailure(error, config.kafkaSecurity)),
   };
   let waiting: string | null = 'waiting for the store';
   let runner: ConsumerRunner | null = null;

@@ -24,6 +24,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { startConsumers } from '../consumers/start.ts';
 import type { Config } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
+import { kafkaFailure } from '../src/kafka/failure.ts';
 import { topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableState } from '../src/rollup/unreadable.ts';
@@ -221,7 +222,7 @@ async function startHttp(
       kafka: kafkaClient(config, logger, config.kafkaBrokers),
       topics: topicNames(config.kafkaTopicPrefix),
       partitions: config.topicPartitions,
-      onConnectFailure: (error) => outage.failed(error),
+      onConnectFailure: (error) => outage.failed(kafkaFailure(error, config.kafkaSecurity)),
       onConnected: () => outage.recovered(),
     });
     notReady.set('ingest', () => kafkaSink.notReady());

@@ -11,8 +11,15 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import { type KafkaSecurity, kafkaSecurity } from './config/kafka-security.ts';
+import { ConfigError, type Env, flag, secret, text } from './config/read.ts';
+import { type RedisSecurity, redisSecurity, shownUrl } from './config/redis-security.ts';
+import type { Secret } from './config/secret.ts';
 import { UUID } from './text/uuid.ts';
 import { parseDuration } from './time/duration.ts';
+
+export { ConfigError };
+export type { KafkaSecurity, RedisSecurity };
 
 /** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
 export const DEFAULT_TOPIC_PARTITIONS = 12;
@@ -82,22 +89,18 @@ export const DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY = 1_000;
  */
 export const DEFAULT_MEMORY_STORE_MAX_BYTES = 256 * 1024 * 1024;
 
-/** A configuration variable has a value that is not allowed. */
-export class ConfigError extends Error {
-  constructor(variable: string, value: string, allowed: string) {
-    super(`${variable}=${JSON.stringify(value)} is not allowed: ${allowed}`);
-    this.name = 'ConfigError';
-  }
-}
-
 /** Where the rollups are stored. */
 export type StoreConfig =
   /** The embedded store, refusing ingest once it holds an estimated `maxBytes`. */
   | { readonly kind: 'memory'; readonly maxBytes: number }
-  | { readonly kind: 'redis'; readonly url: string }
-  /** A Redis Cluster, reached through any of its nodes (`host:port`). */
-  | { readonly kind: 'redis-cluster'; readonly nodes: readonly string[] }
-  | { readonly kind: 'upstash'; readonly url: string; readonly token: string };
+  | { readonly kind: 'redis'; readonly url: string; readonly security: RedisSecurity }
+  /** A Redis Cluster, reached through any of its nodes (`host:port`); `security` for every node. */
+  | {
+    readonly kind: 'redis-cluster';
+    readonly nodes: readonly string[];
+    readonly security: RedisSecurity;
+  }
+  | { readonly kind: 'upstash'; readonly url: string; readonly token: Secret };
 
 /** Everything configurable, validated. */
 export interface Config {
@@ -105,6 +108,8 @@ export interface Config {
   /** Kafka bootstrap brokers (`host:port`), or null: no Kafka (the embedded default). */
   readonly kafkaBrokers: readonly string[] | null;
   readonly kafkaClientId: string;
+  /** TLS and SASL of every Kafka client (see src/config/kafka-security.ts). */
+  readonly kafkaSecurity: KafkaSecurity;
   readonly kafkaGroupId: string;
   /** Prefix of every topic name (default none). */
   readonly kafkaTopicPrefix: string;
@@ -163,8 +168,6 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const HOST_PORT = /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/;
 
@@ -174,11 +177,6 @@ export const ENDPOINT_ID_VARIABLES = {
   'logs.all': 'ENDPOINT_ID_LOGS_ALL',
   'usage.api-counts': 'ENDPOINT_ID_API_COUNTS',
 } as const;
-
-function text(env: Env, name: string): string | null {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? null : value.trim();
-}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = text(env, name);
@@ -206,7 +204,7 @@ function storeConfig(env: Env): StoreConfig {
   const redisUrl = text(env, 'REDIS_URL');
   const clusterNodes = text(env, 'REDIS_CLUSTER_NODES');
   const restUrl = text(env, 'UPSTASH_REDIS_REST_URL');
-  const restToken = text(env, 'UPSTASH_REDIS_REST_TOKEN');
+  const restToken = secret(env, 'UPSTASH_REDIS_REST_TOKEN', 'the REST token');
   if (kind === null && redisUrl !== null && clusterNodes !== null) {
     throw new ConfigError(
       'STORE',
@@ -239,17 +237,24 @@ function storeConfig(env: Env): StoreConfig {
       throw new ConfigError('REDIS_URL', '', 'a redis:// or rediss:// URL when STORE=redis');
     }
     if (!/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-      throw new ConfigError('REDIS_URL', redisUrl, 'a redis:// or rediss:// URL');
+      throw new ConfigError('REDIS_URL', shownUrl(redisUrl), 'a redis:// or rediss:// URL');
     }
-    return { kind: 'redis', url: redisUrl };
+    return { kind: 'redis', url: redisUrl, security: redisSecurity(env, redisUrl) };
   }
-  if (chosen === 'redis-cluster') return { kind: 'redis-cluster', nodes: nodeList(clusterNodes) };
+  if (chosen === 'redis-cluster') {
+    const nodes = nodeList(clusterNodes);
+    return { kind: 'redis-cluster', nodes, security: redisSecurity(env, null) };
+  }
   if (chosen === 'upstash') {
     if (restUrl === null || !/^https?:\/\/[^\s]+$/.test(restUrl)) {
       throw new ConfigError('UPSTASH_REDIS_REST_URL', restUrl ?? '', 'an http:// or https:// URL');
     }
     if (restToken === null) {
-      throw new ConfigError('UPSTASH_REDIS_REST_TOKEN', '', 'the REST token (required with it)');
+      throw new ConfigError(
+        'UPSTASH_REDIS_REST_TOKEN',
+        '',
+        'the REST token, or UPSTASH_REDIS_REST_TOKEN_FILE (required with it)',
+      );
     }
     return { kind: 'upstash', url: restUrl, token: restToken };
   }
@@ -296,18 +301,6 @@ function apiKeys(env: Env): string[] | null {
     }
   }
   return keys.length === 0 ? null : keys;
-}
-
-function flag(env: Env, name: string, fallback = false): boolean {
-  const value = text(env, name);
-  if (value === null) return fallback;
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off)$/i.test(value)) return false;
-  throw new ConfigError(
-    name,
-    value,
-    `1, true, yes, on or 0, false, no, off (default ${fallback ? 'on' : 'off'})`,
-  );
 }
 
 /** An HTTP header name (RFC 9110 token). */
@@ -377,6 +370,7 @@ export function loadConfig(env: Env): Config {
     store: storeConfig(env),
     kafkaBrokers,
     kafkaClientId: text(env, 'KAFKA_CLIENT_ID') ?? 'streaming-endpoints',
+    kafkaSecurity: kafkaSecurity(env),
     kafkaGroupId: text(env, 'KAFKA_GROUP_ID') ?? 'rollups',
     kafkaTopicPrefix: topicPrefix(env),
     topicPartitions: integer(env, 'TOPIC_PARTITIONS', DEFAULT_TOPIC_PARTITIONS, 1, 10_000),

@@ -2,8 +2,9 @@
  * `npm run replay -- FILE... [options]`: publishes NDJSON event streams to their topics, as they
  * stream (files of any size, `.gz`, standard input), at their own pace or faster, optionally
  * rebased to now and repeated (see `tools/replay/flags.ts` for every option). Brokers and topic
- * prefix come from `KAFKA_BROKERS` and `KAFKA_TOPIC_PREFIX`. Ends with a summary (also on
- * Ctrl-C): what was published, and what was skipped and why.
+ * prefix come from `KAFKA_BROKERS` and `KAFKA_TOPIC_PREFIX`, TLS and the SASL login from the
+ * service's `KAFKA_TLS*` and `KAFKA_SASL_*` settings. Ends with a summary (also on Ctrl-C): what
+ * was published, and what was skipped and why.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { Partitioners } from 'kafkajs';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
+import { kafkaFailure } from '../src/kafka/failure.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import {
   FlagError,
@@ -92,9 +94,10 @@ async function main(): Promise<void> {
     await admin.disconnect();
     await producer.connect();
   } catch (error) {
+    const failure = kafkaFailure(error, config.kafkaSecurity);
     fail(
       `cannot reach Kafka at ${config.kafkaBrokers.join(',')}: ` +
-        (error instanceof Error ? error.message : String(error)),
+        (failure instanceof Error ? failure.message : String(failure)),
     );
   }
 

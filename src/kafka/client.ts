@@ -1,12 +1,14 @@
 /**
  * The kafkajs client of every part that talks to Kafka (consumers, the Kafka ingest sink,
- * tools): one place that knows the client id, the retry policy and how kafkajs logs reach ours.
+ * tools): one place that knows the client id, TLS and SASL, the retry policy and how kafkajs logs
+ * reach ours.
  *
  * @module
  */
 import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { kafkaSecurityOptions } from './security.ts';
 
 /**
  * kafkajs lines that say nothing a user can act on, kept at debug: a failed response, send or
@@ -15,12 +17,13 @@ import type { Logger } from '../logger.ts';
  * The warning on limited retries of an idempotent producer is our choice: delivery is documented
  * as at least once (a send that gave up is retried by its caller or its flush). A consumer
  * group's crash and restart are reported by the consumer runner, which knows whether kafkajs
- * retries it (one line) or not (an error with its stack).
+ * retries it (one line) or not (an error with its stack). A refused SASL login surfaces as the
+ * error of the call too, where kafka/failure.ts names the settings to fix.
  */
 const QUIET = new RegExp(
   '^(Response |Connection error|Connection timeout|Failed to connect to (seed )?broker|' +
     'Failed to send messages: |Limiting retries for the idempotent producer|' +
-    'Crash: |Restarting the consumer in )',
+    'Crash: |Restarting the consumer in |SASL \\S+ (\\S+ )?authentication failed)',
 );
 
 /** kafkajs log lines through our logger, at warn and above (see {@link QUIET}). */
@@ -53,13 +56,14 @@ export function isKafkaAway(error: unknown): boolean {
  * ```
  */
 export function kafkaClient(
-  config: Pick<Config, 'kafkaClientId'>,
+  config: Pick<Config, 'kafkaClientId' | 'kafkaSecurity'>,
   logger: Logger,
   brokers: readonly string[],
 ): Kafka {
   return new Kafka({
     clientId: config.kafkaClientId,
     brokers: [...brokers],
+    ...kafkaSecurityOptions(config.kafkaSecurity),
     logLevel: kafkaLogLevel.WARN,
     logCreator: kafkaLogCreator(logger),
     retry: { retries: 8, initialRetryTime: 200 },

@@ -5,11 +5,12 @@
  *
  * @module
  */
-import type { StoreConfig } from '../config.ts';
+import type { RedisSecurity, StoreConfig } from '../config.ts';
 import type { MemoryBudget } from './memory-budget.ts';
+import { redisFailure } from './login-failure.ts';
 import { MemoryStore } from './memory.ts';
 import type { RollupStore } from './port.ts';
-import { RedisStore } from './redis.ts';
+import { type RedisAccess, RedisStore } from './redis.ts';
 import { UpstashStore } from './upstash.ts';
 
 /** Options of {@link openStore}. */
@@ -50,19 +51,41 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
     }
     case 'redis':
     case 'redis-cluster': {
+      const redisOptions = {
+        ...options,
+        access: redisAccess(config.security),
+        // A refused login or certificate says which setting to fix.
+        onError: (error: Error) => options.onError?.(redisFailure(error, config.security)),
+      };
       const store = config.kind === 'redis'
-        ? RedisStore.open(config.url, options)
-        : RedisStore.openCluster(config.nodes, options);
+        ? RedisStore.open(config.url, redisOptions)
+        : RedisStore.openCluster(config.nodes, redisOptions);
       return { store, evictionPolicy: () => store.evictionPolicy(), budget: null };
     }
     case 'upstash': {
       // Nothing to connect: each call is its own HTTP request, answered or not.
       queueMicrotask(() => options.onReady?.());
       return {
-        store: new UpstashStore({ url: config.url, token: config.token }),
+        store: new UpstashStore({ url: config.url, token: config.token.reveal() }),
         evictionPolicy: () => Promise.resolve(null),
         budget: null,
       };
     }
   }
+}
+
+/** The store's {@link RedisAccess} of the configured security: where the secrets are handed over. */
+export function redisAccess(security: RedisSecurity): RedisAccess {
+  const { tls, username, password } = security;
+  return {
+    ...(username === null ? {} : { username }),
+    ...(password === null ? {} : { password: password.reveal() }),
+    ...(tls === null ? {} : {
+      tls: {
+        ...(tls.ca === null ? {} : { ca: tls.ca }),
+        ...(tls.cert === null ? {} : { cert: tls.cert }),
+        ...(tls.key === null ? {} : { key: tls.key.reveal() }),
+      },
+    }),
+  };
 }

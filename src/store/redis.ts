@@ -22,8 +22,25 @@ import { ScriptedOperations } from './scripted.ts';
 import { sortedSetCommands } from './sorted-set-commands.ts';
 import type { ScriptCall } from './scripts.ts';
 
+/**
+ * How a connection logs in and whether it is encrypted: for one Redis, and for every node of a
+ * cluster, also those discovered later (after a failover, a resharding).
+ */
+export interface RedisAccess {
+  /** ACL user; without it, Redis's `default` user. */
+  readonly username?: string;
+  readonly password?: string;
+  /**
+   * TLS with these PEM files (each optional). One Redis takes TLS from its URL (`rediss://`);
+   * given here, a cluster's nodes are reached over TLS.
+   */
+  readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
+}
+
 /** Options of {@link RedisStore.connect}, {@link RedisStore.open} and their cluster forms. */
 export interface RedisStoreOptions {
+  /** Login and TLS; default: plaintext as Redis's `default` user (or the URL's user). */
+  readonly access?: RedisAccess;
   /** Called with connection errors (the store reconnects by itself). Default: ignore. */
   readonly onError?: (error: Error) => void;
   /** Called whenever the connection is (re)established. Default: ignore. */
@@ -46,6 +63,22 @@ const SOCKET = {
   connectTimeout: 5_000,
   reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000),
 };
+
+/** The client options of `access`, on a fresh socket object (node-redis writes into it). */
+function accessOptions(access: RedisAccess | undefined, clusterTls: boolean) {
+  const tls = access?.tls;
+  return {
+    ...(access?.username === undefined ? {} : { username: access.username }),
+    ...(access?.password === undefined ? {} : { password: access.password }),
+    socket: {
+      ...SOCKET,
+      ...(clusterTls && tls !== undefined ? { tls: true as const } : {}),
+      ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls?.cert === undefined ? {} : { cert: tls.cert }),
+      ...(tls?.key === undefined ? {} : { key: tls.key }),
+    },
+  };
+}
 
 /** Command options under which a reply's strings arrive as Buffers. */
 const AS_BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
@@ -155,7 +188,11 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   }
 
   static #client(url: string, options: RedisStoreOptions): Client {
-    const client = createClient({ url, disableOfflineQueue: true, socket: SOCKET });
+    const client = createClient({
+      url,
+      disableOfflineQueue: true,
+      ...accessOptions(options.access, false),
+    });
     client.on('error', (error: Error) => options.onError?.(error));
     client.on('ready', () => options.onReady?.());
     return client;
@@ -208,9 +245,11 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   }
 
   static #cluster(nodes: readonly string[], options: RedisStoreOptions): Cluster {
+    const scheme = options.access?.tls === undefined ? 'redis' : 'rediss';
+    // The defaults are every node's options: those discovered later log in and encrypt alike.
     const cluster = createCluster({
-      rootNodes: nodes.map((node) => ({ url: `redis://${node}` })),
-      defaults: { disableOfflineQueue: true, socket: SOCKET },
+      rootNodes: nodes.map((node) => ({ url: `${scheme}://${node}` })),
+      defaults: { disableOfflineQueue: true, ...accessOptions(options.access, true) },
     });
     cluster.on('error', (error: Error) => options.onError?.(error));
     return cluster;

@@ -20,10 +20,46 @@ interface ComposeService {
   readonly command?: readonly string[] | string;
   readonly environment?: Readonly<Record<string, string>>;
   readonly ports?: readonly string[];
+  readonly secrets?: readonly string[];
 }
 
 interface ComposeFile {
   readonly services: Readonly<Record<string, ComposeService>>;
+  readonly secrets?: Readonly<Record<string, { readonly file?: string }>>;
+}
+
+/** Settings of the service (src/config.ts) whose value is a secret; each has a `_FILE` form. */
+const SECRET_SETTINGS = [
+  'API_KEYS',
+  'KAFKA_SASL_USERNAME',
+  'KAFKA_SASL_PASSWORD',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'UPSTASH_REDIS_REST_TOKEN',
+];
+
+/**
+ * Where the service's containers are given a secret's value in their environment, or a `_FILE`
+ * that is not a secret mounted into them.
+ */
+function secretsNotAsFiles(compose: ComposeFile): string[] {
+  const found: string[] = [];
+  for (const [name, service] of Object.entries(compose.services)) {
+    if (service.build === undefined && service.image !== 'streaming-endpoints') continue;
+    const env = service.environment ?? {};
+    for (const setting of SECRET_SETTINGS) {
+      if (env[setting] !== undefined) found.push(`${name}: ${setting} as a value`);
+      const file = env[`${setting}_FILE`];
+      if (file === undefined) continue;
+      const secret = /^\/run\/secrets\/([\w.-]+)$/.exec(file)?.[1];
+      if (secret === undefined || !(service.secrets ?? []).includes(secret)) {
+        found.push(`${name}: ${setting}_FILE=${file} is not a secret mounted into it`);
+      } else if (compose.secrets?.[secret] === undefined) {
+        found.push(`${name}: the secret ${secret} is not declared`);
+      }
+    }
+  }
+  return found;
 }
 
 function readCompose(text: string): ComposeFile {
@@ -134,6 +170,18 @@ describe('docker-compose.yml', () => {
 
   test('every published service listens beyond loopback inside its container', () => {
     expect(unreachable(compose, imageEnv)).toEqual([]);
+  });
+
+  test("the service's secrets are files mounted as Compose secrets, never values", () => {
+    expect(secretsNotAsFiles(compose)).toEqual([]);
+    expect(compose.services['app']?.environment?.['API_KEYS_FILE']).toBe('/run/secrets/api_keys');
+    const inline = readCompose(
+      'services:\n  app:\n    build: .\n    environment: { API_KEYS: k, REDIS_PASSWORD_FILE: /tmp/p }',
+    );
+    expect(secretsNotAsFiles(inline)).toEqual([
+      'app: API_KEYS as a value',
+      'app: REDIS_PASSWORD_FILE=/tmp/p is not a secret mounted into it',
+    ]);
   });
 
   test("the check catches the old app service (node:24, npm start, HOST's default)", () => {

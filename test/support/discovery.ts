@@ -12,6 +12,9 @@
  * 5. for the Upstash REST endpoint only: our own proxy, in this process, in front of whichever
  *    Redis was found.
  *
+ * The secure services (`secureKafka`, `secureRedis`, `secureRedisCluster`) are found by 1 and 2
+ * only, from their `SECURE_*` variables (test/support/secure-discovery.ts).
+ *
  * The browser of the explorer's tests is found apart: `CHROMIUM_PATH`, else `chromium` on
  * PATH, else Debian's `chromium` package installed where this process may (root, apt-get).
  *
@@ -31,6 +34,7 @@ import { ensureDebianProgram } from '../../tools/services/debian-package.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
 import { waitUntilReady } from '../../tools/services/wait.ts';
 import { dockerAnswers, KAFKA_IMAGE, REDIS_IMAGE, startContainers } from './containers.ts';
+import { SECURE_SERVICES } from './secure-discovery.ts';
 import type { ServiceAddresses, ServiceName } from './services.ts';
 
 /** What {@link discoverServices} found. */
@@ -99,6 +103,24 @@ export async function discoverServices(environment: Variables = process.env): Pr
         'redisCluster',
         clusterFrom,
         (cluster) => probeRedisCluster(cluster.nodes),
+        source,
+      ),
+      configured(
+        'secureKafka',
+        SECURE_SERVICES.secureKafka.read,
+        SECURE_SERVICES.secureKafka.probe,
+        source,
+      ),
+      configured(
+        'secureRedis',
+        SECURE_SERVICES.secureRedis.read,
+        SECURE_SERVICES.secureRedis.probe,
+        source,
+      ),
+      configured(
+        'secureRedisCluster',
+        SECURE_SERVICES.secureRedisCluster.read,
+        SECURE_SERVICES.secureRedisCluster.probe,
         source,
       ),
     ]);

@@ -18,7 +18,8 @@ import { SERVICE_NAMES, type ServiceName, type SkippedSuite } from './services.t
 
 const HOW_TO_START = [
   'Start them with:  npm run services:up   (Kafka, Redis, a Redis Cluster and the Upstash REST',
-  '                  endpoint on loopback;',
+  '                  endpoint on loopback; with -- --secure also the secureKafka, secureRedis',
+  '                  and secureRedisCluster services: TLS, SASL and ACL users;',
   '                  the tests find them through .services/env)',
   'or point the tests at your own: KAFKA_BROKERS, REDIS_URL, REDIS_CLUSTER_NODES,',
   '                  UPSTASH_REDIS_REST_URL + UPSTASH_REDIS_REST_TOKEN',
@@ -80,6 +81,8 @@ function where(name: ServiceName, address: unknown): string {
   if (name === 'kafka') return (address as { brokers: string[] }).brokers.join(',');
   if (name === 'redisCluster') return (address as { nodes: string[] }).nodes.join(',');
   if (name === 'browser') return (address as { executablePath: string }).executablePath;
+  if (name === 'secureKafka') return (address as { brokers: string[] }).brokers.join(',');
+  if (name === 'secureRedisCluster') return (address as { nodes: string[] }).nodes.join(',');
   return (address as { url: string }).url;
 }
 

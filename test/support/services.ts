@@ -28,7 +28,15 @@ import { relative } from 'node:path';
 import { describe, inject, test, TestRunner } from 'vitest';
 
 /** The services a suite can ask for. */
-export type ServiceName = 'kafka' | 'redis' | 'upstash' | 'redisCluster' | 'browser';
+export type ServiceName =
+  | 'kafka'
+  | 'redis'
+  | 'upstash'
+  | 'redisCluster'
+  | 'browser'
+  | 'secureKafka'
+  | 'secureRedis'
+  | 'secureRedisCluster';
 
 /** Every service name, in the order they are reported. */
 export const SERVICE_NAMES: readonly ServiceName[] = [
@@ -37,7 +45,25 @@ export const SERVICE_NAMES: readonly ServiceName[] = [
   'upstash',
   'redisCluster',
   'browser',
+  'secureKafka',
+  'secureRedis',
+  'secureRedisCluster',
 ];
+
+/**
+ * A secure service (`npm run services:up -- --secure`): what a client of ours is given to reach
+ * it, and the files a test of a refused connection needs.
+ */
+export interface SecureAddress {
+  /** The variables of src/config.ts that reach it: address, TLS files, login (as files). */
+  readonly settings: Readonly<Record<string, string>>;
+  /** A CA that did not sign the service's certificate, and its key (an untrusted client). */
+  readonly untrustedCaFile: string;
+  readonly untrustedKeyFile: string;
+  /** A client certificate of the CA that did, and its key (mutual TLS). */
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+}
 
 /** Where each service is reached. */
 export interface ServiceAddresses {
@@ -51,6 +77,12 @@ export interface ServiceAddresses {
   readonly redisCluster: { readonly nodes: readonly string[] };
   /** A headless Chromium for the explorer's tests. */
   readonly browser: { readonly executablePath: string };
+  /** A broker that takes only SASL_SSL (SCRAM-SHA-512, SCRAM-SHA-256, PLAIN). */
+  readonly secureKafka: SecureAddress & { readonly brokers: readonly string[] };
+  /** A Redis that takes only TLS and only an ACL user. */
+  readonly secureRedis: SecureAddress & { readonly url: string };
+  /** A Redis Cluster whose nodes take only TLS and only an ACL user. */
+  readonly secureRedisCluster: SecureAddress & { readonly nodes: readonly string[] };
 }
 
 /** What the global setup hands to every test file. */
@@ -83,13 +115,7 @@ export function providedServices(): ProvidedServices {
     'test/support/global-setup.ts did not run (is it in vitest.config.ts globalSetup?)';
   return {
     available: {},
-    missing: {
-      kafka: reason,
-      redis: reason,
-      upstash: reason,
-      redisCluster: reason,
-      browser: reason,
-    },
+    missing: Object.fromEntries(SERVICE_NAMES.map((name) => [name, reason])),
     skipLog: '',
   };
 }

@@ -13,30 +13,46 @@
  * @module
  */
 import { createClient, createCluster } from 'redis';
-import { RedisStore } from '../../src/store/redis.ts';
+import { type RedisAccess, RedisStore } from '../../src/store/redis.ts';
 import { describeWithServices, type ServiceAddresses, type ServiceName } from './services.ts';
 
-/** Where a suite's Redis is. */
+/** Where a suite's Redis is, and (a secure one) how to log in. */
 export type StoreTarget =
-  | { readonly kind: 'redis'; readonly url: string }
-  | { readonly kind: 'redis-cluster'; readonly nodes: readonly string[] };
+  | { readonly kind: 'redis'; readonly url: string; readonly access?: RedisAccess }
+  | {
+    readonly kind: 'redis-cluster';
+    readonly nodes: readonly string[];
+    readonly access?: RedisAccess;
+  };
 
 /** Connects the product's store to `target`. */
 export function openStore(target: StoreTarget): Promise<RedisStore> {
+  const options = target.access === undefined ? {} : { access: target.access };
   return target.kind === 'redis'
-    ? RedisStore.connect(target.url)
-    : RedisStore.connectCluster(target.nodes);
+    ? RedisStore.connect(target.url, options)
+    : RedisStore.connectCluster(target.nodes, options);
+}
+
+/** node-redis client options of `access` (login, TLS files), for a target's own clients. */
+function clientAccess(access: RedisAccess | undefined) {
+  if (access === undefined) return {};
+  return {
+    ...(access.username === undefined ? {} : { username: access.username }),
+    ...(access.password === undefined ? {} : { password: access.password }),
+    ...(access.tls === undefined ? {} : { socket: { tls: true as const, ...access.tls } }),
+  };
 }
 
 /** Deletes every key of `target` (the selected database, or every master of the cluster). */
 export async function emptyStore(target: StoreTarget): Promise<void> {
   if (target.kind === 'redis') {
-    const client = await createClient({ url: target.url }).connect();
+    const client = await createClient({ url: target.url, ...clientAccess(target.access) })
+      .connect();
     await client.flushDb();
     await client.close();
     return;
   }
-  const cluster = await clusterClient(target.nodes).connect();
+  const cluster = await clusterClient(target.nodes, target.access).connect();
   try {
     await Promise.all(
       cluster.masters.map(async (master) => await (await cluster.nodeClient(master)).flushAll()),
@@ -46,9 +62,13 @@ export async function emptyStore(target: StoreTarget): Promise<void> {
   }
 }
 
-/** A node-redis cluster client on `nodes`, not connected. */
-export function clusterClient(nodes: readonly string[]) {
-  return createCluster({ rootNodes: nodes.map((node) => ({ url: `redis://${node}` })) });
+/** A node-redis cluster client on `nodes`, not connected; `access` for every node it finds. */
+export function clusterClient(nodes: readonly string[], access?: RedisAccess) {
+  const scheme = access?.tls === undefined ? 'redis' : 'rediss';
+  return createCluster({
+    rootNodes: nodes.map((node) => ({ url: `${scheme}://${node}` })),
+    defaults: clientAccess(access),
+  });
 }
 
 /** The environment that points a service process (`service/main.ts`) at `target`. */

@@ -6,9 +6,11 @@
  * - `up` starts what is not running (Kafka alongside Redis, then the REST endpoint in front of
  *   Redis, alongside the cluster's nodes, then the cluster formed of them), waits until each
  *   answers a real request, prints the addresses and writes the client environment to
- *   `.services/env`.
- * - `down` stops only the processes `up` started (by pid), SIGTERM first, SIGKILL after a grace
- *   period.
+ *   `.services/env`. `up --secure` (or `SERVICES_SECURE=1`) also starts the secure services
+ *   (tools/services/secure-stack.ts: a SASL_SSL broker, a TLS Redis and a TLS Redis Cluster
+ *   with an ACL user) and adds their `SECURE_*` variables.
+ * - `down` stops only the processes `up` started (by pid), the secure ones included, SIGTERM
+ *   first, SIGKILL after a grace period.
  * - `status` prints each service: running or stopped, pid, address.
  *
  * @module
@@ -21,10 +23,17 @@ import { ENV_FILE, REPO_ROOT } from './paths.ts';
 import type { Service } from './service.ts';
 import { downServices, row, seconds, type Stack, stack, upStack } from './stack.ts';
 
-const USAGE = 'usage: node tools/services/cli.ts up|down|status';
+const USAGE = 'usage: node tools/services/cli.ts up [--secure]|down|status';
 
-async function main(command: string | undefined): Promise<number> {
-  const services = stack();
+async function main(command: string | undefined, flags: readonly string[]): Promise<number> {
+  const secureAsked = flags.includes('--secure') ||
+    ['1', 'true', 'yes'].includes((process.env['SERVICES_SECURE'] ?? '').toLowerCase());
+  if (flags.some((flag) => flag !== '--secure') || (command !== 'up' && flags.length > 0)) {
+    console.error(USAGE);
+    return 2;
+  }
+  // Down and status cover the secure services too: whatever of ours runs.
+  const services = stack({ secure: command !== 'up' || secureAsked });
   switch (command) {
     case 'up':
       return await upAll(services);
@@ -33,7 +42,7 @@ async function main(command: string | undefined): Promise<number> {
       await downServices(services.stopOrder, (line) => console.log(line));
       return 0;
     case 'status':
-      return await statusAll([services.kafka, ...services.chain, ...services.clusterNodes]);
+      return await statusAll(services.stopOrder);
     default:
       console.error(USAGE);
       return 2;
@@ -43,7 +52,9 @@ async function main(command: string | undefined): Promise<number> {
 async function upAll(services: Stack): Promise<number> {
   const started = Date.now();
   console.log(
-    `services: up (Apache Kafka ${kafkaVersion()}, Redis, Upstash REST endpoint, Redis Cluster)`,
+    `services: up (Apache Kafka ${kafkaVersion()}, Redis, Upstash REST endpoint, Redis Cluster${
+      services.secure === null ? '' : '; secure: SASL_SSL Kafka, TLS Redis, TLS Redis Cluster'
+    })`,
   );
   const result = await upStack(services, {
     line: (text) => console.log(text),
@@ -81,4 +92,4 @@ async function statusAll(services: readonly Service[]): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main(process.argv[2]);
+process.exitCode = await main(process.argv[2], process.argv.slice(3));

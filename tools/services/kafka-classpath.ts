@@ -30,13 +30,26 @@ export function kafkaVersion(): string {
  * const classpath = await kafkaClasspath((line) => console.log(line));
  * ```
  */
-export async function kafkaClasspath(log: (line: string) => void): Promise<string> {
+export function kafkaClasspath(log: (line: string) => void): Promise<string> {
   const pom = readFileSync(KAFKA_POM);
   const digest = createHash('sha256').update(pom).digest('hex').slice(0, 16);
   const cacheFile = join(CACHE_DIR, 'kafka', `classpath-${digest}.txt`);
   const cached = readClasspath(cacheFile);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return Promise.resolve(cached);
+  // Two brokers started together (services:up --secure) share one Maven run: two would write
+  // the same partial file and repository at once.
+  let running = resolving.get(cacheFile);
+  if (running === undefined) {
+    running = resolveClasspath(cacheFile, log).finally(() => resolving.delete(cacheFile));
+    resolving.set(cacheFile, running);
+  }
+  return running;
+}
 
+/** Resolutions under way in this process, by cache file. */
+const resolving = new Map<string, Promise<string>>();
+
+async function resolveClasspath(cacheFile: string, log: (line: string) => void): Promise<string> {
   if (findOnPath('mvn') === undefined) {
     throw new Error(
       'Maven (mvn) is needed once, to fetch Apache Kafka from Maven Central, and is not ' +

@@ -15,7 +15,8 @@ import { capture, findOnPath, runLogged } from './run.ts';
 import type { Service, ServiceCommand } from './service.ts';
 
 const CONFIG_DIR = join(REPO_ROOT, 'tools/services/kafka');
-const SERVER_PROPERTIES = join(CONFIG_DIR, 'server.properties');
+/** The development broker's settings, the base of every broker of ours. */
+export const SERVER_PROPERTIES: string = join(CONFIG_DIR, 'server.properties');
 const LOG4J2_PROPERTIES = join(CONFIG_DIR, 'log4j2.properties');
 
 /**
@@ -103,15 +104,22 @@ export function extraBrokerService(options: ExtraBrokerOptions): Service {
 }
 
 /** What one broker needs beyond the shared settings. */
-interface BrokerSpec {
+export interface BrokerSpec {
   readonly name: string;
   readonly host: string;
   readonly port: number;
   readonly propertiesFile: string;
   readonly dataDir: string;
+  /** Heap options unless `KAFKA_HEAP_OPTS` is set; default {@link DEFAULT_HEAP_OPTS}. */
+  readonly heapOpts?: readonly string[];
+  /** Further arguments of the one `kafka-storage format` (SCRAM users, say). */
+  readonly formatArgs?: () => readonly string[];
+  /** The probe; default a metadata request over PLAINTEXT. */
+  readonly probe?: () => Promise<void>;
 }
 
-function brokerService(spec: BrokerSpec): Service {
+/** One single-node KRaft broker of ours as a {@link Service}. */
+export function brokerService(spec: BrokerSpec): Service {
   const { host, port, dataDir, propertiesFile } = spec;
   const state = serviceDir(spec.name);
   let classpath: string | undefined;
@@ -141,13 +149,14 @@ function brokerService(spec: BrokerSpec): Service {
           propertiesFile,
           '--cluster-id',
           randomClusterId(),
+          ...(spec.formatArgs?.() ?? []),
         ], { logFile: join(state, 'format.log'), env: { CLASSPATH: classpath } });
       }
     },
     command(): Promise<ServiceCommand> {
       if (classpath === undefined) throw new Error('command() called before prepare()');
       const heap = process.env['KAFKA_HEAP_OPTS']?.split(/\s+/).filter((opt) => opt !== '') ??
-        DEFAULT_HEAP_OPTS;
+        spec.heapOpts ?? DEFAULT_HEAP_OPTS;
       // The classpath goes through the environment: `ps` stays readable, and it is 5 kB long.
       return Promise.resolve({
         command: 'java',
@@ -155,7 +164,7 @@ function brokerService(spec: BrokerSpec): Service {
         env: { CLASSPATH: classpath },
       });
     },
-    probe: () => probeKafka([`${host}:${port}`]),
+    probe: spec.probe ?? (() => probeKafka([`${host}:${port}`])),
   };
 }
 
@@ -178,7 +187,7 @@ function randomClusterId(): string {
 }
 
 /** `key=value` lines of a Java properties file (no continuation lines: ours has none). */
-function readProperties(file: string): Map<string, string> {
+export function readProperties(file: string): Map<string, string> {
   const properties = new Map<string, string>();
   for (const raw of readFileSync(file, 'utf8').split('\n')) {
     const line = raw.trim();

@@ -7,8 +7,27 @@
  * @module
  */
 import { connect } from 'node:net';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, type KafkaConfig, logLevel } from 'kafkajs';
 import { createClient } from 'redis';
+
+/** How a probe reaches a secure Redis: over TLS trusting `ca`, as an ACL user. */
+export interface RedisLogin {
+  readonly username: string;
+  readonly password: string;
+  /** PEM of the CA that signed the server's certificate. */
+  readonly ca: string;
+}
+
+/** A node-redis client for one probe: short timeouts, no reconnection, TLS and login if given. */
+function probeClient(url: string, login: RedisLogin | undefined) {
+  const socket = { connectTimeout: 1_000, reconnectStrategy: false as const };
+  return login === undefined ? createClient({ url, socket }) : createClient({
+    url,
+    username: login.username,
+    password: login.password,
+    socket: { ...socket, tls: true, ca: login.ca },
+  });
+}
 
 /**
  * Asks the Kafka cluster for its topics (a metadata request) through kafkajs.
@@ -18,10 +37,14 @@ import { createClient } from 'redis';
  * await probeKafka(['127.0.0.1:9092']);
  * ```
  */
-export async function probeKafka(brokers: readonly string[]): Promise<void> {
+export async function probeKafka(
+  brokers: readonly string[],
+  security: Pick<KafkaConfig, 'ssl' | 'sasl'> = {},
+): Promise<void> {
   const kafka = new Kafka({
     clientId: 'services-probe',
     brokers: [...brokers],
+    ...security,
     connectionTimeout: 1_000,
     requestTimeout: 3_000,
     retry: { retries: 0 },
@@ -44,8 +67,8 @@ export async function probeKafka(brokers: readonly string[]): Promise<void> {
  * await probeRedis('redis://127.0.0.1:6379');
  * ```
  */
-export async function probeRedis(url: string): Promise<void> {
-  const client = createClient({ url, socket: { connectTimeout: 1_000, reconnectStrategy: false } });
+export async function probeRedis(url: string, login?: RedisLogin): Promise<void> {
+  const client = probeClient(url, login);
   // Without a listener, a connection error would also be thrown as an unhandled 'error' event.
   let failure: unknown;
   client.on('error', (error: unknown) => {
@@ -71,12 +94,12 @@ export type ClusterHealth = { readonly ok: true } | { readonly ok: false; readon
  * Asks every node for `CLUSTER INFO`: healthy when each says `cluster_state:ok`, knows all the
  * nodes and sees all 16384 slots assigned.
  */
-export async function clusterHealth(nodes: readonly string[]): Promise<ClusterHealth> {
+export async function clusterHealth(
+  nodes: readonly string[],
+  login?: RedisLogin,
+): Promise<ClusterHealth> {
   for (const node of nodes) {
-    const client = createClient({
-      url: `redis://${node}`,
-      socket: { connectTimeout: 1_000, reconnectStrategy: false },
-    });
+    const client = probeClient(`${login === undefined ? 'redis' : 'rediss'}://${node}`, login);
     let failure: unknown;
     client.on('error', (error: unknown) => {
       failure ??= error;
@@ -103,8 +126,11 @@ export async function clusterHealth(nodes: readonly string[]): Promise<ClusterHe
 }
 
 /** Rejects unless the nodes form one healthy cluster (see {@link clusterHealth}). */
-export async function probeRedisCluster(nodes: readonly string[]): Promise<void> {
-  const health = await clusterHealth(nodes);
+export async function probeRedisCluster(
+  nodes: readonly string[],
+  login?: RedisLogin,
+): Promise<void> {
+  const health = await clusterHealth(nodes, login);
   if (!health.ok) throw new Error(`the Redis Cluster is not healthy: ${health.reason}`);
 }
 

@@ -1,7 +1,8 @@
 /**
- * A Redis Cluster of three masters on loopback (ports 7001 to 7003), from the same Debian
- * `redis-server` as the single Redis, persistence off: each node is a {@link Service} of its
- * own, and {@link formRedisCluster} joins them with `redis-cli --cluster create` once they run.
+ * A Redis Cluster of three masters on loopback (ports 7001 to 7003; the secure one, TLS only
+ * with an ACL user, on 17101 to 17103), from the same Debian `redis-server` as the single Redis,
+ * persistence off: each node is a {@link Service} of its own, and {@link formRedisCluster} joins
+ * them with `redis-cli --cluster create` once they run.
  * Idempotent: a healthy cluster is left alone; a half-formed one (a node restarted alone, a
  * creation interrupted) is reset and created again, which loses only disposable test data.
  *
@@ -10,30 +11,53 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import { type ClusterHealth, clusterHealth } from './probes.ts';
-import { redisServerService } from './redis.ts';
+import { type ClusterHealth, clusterHealth, type RedisLogin } from './probes.ts';
+import {
+  redisServerService,
+  SECURE_REDIS_USER,
+  type SecureRedis,
+  secureRedisLogin,
+} from './redis.ts';
 import { runLogged } from './run.ts';
+import { TLS_FILES } from './certificates.ts';
 import { serviceDir } from './paths.ts';
 import type { Service } from './service.ts';
 import { waitUntilReady } from './wait.ts';
 
 const HOST = '127.0.0.1';
 
-/** The nodes' ports: three masters, no replicas. */
-export const REDIS_CLUSTER_PORTS: readonly number[] = [7001, 7002, 7003];
+/** One cluster of ours: its nodes' ports (three masters, no replicas), and TLS with a user. */
+export interface RedisClusterSpec {
+  readonly ports: readonly number[];
+  readonly secure?: SecureRedis;
+}
 
-/** `host:port` of every node, as clients are given them (`REDIS_CLUSTER_NODES`). */
-export const REDIS_CLUSTER_NODES: readonly string[] = REDIS_CLUSTER_PORTS.map((port) =>
-  `${HOST}:${port}`
-);
+/** The development cluster: plaintext, Redis's default user. */
+export const PLAIN_CLUSTER: RedisClusterSpec = { ports: [7001, 7002, 7003] };
 
-/** The three nodes as services; each starts without the cluster configuration of a past run. */
-export function redisClusterNodeServices(): Service[] {
-  return REDIS_CLUSTER_PORTS.map((port) =>
+/** The secure cluster: TLS only (between its nodes too), one ACL user, the default user off. */
+export const SECURE_CLUSTER: RedisClusterSpec = {
+  ports: [17101, 17102, 17103],
+  secure: SECURE_REDIS_USER,
+};
+
+/** `host:port` of every node of `spec`, as clients are given them (`REDIS_CLUSTER_NODES`). */
+export function clusterNodes(spec: RedisClusterSpec): string[] {
+  return spec.ports.map((port) => `${HOST}:${port}`);
+}
+
+/** `host:port` of every node of the development cluster. */
+export const REDIS_CLUSTER_NODES: readonly string[] = clusterNodes(PLAIN_CLUSTER);
+
+/** The nodes as services; each starts without the cluster configuration of a past run. */
+export function redisClusterNodeServices(spec: RedisClusterSpec = PLAIN_CLUSTER): Service[] {
+  return spec.ports.map((port) =>
     redisServerService({
       name: `redis-cluster-${port}`,
       port,
+      ...(spec.secure === undefined ? {} : { secure: spec.secure }),
       extraArgs: [
+        ...(spec.secure === undefined ? [] : ['--tls-cluster', 'yes']),
         '--cluster-enabled',
         'yes',
         '--cluster-config-file',
@@ -54,26 +78,47 @@ export function redisClusterNodeServices(): Service[] {
  */
 export async function formRedisCluster(
   log: (line: string) => void,
+  spec: RedisClusterSpec = PLAIN_CLUSTER,
 ): Promise<'formed' | 'already formed'> {
-  const health = await clusterHealth(REDIS_CLUSTER_NODES);
+  const nodes = clusterNodes(spec);
+  const login = spec.secure === undefined ? undefined : secureRedisLogin(spec.secure);
+  const health = await clusterHealth(nodes, login);
   if (health.ok) return 'already formed';
   log(`forming the cluster (${health.reason})`);
-  for (const node of REDIS_CLUSTER_NODES) await resetNode(node);
+  for (const node of nodes) await resetNode(node, login);
   await runLogged(
     'redis-cli',
-    ['--cluster', 'create', ...REDIS_CLUSTER_NODES, '--cluster-replicas', '0', '--cluster-yes'],
-    { logFile: join(serviceDir('redis-cluster-7001'), 'create.log') },
+    [
+      ...(login === undefined ? [] : ['--tls', '--cacert', TLS_FILES.ca, '--user', login.username]),
+      '--cluster',
+      'create',
+      ...nodes,
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ],
+    {
+      logFile: join(serviceDir(`redis-cluster-${spec.ports[0]}`), 'create.log'),
+      // redis-cli takes the password from its environment: it never shows on a command line.
+      ...(login === undefined ? {} : { env: { REDISCLI_AUTH: login.password } }),
+    },
   );
   await waitUntilReady(async () => {
-    const now: ClusterHealth = await clusterHealth(REDIS_CLUSTER_NODES);
+    const now: ClusterHealth = await clusterHealth(nodes, login);
     if (!now.ok) throw new Error(now.reason);
   }, { timeoutMs: 30_000, intervalMs: 250 });
   return 'formed';
 }
 
 /** Forgets a node's data and cluster membership (a fresh node, as `--cluster create` wants). */
-async function resetNode(node: string): Promise<void> {
-  const client = await createClient({ url: `redis://${node}` }).connect();
+async function resetNode(node: string, login: RedisLogin | undefined): Promise<void> {
+  const client =
+    await (login === undefined ? createClient({ url: `redis://${node}` }) : createClient({
+      url: `rediss://${node}`,
+      username: login.username,
+      password: login.password,
+      socket: { tls: true, ca: login.ca },
+    })).connect();
   try {
     await client.flushAll();
     await client.sendCommand(['CLUSTER', 'RESET', 'HARD']);

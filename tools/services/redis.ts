@@ -4,10 +4,12 @@
  *
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureCertificates, TLS_FILES } from './certificates.ts';
 import { serviceDir } from './paths.ts';
-import { probeRedis } from './probes.ts';
+import { probeRedis, type RedisLogin } from './probes.ts';
+import { password, passwordFile } from './secrets.ts';
 import { capture } from './run.ts';
 import { ensureDebianProgram } from './debian-package.ts';
 import type { Service } from './service.ts';
@@ -32,6 +34,54 @@ export interface RedisServerOptions {
   readonly extraArgs: readonly string[];
   /** One-time work before each fresh start, after redis-server is installed. */
   readonly beforeStart?: (dir: string) => void;
+  /** TLS only on `port` (no plaintext port) and only this ACL user (the default user off). */
+  readonly secure?: SecureRedis;
+}
+
+/** The one user of a secure Redis, whose password is kept in `.services/secrets/`. */
+export interface SecureRedis {
+  readonly username: string;
+  /** Name of its password under `.services/secrets/`. */
+  readonly passwordName: string;
+}
+
+/** The ACL user of the secure Redis and Redis Cluster. */
+export const SECURE_REDIS_USER: SecureRedis = { username: 'rollups', passwordName: 'redis' };
+
+/** How a probe logs in to a secure Redis of ours. */
+export function secureRedisLogin(secure: SecureRedis): RedisLogin {
+  return {
+    username: secure.username,
+    password: password(secure.passwordName),
+    ca: readFileSync(TLS_FILES.ca, 'utf8'),
+  };
+}
+
+/** The file of the password of `secure`'s user, as clients are given it. */
+export function secureRedisPasswordFile(secure: SecureRedis): string {
+  return passwordFile(secure.passwordName);
+}
+
+/** Arguments of a TLS-only redis-server on `port` (its users: the configuration file). */
+function secureArgs(port: number): string[] {
+  return [
+    '--port',
+    '0',
+    '--tls-port',
+    String(port),
+    '--tls-cert-file',
+    TLS_FILES.serverCert,
+    '--tls-key-file',
+    TLS_FILES.serverKey,
+    '--tls-ca-cert-file',
+    TLS_FILES.ca,
+    // A client certificate is checked when given, not required: managed Redis services differ.
+    '--tls-auth-clients',
+    'optional',
+    // A replica (a test's failover) copies its master as the same user, over TLS.
+    '--tls-replication',
+    'yes',
+  ];
 }
 
 /**
@@ -40,7 +90,11 @@ export interface RedisServerOptions {
  */
 export function redisServerService(options: RedisServerOptions): Service {
   const state = serviceDir(options.name);
-  const url = `redis://${HOST}:${options.port}`;
+  const secure = options.secure;
+  const url = `${secure === undefined ? 'redis' : 'rediss'}://${HOST}:${options.port}`;
+  // The users (and the password) go in files only we can read, never on the command line.
+  const aclFile = join(state, 'users.acl');
+  const secureConf = join(state, 'secure.conf');
   return {
     name: options.name,
     address: url,
@@ -64,16 +118,32 @@ export function redisServerService(options: RedisServerOptions): Service {
       const major = Number(/v=(\d+)\./.exec(output)?.[1]);
       if (!(major >= 7)) log(`warning: the project targets Redis 7; found '${output.trim()}'`);
       mkdirSync(state, { recursive: true });
+      if (secure !== undefined) {
+        await ensureCertificates(log);
+        writeFileSync(
+          aclFile,
+          `user default off\nuser ${secure.username} on >${password(secure.passwordName)} ` +
+            '~* &* +@all\n',
+          { mode: 0o600 },
+        );
+        writeFileSync(
+          secureConf,
+          `aclfile ${aclFile}\nmasteruser ${secure.username}\n` +
+            `masterauth ${password(secure.passwordName)}\n`,
+          { mode: 0o600 },
+        );
+      }
       options.beforeStart?.(state);
     },
     command: () =>
       Promise.resolve({
         command: 'redis-server',
         args: [
+          // A configuration file must come first.
+          ...(secure === undefined ? [] : [secureConf]),
           '--bind',
           HOST,
-          '--port',
-          String(options.port),
+          ...(secure === undefined ? ['--port', String(options.port)] : secureArgs(options.port)),
           '--save',
           '',
           '--appendonly',
@@ -87,6 +157,6 @@ export function redisServerService(options: RedisServerOptions): Service {
           ...options.extraArgs,
         ],
       }),
-    probe: () => probeRedis(url),
+    probe: () => probeRedis(url, secure === undefined ? undefined : secureRedisLogin(secure)),
   };
 }

@@ -6,15 +6,20 @@
  *
  * @module
  */
-import type { ServiceEnv } from './env-file.ts';
+import type { SecureServiceEnv, ServiceEnv } from './env-file.ts';
 import { kafkaService } from './kafka.ts';
 import { down, up, type UpResult } from './lifecycle.ts';
 import { REDIS_URL, redisService } from './redis.ts';
 import {
+  clusterNodes,
   formRedisCluster,
+  PLAIN_CLUSTER,
   REDIS_CLUSTER_NODES,
   redisClusterNodeServices,
+  type RedisClusterSpec,
+  SECURE_CLUSTER,
 } from './redis-cluster.ts';
+import { secureEnv, type SecureStack, secureStack } from './secure-stack.ts';
 import type { Service } from './service.ts';
 import { UPSTASH_REST_URL, upstashRestService, upstashRestToken } from './upstash-rest-service.ts';
 
@@ -24,21 +29,31 @@ export interface Stack {
   /** Redis, then the REST endpoint in front of it. */
   readonly chain: readonly Service[];
   readonly clusterNodes: readonly Service[];
+  /** The secure services (TLS, SASL, ACL users), when asked for. */
+  readonly secure: SecureStack | null;
   /** Every service, in the order `down` stops them (the REST endpoint before its Redis). */
   readonly stopOrder: readonly Service[];
 }
 
-/** The stack of this repository (its ports and state under `.services/`). */
-export function stack(): Stack {
+/**
+ * The stack of this repository (its ports and state under `.services/`); with `secure`, also
+ * the secure services (tools/services/secure-stack.ts).
+ */
+export function stack(options: { readonly secure?: boolean } = {}): Stack {
   const kafka = kafkaService();
   const redis = redisService();
   const rest = upstashRestService();
   const clusterNodes = redisClusterNodeServices();
+  const secure = options.secure === true ? secureStack() : null;
+  const secureServices = secure === null
+    ? []
+    : [secure.redis, ...secure.clusterNodes, secure.kafka];
   return {
     kafka,
     chain: [redis, rest],
     clusterNodes,
-    stopOrder: [rest, redis, ...clusterNodes, kafka],
+    secure,
+    stopOrder: [...secureServices, rest, redis, ...clusterNodes, kafka],
   };
 }
 
@@ -47,7 +62,7 @@ export interface StackUp {
   /** True when every service answers. */
   readonly ok: boolean;
   /** The client environment (also when some failed: what `.services/env` would hold). */
-  readonly env: ServiceEnv;
+  readonly env: ServiceEnv | (ServiceEnv & SecureServiceEnv);
   /** The services this call started (not those already running): what the caller may stop. */
   readonly started: readonly Service[];
 }
@@ -73,16 +88,20 @@ export async function upStack(of: Stack, report: StackReport): Promise<StackUp> 
       return false;
     }
   };
-  const upCluster = async (): Promise<boolean> => {
-    for (const node of of.clusterNodes) if (!(await upOne(node))) return false;
+  const upCluster = async (
+    name: string,
+    nodes: readonly Service[],
+    spec: RedisClusterSpec,
+  ): Promise<boolean> => {
+    for (const node of nodes) if (!(await upOne(node))) return false;
     const since = Date.now();
     try {
-      const outcome = await formRedisCluster((text) => report.line(`redis-cluster: ${text}`));
-      const masters = `${outcome}, ${of.clusterNodes.length} masters`;
-      report.line(row('redis-cluster', masters, REDIS_CLUSTER_NODES.join(','), seconds(since)));
+      const outcome = await formRedisCluster((text) => report.line(`${name}: ${text}`), spec);
+      const masters = `${outcome}, ${nodes.length} masters`;
+      report.line(row(name, masters, clusterNodes(spec).join(','), seconds(since)));
       return true;
     } catch (error) {
-      report.error(`redis-cluster: ${message(error)}`);
+      report.error(`${name}: ${message(error)}`);
       return false;
     }
   };
@@ -90,16 +109,27 @@ export async function upStack(of: Stack, report: StackReport): Promise<StackUp> 
     for (const service of of.chain) if (!(await upOne(service))) return false;
     return true;
   };
-  const results = await Promise.all([upOne(of.kafka), upCluster(), upChain()]);
+  const secure = of.secure;
+  const results = await Promise.all([
+    upOne(of.kafka),
+    upCluster('redis-cluster', of.clusterNodes, PLAIN_CLUSTER),
+    upChain(),
+    ...(secure === null ? [] : [
+      upOne(secure.kafka),
+      upOne(secure.redis),
+      upCluster('redis-cluster-secure', secure.clusterNodes, SECURE_CLUSTER),
+    ]),
+  ]);
+  const env: ServiceEnv = {
+    KAFKA_BROKERS: of.kafka.address,
+    REDIS_URL,
+    REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES.join(','),
+    UPSTASH_REDIS_REST_URL: UPSTASH_REST_URL,
+    UPSTASH_REDIS_REST_TOKEN: upstashRestToken(),
+  };
   return {
     ok: results.every(Boolean),
-    env: {
-      KAFKA_BROKERS: of.kafka.address,
-      REDIS_URL,
-      REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES.join(','),
-      UPSTASH_REDIS_REST_URL: UPSTASH_REST_URL,
-      UPSTASH_REDIS_REST_TOKEN: upstashRestToken(),
-    },
+    env: secure === null ? env : { ...env, ...secureEnv(secure) },
     started,
   };
 }
