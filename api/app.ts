@@ -44,7 +44,7 @@ import { registerIngestRoute } from './routes/ingest.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
 import { MAX_LISTED_PROJECTS } from './explorer/projects.ts';
-import { PROBE_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
+import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { isStoreAway } from '../src/store/away.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
@@ -175,7 +175,7 @@ export function createApp(deps: AppDeps): Api {
       nowMs,
       metrics: deps.metrics,
     });
-    app.use(rateLimit(limiter, { addressFrom: limits.addressFrom, exempt: PROBE_PATHS }));
+    app.use(rateLimit(limiter, { addressFrom: limits.addressFrom, exempt: LIVENESS_PATHS }));
   }
   app.use(requireApiKey(publicPaths));
   registerOperationRoutes(app, {

@@ -2,8 +2,8 @@
  * The rate-limit middleware: after {@link identifyCaller}, a request with a valid key takes a
  * token from its key's bucket (and gets its key's share of costly matching for the routes),
  * any other from its address's bucket; an empty bucket answers 429 `rate_limited` with
- * `Retry-After`, before the key is required. Probes and scrapes are never limited: a refused
- * health check would have an orchestrator restart a process that is only busy.
+ * `Retry-After`, before the key is required. Liveness probes are exempt (the app passes them): a
+ * refused health check would have an orchestrator restart a process that is only busy.
  *
  * @module
  */

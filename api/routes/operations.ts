@@ -15,16 +15,25 @@ import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { OpenApiObject } from '../openapi/document.ts';
 
-/** Paths of probes and scrapes: never rate-limited (a refused probe restarts a busy process). */
-export const PROBE_PATHS: ReadonlySet<string> = new Set([
-  '/health',
-  '/healthz',
-  '/readyz',
-  '/metrics',
-]);
+/**
+ * Liveness probes: never rate-limited (a refused probe has an orchestrator restart a process that
+ * is only busy), and they cost nothing but the answer.
+ */
+export const LIVENESS_PATHS: ReadonlySet<string> = new Set(['/health', '/healthz']);
+
+/**
+ * Readiness and scrapes: public but limited by address like any keyless request, since each one
+ * asks the store or renders every series (a scraper or an orchestrator asks a few times a minute,
+ * far below any per-address rate).
+ */
+const READINESS_AND_SCRAPES = ['/readyz', '/metrics'];
 
 /** The paths that need no key. */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set([...PROBE_PATHS, '/openapi.json']);
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
+  ...LIVENESS_PATHS,
+  ...READINESS_AND_SCRAPES,
+  '/openapi.json',
+]);
 
 /** What the operational routes need. */
 export interface OperationRoutesDeps {

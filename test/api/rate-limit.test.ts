@@ -158,15 +158,27 @@ describe('per client address, for requests without a valid key', () => {
     expect([await send(), await send(), await send(), await send()]).toEqual([200, 200, 200, 429]);
   });
 
-  test('probes and scrapes (/healthz, /readyz, /health, /metrics) are never limited', async () => {
+  test('liveness probes (/healthz, /health) are never limited', async () => {
     const { from } = limitedApp();
-    for (const path of ['/healthz', '/readyz', '/health', '/metrics']) {
+    for (const path of ['/healthz', '/health']) {
       expect(await statuses(5, () => from('198.51.100.9', path)), path).toEqual([
         200,
         200,
         200,
         200,
         200,
+      ]);
+    }
+  });
+
+  test('readiness and scrapes (/readyz, /metrics), which cost a store call or every series, are limited by address', async () => {
+    const { from } = limitedApp();
+    for (const path of ['/readyz', '/metrics']) {
+      expect(await statuses(4, () => from(`198.51.100.${path.length}`, path)), path).toEqual([
+        200,
+        200,
+        200,
+        429,
       ]);
     }
   });
