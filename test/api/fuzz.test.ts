@@ -67,6 +67,8 @@ suite(
         `${served.url}/openapi.json`,
         '--checks',
         'all',
+        '--mode',
+        'all',
         '--header',
         `X-API-KEY: ${TEST_KEY}`,
         '--max-examples',
