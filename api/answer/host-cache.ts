@@ -8,7 +8,9 @@
  * request is at most `lateMarginMs` (5 min) older than the newest it holds; every
  * `fullRefreshMs` (60 s), and after {@link HostCache.invalidate}, the whole registry (the
  * longest window, {@link HOST_HORIZON_US}), dropping what aged out. What an ingest of this process
- * registered is added as it is written ({@link HostCache.note}), without a read. A host whose newest request
+ * registered is added as it is written ({@link HostCache.note}), without a read, once a whole read
+ * made a view to add to; noting also drops what aged out, so a process that only ingests keeps
+ * no more than the horizon. A host whose newest request
  * reached the registry more than 5 minutes after it happened is therefore counted within a
  * minute rather than a second (docs/API.md).
  *
@@ -141,6 +143,7 @@ export class HostCache {
   #newestUs = Number.NEGATIVE_INFINITY;
   #readAtMs = Number.NEGATIVE_INFINITY;
   #fullReadAtMs = Number.NEGATIVE_INFINITY;
+  #prunedAtMs = Number.NEGATIVE_INFINITY;
   #fullDue = true;
   #reading: Promise<void> | null = null;
   /** Every entry of the last whole read, for literal search; entries read since are unindexed. */
@@ -223,7 +226,14 @@ export class HostCache {
    * the registry: they are exactly what the ingest wrote.
    */
   note(registered: readonly RegisteredHost[]): void {
+    // Before the first whole read there is no view to keep current (that read brings these
+    // hosts), and a process that only ingests would otherwise keep every host it ever saw.
+    if (this.#fullReadAtMs === Number.NEGATIVE_INFINITY) return;
     for (const entry of this.#apply(registered)) this.#unindexed.push(entry);
+    // Nothing may read this process's view for hours: it drops what aged out as a whole
+    // read would, at most once per full refresh period.
+    const nowMs = this.#nowMs();
+    if (nowMs - this.#prunedAtMs >= this.#fullRefreshMs) this.#compact(nowMs);
   }
 
   /**
@@ -247,9 +257,7 @@ export class HostCache {
     const reading = this.#read(sinceUs).then((entries) => {
       const added = this.#apply(entries);
       if (full) {
-        this.#prune(horizonUs);
-        this.#index = new HostTextIndex(this.#allEntries());
-        this.#unindexed = [];
+        this.#compact(nowMs);
         this.#fullReadAtMs = nowMs;
       } else {
         for (const entry of added) this.#unindexed.push(entry);
@@ -317,6 +325,14 @@ export class HostCache {
       }
       for (const entry of added) if (kept.pattern.test(entry.host)) kept.matches.add(entry);
     }
+  }
+
+  /** Drops what aged out of the longest window and indexes every entry left. */
+  #compact(nowMs: number): void {
+    this.#prune(nowMs * 1000 - HOST_HORIZON_US);
+    this.#index = new HostTextIndex(this.#allEntries());
+    this.#unindexed = [];
+    this.#prunedAtMs = nowMs;
   }
 
   /** Drops entries whose newest request is before `horizonUs`, from the view and the kept matches. */

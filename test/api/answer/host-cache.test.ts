@@ -194,6 +194,31 @@ describe('HostCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  test('what an ingest notes before the first whole read is not kept (that read brings it)', () => {
+    const cache = new HostCache({ read: registry().read, nowMs: () => NOW_US / 1000 });
+    cache.note(entries);
+    expect(cache.size).toBe(0);
+  });
+
+  test('a process that only ingests drops noted hosts that aged out, once per full refresh period', async () => {
+    let now = NOW_US / 1000;
+    const cache = new HostCache({
+      read: registry([]).read,
+      nowMs: () => now,
+      fullRefreshMs: 60_000,
+    });
+    await cache.projects(1);
+    cache.note(entries);
+    expect(cache.size).toBe(3);
+    // No read after this: only notes. p2's newest request leaves the horizon first.
+    now = (NOW_US - 2 * HOUR_US + HOST_HORIZON_US) / 1000 + 1;
+    cache.note([{ project: 'p3', host: 'p3.supabase.co', newestUs: now * 1000 }]);
+    expect(cache.size).toBe(3);
+    // The noted p3 is found, the pruned p2 is not, and p1 still is.
+    const found = await cache.matching(pattern('supabase'))(context, 0);
+    expect(hostsOf(found)).toEqual(['p1.supabase.co', 'p3.supabase.co']);
+  });
+
   test('a pattern that matches more hosts than one request may sum is refused with a 400', async () => {
     const many: RegisteredHost[] = Array.from({ length: 5 }, (_, i) => ({
       project: `p${i}`,
