@@ -34,7 +34,7 @@ import {
 } from '../../src/endpoints/read/hosts.ts';
 import { HOST_HORIZON_US } from '../../src/rollup/keys.ts';
 import { HostTextIndex } from './host-text-index.ts';
-import { MatchGate, type MatchShare } from './match-gate.ts';
+import { MatchGate, type MatchShare, ShareRefusal } from './match-gate.ts';
 import { NewestProjects, type SeenProject } from './newest-projects.ts';
 
 /** Default of {@link HostCacheOptions.maxMatchedHosts}. */
@@ -201,8 +201,7 @@ export class HostCache {
       if (refused !== undefined && this.#nowMs() - refused.atMs < this.#refusalMs) {
         throw refused.refusal;
       }
-      const kept = this.#keep(pattern, share);
-      await kept.scanned;
+      const kept = await this.#scanned(pattern, share);
       const matched: ViewEntry[] = [];
       for (const entry of kept.matches) if (entry.newestUs >= sinceUs) matched.push(entry);
       if (matched.length > this.#maxMatchedHosts) {
@@ -350,6 +349,23 @@ export class HostCache {
     if (!pruned) return;
     for (const kept of [...this.#literals.values(), ...this.#regexes.values()]) {
       for (const entry of kept.matches) if (entry.newestUs < horizonUs) kept.matches.delete(entry);
+    }
+  }
+
+  /**
+   * The kept matches of `pattern` once scanned. A scan this caller waited on that was refused
+   * for another caller's share is not this caller's refusal: it scans again with its own share
+   * (or waits on the next caller's scan).
+   */
+  async #scanned(pattern: HostPattern, share: MatchShare | undefined): Promise<Kept> {
+    for (;;) {
+      const kept = this.#keep(pattern, share);
+      try {
+        await kept.scanned;
+        return kept;
+      } catch (error) {
+        if (!ShareRefusal.ofAnother(error, share)) throw error;
+      }
     }
   }
 
