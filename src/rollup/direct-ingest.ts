@@ -90,9 +90,9 @@ export class DirectIngest {
    * Folds `events` and resolves once they are in the store, with the events refused by their
    * project's bounds (see `admission.ts`; by index in `events`), which are not folded, and the
    * hosts registered. With a budget, the call is folded whole when the text of its events fits
-   * within the room left, and refused whole otherwise (`StoreFullError`, nothing folded):
-   * its rollups of projects new to the store (about 5 KB of heap each) may take the store past its budget
-   * by that much.
+   * within the room left (the budget drops older ring-buffer entries to make it), and refused
+   * whole otherwise (`StoreFullError`, nothing folded): its rollups of projects new to the store
+   * (about 5 KB of heap each) may take the store past its budget by that much.
    */
   fold(events: readonly LogEvent[]): Promise<Folded> {
     const run = this.#queue.then(() => this.#foldNow(events));
