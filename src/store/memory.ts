@@ -114,17 +114,11 @@ class SortedSet {
     return this.bytes - SIZES.container;
   }
 
-  /**
-   * Drops the lowest members until `bytes` are freed or the set is down to `floorBytes`, at least
-   * one; answers how many it dropped.
-   */
-  dropLowest(bytes: number, floorBytes: number): number {
+  /** Drops the lowest members until `bytes` are freed or none is left; answers how many. */
+  dropLowest(bytes: number): number {
     let drop = 0;
-    let freed = 0;
-    for (const item of this.items) {
-      if (drop > 0 && (freed >= bytes || this.bytes - freed <= floorBytes)) break;
-      freed += SIZES.member + stringBytes(item.member);
-      drop++;
+    for (let freed = 0; freed < bytes && drop < this.items.length; drop++) {
+      freed += SIZES.member + stringBytes((this.items[drop] as ScoredMember).member);
     }
     this.trim(this.items.length - drop, null);
     return drop;
@@ -219,25 +213,22 @@ export class MemoryStore implements RollupStore, MemoryBudget {
   }
 
   /**
-   * Drops the lowest (oldest) members of the largest ring buffer, down to the next largest, and
-   * again, until `incomingBytes` fit; answers how many it dropped.
+   * Drops the lowest (oldest) members of the largest ring buffer until `incomingBytes` fit, and
+   * of the next largest when it is emptied; answers how many it dropped. Each round either makes
+   * the room or empties a set, so the rounds are at most the ring buffers.
    */
   #dropRecent(incomingBytes: number): number {
     let dropped = 0;
     while (!this.#fits(incomingBytes)) {
       let largest: SortedSet | undefined;
-      let next = 0;
       for (const set of this.#bounded.values()) {
-        if (set.items.length === 0) continue;
-        if (largest === undefined || set.bytes > largest.bytes) {
-          next = largest?.bytes ?? 0;
+        if (set.items.length > 0 && (largest === undefined || set.bytes > largest.bytes)) {
           largest = set;
-        } else if (set.bytes > next) next = set.bytes;
+        }
       }
       if (largest === undefined) break;
       const before = largest.bytes;
-      const need = this.#heldBytes + incomingBytes - this.#maxBytes;
-      dropped += largest.dropLowest(need, next);
+      dropped += largest.dropLowest(this.#heldBytes + incomingBytes - this.#maxBytes);
       this.#heldBytes -= before - largest.bytes;
     }
     return dropped;
