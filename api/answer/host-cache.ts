@@ -30,9 +30,9 @@ import {
   type HostSource,
   matchHosts,
   overBudget,
-  type RegisteredHost,
 } from '../../src/endpoints/read/hosts.ts';
-import { HOST_HORIZON_US } from '../../src/rollup/keys.ts';
+import { HOST_HORIZON_US, type RegisteredHost } from '../../src/rollup/keys.ts';
+import { MAX_LISTED_PROJECTS } from '../explorer/projects.ts';
 import { HostTextIndex } from './host-text-index.ts';
 import { MatchGate, type MatchShare, ShareRefusal } from './match-gate.ts';
 import { NewestProjects, type SeenProject } from './newest-projects.ts';
@@ -69,7 +69,7 @@ export interface HostCacheOptions {
   readonly refusalMs?: number;
   /** Lets one costly pattern at a time match. Default: one gate of this cache, waits up to the budget. */
   readonly gate?: MatchGate;
-  /** Most projects {@link HostCache.projects} lists. Default 200. */
+  /** Most projects {@link HostCache.projects} lists. Default: the explorer's, {@link MAX_LISTED_PROJECTS}. */
   readonly maxListedProjects?: number;
 }
 
@@ -176,7 +176,7 @@ export class HostCache {
     // API's 5 s deadline of an answer.
     this.#gate = options.gate ??
       new MatchGate({ maxWaitMs: this.#matchBudgetMs, clockMs: this.#matchClockMs });
-    this.#newest = new NewestProjects(options.maxListedProjects ?? 200);
+    this.#newest = new NewestProjects(options.maxListedProjects ?? MAX_LISTED_PROJECTS);
   }
 
   /** Entries in the view. */

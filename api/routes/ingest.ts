@@ -14,7 +14,7 @@ import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
 import { type IngestSink, NOTHING_REGISTERED, type SinkOutcome } from '../ingest/sink.ts';
 import { StoreFullError } from '../../src/store/memory-budget.ts';
-import type { HostSighting } from '../../src/rollup/fold.ts';
+import type { RegisteredHost } from '../../src/rollup/keys.ts';
 import { MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
@@ -38,7 +38,7 @@ export interface IngestRouteDeps {
    * Called after events were folded in this process, so cached answers are dropped, with the
    * hosts they registered (null: unknown, the fold failed part way).
    */
-  readonly onFolded: (registered: readonly HostSighting[] | null) => void;
+  readonly onFolded: (registered: readonly RegisteredHost[] | null) => void;
 }
 
 function isSource(value: string): value is Source {

@@ -22,7 +22,8 @@ import { randomUUID } from 'node:crypto';
 import type { LogEvent, Rejection } from '../events/types.ts';
 import type { MemoryBudget } from '../store/memory-budget.ts';
 import type { RollupStore } from '../store/port.ts';
-import { Fold, type HostSighting, hostSightings } from './fold.ts';
+import { Fold, hostSightings } from './fold.ts';
+import type { RegisteredHost } from './keys.ts';
 import { PartitionWriter } from './partition-writer.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 
@@ -54,7 +55,7 @@ export interface Folded {
   /** The events refused by their project's bounds, not folded. */
   readonly refused: readonly Refused[];
   /** The (project, host) pairs the call registered, with their newest event time. */
-  readonly registered: readonly HostSighting[];
+  readonly registered: readonly RegisteredHost[];
 }
 
 const FOLDED_NOTHING: Folded = { refused: [], registered: [] };

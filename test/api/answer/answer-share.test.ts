@@ -11,7 +11,7 @@ import { HostCache } from '../../../api/answer/host-cache.ts';
 import type { MatchShare } from '../../../api/answer/match-gate.ts';
 import { HttpError, rateLimited } from '../../../api/errors.ts';
 import { ENDPOINTS } from '../../../src/contract/registry.ts';
-import type { RegisteredHost } from '../../../src/endpoints/read/hosts.ts';
+import type { RegisteredHost } from '../../../src/rollup/keys.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
 const NOW_US = 1_795_256_130_123_456;

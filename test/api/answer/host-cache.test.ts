@@ -4,8 +4,8 @@ import { MatchGate, type MatchShare } from '../../../api/answer/match-gate.ts';
 import { HttpError, rateLimited } from '../../../api/errors.ts';
 import { ParamRefusal } from '../../../src/contract/params/common.ts';
 import { compileHostPattern, type HostPattern } from '../../../src/contract/params/api-counts.ts';
-import type { HostEntry, RegisteredHost } from '../../../src/endpoints/read/hosts.ts';
-import { HOST_HORIZON_US } from '../../../src/rollup/keys.ts';
+import type { HostEntry } from '../../../src/endpoints/read/hosts.ts';
+import { HOST_HORIZON_US, type RegisteredHost } from '../../../src/rollup/keys.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
