@@ -1,15 +1,17 @@
 /**
  * A bound on the distinct projects one API key may ingest events of per UTC day (of the server's
  * clock). Each new project is rollups, a ring buffer and registry entries kept for up to 90 days
- * (about 5 KB of heap in the embedded store, 10 KB of RSS), so a key sending every event for a new project would grow
- * the store without end while every per-project bound holds. Events of a project beyond the bound
+ * (about 5 KB of heap in the embedded store, 10 KB of RSS), so a key sending every event for a new
+ * project would grow the store without end while every per-project bound holds. Events of a project beyond the bound
  * are refused one by one, with a reason naming the bound; events of projects the key already sent
  * that day keep being accepted. The count is this process's: each API replica keeps its own.
  *
  * @example
  * ```ts
  * const perKey = new ProjectsPerKey({ maxPerDay: 1_000, nowUs: () => Date.now() * 1000 });
- * const { admitted, refused } = perKey.admit(keyIndex, validated.accepted);
+ * const admission = perKey.admit(keyIndex, validated.accepted);
+ * // Once the sink settled: false when it stored none of admission.admitted.
+ * perKey.settle(admission, true);
  * ```
  *
  * @module
@@ -59,6 +61,8 @@ export class ProjectsPerKey {
   #dayUs = Number.NEGATIVE_INFINITY;
   /** By key position (never the key itself), the projects it sent on {@link #dayUs}. */
   readonly #projects = new Map<number, Map<string, SentProject>>();
+  /** Admissions already settled: a second settle would take back another admission's count. */
+  readonly #settled = new WeakSet<AdmissionTicket>();
 
   constructor(options: ProjectsPerKeyOptions) {
     if (!Number.isSafeInteger(options.maxPerDay) || options.maxPerDay < 1) {
@@ -113,7 +117,10 @@ export class ProjectsPerKey {
    * earlier day touches nothing (that day's count is gone).
    */
   settle(admission: KeyAdmission, stored: boolean): void {
-    const { keyIndex, dayUs, projects } = admission.ticket;
+    const { ticket } = admission;
+    if (this.#settled.has(ticket)) return;
+    this.#settled.add(ticket);
+    const { keyIndex, dayUs, projects } = ticket;
     if (dayUs !== this.#dayUs) return;
     const sent = this.#projects.get(keyIndex);
     if (sent === undefined) return;

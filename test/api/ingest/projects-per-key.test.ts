@@ -45,6 +45,17 @@ describe('ProjectsPerKey', () => {
     expect(perKey.admit(0, [accepted(1, 'q')]).refused).toEqual([]);
   });
 
+  test('an admission settled twice is settled once', () => {
+    const perKey = new ProjectsPerKey({ maxPerDay: 1, nowUs: () => NOW_US });
+    const first = perKey.admit(0, [accepted(1, 'p')]);
+    const second = perKey.admit(0, [accepted(1, 'p')]);
+    perKey.settle(first, false);
+    perKey.settle(first, false);
+    // The second admission is still in flight: p is not taken back.
+    expect(perKey.admit(0, [accepted(1, 'q')]).refused).toHaveLength(1);
+    perKey.settle(second, true);
+  });
+
   test('an admission of yesterday takes nothing back from today', () => {
     let nowUs = NOW_US;
     const perKey = new ProjectsPerKey({ maxPerDay: 1, nowUs: () => nowUs });
