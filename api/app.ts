@@ -22,7 +22,8 @@ import { messageOf } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { readRegistry, type RegisteredHost } from '../src/endpoints/read/hosts.ts';
+import { readRegistry } from '../src/endpoints/read/hosts.ts';
+import type { RegisteredHost } from '../src/rollup/keys.ts';
 import { type Computed, createAnswerer } from './answer/answer.ts';
 import { createKeyVerifier, identifyCaller, requireApiKey } from './middleware/auth.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
@@ -43,7 +44,6 @@ import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
-import { MAX_LISTED_PROJECTS } from './explorer/projects.ts';
 import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { isStoreAway } from '../src/store/away.ts';
 
@@ -128,7 +128,6 @@ export function createApp(deps: AppDeps): Api {
     read: (sinceUs) => readRegistry(deps.store, sinceUs),
     nowMs,
     refreshMs: settings.hostRefreshMs ?? 1_000,
-    maxListedProjects: MAX_LISTED_PROJECTS,
     ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),
     ...(deps.matchClockMs === undefined ? {} : { matchClockMs: deps.matchClockMs }),
   });

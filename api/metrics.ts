@@ -44,6 +44,8 @@ export interface ApiMetrics {
    * (distinct projects per API key and day) or `memory_budget` (the embedded store is full).
    */
   countIngestRefused(bound: RefusalBound, events: number): void;
+  /** Counts ring-buffer entries (of `logs.all`) the embedded store dropped to stay within its budget. */
+  countRecentLogsDropped(entries: number): void;
   /** Counts a stored state that could not be read: skipped by a `read`, moved aside by a `write`. */
   countUnreadable(side: 'read' | 'write'): void;
   /** Counts a request refused 429: by the bucket of its `scope`, for its `limit`. */
@@ -105,6 +107,13 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  const recentLogsDropped = new Counter({
+    name: 'memory_store_dropped_log_entries_total',
+    help:
+      'Ring-buffer entries (logs.all) the embedded store dropped, oldest first from the project ' +
+      'holding the most, to make room within MEMORY_STORE_MAX_BYTES.',
+    registers: [registry],
+  });
   const unreadable = new Counter({
     name: 'rollup_unreadable_total',
     help:
@@ -147,6 +156,9 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countIngestRefused(bound, events) {
       if (events > 0) ingestRefused.inc({ reason: bound }, events);
+    },
+    countRecentLogsDropped(entries) {
+      if (entries > 0) recentLogsDropped.inc(entries);
     },
     countUnreadable(side) {
       unreadable.inc({ side });

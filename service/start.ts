@@ -211,6 +211,7 @@ async function startHttp(
       maxFutureSkewUs: config.maxFutureSkewUs,
       onUnreadable: movedAside,
       ...(opened.budget === null ? {} : { budget: opened.budget }),
+      onRecentLogsDropped: (entries) => metrics.countRecentLogsDropped(entries),
     });
   } else {
     const outage = new OutageLog({

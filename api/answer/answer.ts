@@ -21,7 +21,7 @@ import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { etagOf } from '../middleware/etag.ts';
 import type { Coalescer } from './coalesce.ts';
 import type { HostCache } from './host-cache.ts';
-import type { MatchShare } from './match-gate.ts';
+import { type MatchShare, ShareRefusal } from './match-gate.ts';
 
 /**
  * A serialized answer, or why the parameters were refused. The body is kept as UTF-8 bytes: an
@@ -49,7 +49,8 @@ export interface AnswerOptions {
   readonly redactPii?: boolean;
   /**
    * The asking caller's share of costly pattern matching (default: unlimited). Identical
-   * requests share one answer: the one that computes it is charged.
+   * requests share one answer: the one that computes it is charged (and only its own request is
+   * refused when its share runs out).
    */
   readonly matchShare?: MatchShare;
 }
@@ -142,35 +143,55 @@ export function createAnswerer(
     const share = options.matchShare;
     const refusal = share === undefined ? null : patternRefusal(record, params, share);
     if (refusal !== null) return Promise.reject(refusal);
-    return deps.coalescer.run(
-      `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`,
-      async () => {
-        const base = deps.context();
-        const hosts = deps.hosts;
-        const context: ReadContext = {
-          ...base,
-          matchHosts: (pattern, sinceUs) => hosts.matching(pattern, share)(context, sinceUs),
-        };
-        const options = { maxRows: record.maxRows, frame: RESULT_FRAME, maxBytes: deps.maxBytes };
-        let sent: RowsJson;
-        if (redactPii) {
-          // Redaction walks the rows' strings: they are read as values.
-          const answer = await answerEndpoint(record.name, params, context, options);
-          if (!answer.ok) return answer;
-          const texts = (await redactRows(answer.rows)).map((row) => JSON.stringify(row));
-          sent = framedRows(texts, RESULT_FRAME, deps.maxBytes);
-        } else {
-          const answer = await answerEndpointJson(record.name, params, context, options);
-          if (!answer.ok) return answer;
-          sent = answer;
-        }
-        return {
-          ok: true,
-          body: sent.json,
-          etag: etagOf(sent.json),
-          truncated: sent.truncated ? { rows: sent.rows, maxBytes: deps.maxBytes } : null,
-        };
-      },
-    );
+    const key = `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`;
+    const compute = async (): Promise<Computed> => {
+      const base = deps.context();
+      const hosts = deps.hosts;
+      const context: ReadContext = {
+        ...base,
+        matchHosts: (pattern, sinceUs) => hosts.matching(pattern, share)(context, sinceUs),
+      };
+      const options = { maxRows: record.maxRows, frame: RESULT_FRAME, maxBytes: deps.maxBytes };
+      let sent: RowsJson;
+      if (redactPii) {
+        // Redaction walks the rows' strings: they are read as values.
+        const answer = await answerEndpoint(record.name, params, context, options);
+        if (!answer.ok) return answer;
+        const texts = (await redactRows(answer.rows)).map((row) => JSON.stringify(row));
+        sent = framedRows(texts, RESULT_FRAME, deps.maxBytes);
+      } else {
+        const answer = await answerEndpointJson(record.name, params, context, options);
+        if (!answer.ok) return answer;
+        sent = answer;
+      }
+      return {
+        ok: true,
+        body: sent.json,
+        etag: etagOf(sent.json),
+        truncated: sent.truncated ? { rows: sent.rows, maxBytes: deps.maxBytes } : null,
+      };
+    };
+    return coalesced(deps.coalescer, key, compute, share);
   };
+}
+
+/**
+ * The shared answer for `key`. One computed with another caller's share, refused because that
+ * share ran out, is that caller's 429, not this one's: this caller computes again (or joins the
+ * next computation), charged to its own share. The refused computation is forgotten before this
+ * caller sees its failure, so the next run starts afresh.
+ */
+async function coalesced(
+  coalescer: Coalescer<Computed>,
+  key: string,
+  compute: () => Promise<Computed>,
+  share: MatchShare | undefined,
+): Promise<Computed> {
+  for (;;) {
+    try {
+      return await coalescer.run(key, compute);
+    } catch (error) {
+      if (!ShareRefusal.ofAnother(error, share)) throw error;
+    }
+  }
 }

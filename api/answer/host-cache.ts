@@ -8,7 +8,9 @@
  * request is at most `lateMarginMs` (5 min) older than the newest it holds; every
  * `fullRefreshMs` (60 s), and after {@link HostCache.invalidate}, the whole registry (the
  * longest window, {@link HOST_HORIZON_US}), dropping what aged out. What an ingest of this process
- * registered is added as it is written ({@link HostCache.note}), without a read. A host whose newest request
+ * registered is added as it is written ({@link HostCache.note}), without a read, once a whole read
+ * made a view to add to; noting also drops what aged out, so a process that only ingests keeps
+ * no more than the horizon. A host whose newest request
  * reached the registry more than 5 minutes after it happened is therefore counted within a
  * minute rather than a second (docs/API.md).
  *
@@ -28,11 +30,11 @@ import {
   type HostSource,
   matchHosts,
   overBudget,
-  type RegisteredHost,
 } from '../../src/endpoints/read/hosts.ts';
-import { HOST_HORIZON_US } from '../../src/rollup/keys.ts';
+import { HOST_HORIZON_US, type RegisteredHost } from '../../src/rollup/keys.ts';
+import { MAX_LISTED_PROJECTS } from '../explorer/projects.ts';
 import { HostTextIndex } from './host-text-index.ts';
-import { MatchGate, type MatchShare } from './match-gate.ts';
+import { MatchGate, type MatchShare, ShareRefusal } from './match-gate.ts';
 import { NewestProjects, type SeenProject } from './newest-projects.ts';
 
 /** Default of {@link HostCacheOptions.maxMatchedHosts}. */
@@ -67,7 +69,7 @@ export interface HostCacheOptions {
   readonly refusalMs?: number;
   /** Lets one costly pattern at a time match. Default: one gate of this cache, waits up to the budget. */
   readonly gate?: MatchGate;
-  /** Most projects {@link HostCache.projects} lists. Default 200. */
+  /** Most projects {@link HostCache.projects} lists. Default: the explorer's, {@link MAX_LISTED_PROJECTS}. */
   readonly maxListedProjects?: number;
 }
 
@@ -141,6 +143,7 @@ export class HostCache {
   #newestUs = Number.NEGATIVE_INFINITY;
   #readAtMs = Number.NEGATIVE_INFINITY;
   #fullReadAtMs = Number.NEGATIVE_INFINITY;
+  #prunedAtMs = Number.NEGATIVE_INFINITY;
   #fullDue = true;
   #reading: Promise<void> | null = null;
   /** Every entry of the last whole read, for literal search; entries read since are unindexed. */
@@ -173,7 +176,7 @@ export class HostCache {
     // API's 5 s deadline of an answer.
     this.#gate = options.gate ??
       new MatchGate({ maxWaitMs: this.#matchBudgetMs, clockMs: this.#matchClockMs });
-    this.#newest = new NewestProjects(options.maxListedProjects ?? 200);
+    this.#newest = new NewestProjects(options.maxListedProjects ?? MAX_LISTED_PROJECTS);
   }
 
   /** Entries in the view. */
@@ -198,8 +201,7 @@ export class HostCache {
       if (refused !== undefined && this.#nowMs() - refused.atMs < this.#refusalMs) {
         throw refused.refusal;
       }
-      const kept = this.#keep(pattern, share);
-      await kept.scanned;
+      const kept = await this.#scanned(pattern, share);
       const matched: ViewEntry[] = [];
       for (const entry of kept.matches) if (entry.newestUs >= sinceUs) matched.push(entry);
       if (matched.length > this.#maxMatchedHosts) {
@@ -223,7 +225,14 @@ export class HostCache {
    * the registry: they are exactly what the ingest wrote.
    */
   note(registered: readonly RegisteredHost[]): void {
+    // Before the first whole read there is no view to keep current (that read brings these
+    // hosts), and a process that only ingests would otherwise keep every host it ever saw.
+    if (this.#fullReadAtMs === Number.NEGATIVE_INFINITY) return;
     for (const entry of this.#apply(registered)) this.#unindexed.push(entry);
+    // Nothing may read this process's view for hours: it drops what aged out as a whole
+    // read would, at most once per full refresh period.
+    const nowMs = this.#nowMs();
+    if (nowMs - this.#prunedAtMs >= this.#fullRefreshMs) this.#compact(nowMs);
   }
 
   /**
@@ -247,9 +256,7 @@ export class HostCache {
     const reading = this.#read(sinceUs).then((entries) => {
       const added = this.#apply(entries);
       if (full) {
-        this.#prune(horizonUs);
-        this.#index = new HostTextIndex(this.#allEntries());
-        this.#unindexed = [];
+        this.#compact(nowMs);
         this.#fullReadAtMs = nowMs;
       } else {
         for (const entry of added) this.#unindexed.push(entry);
@@ -319,6 +326,14 @@ export class HostCache {
     }
   }
 
+  /** Drops what aged out of the longest window and indexes every entry left. */
+  #compact(nowMs: number): void {
+    this.#prune(nowMs * 1000 - HOST_HORIZON_US);
+    this.#index = new HostTextIndex(this.#allEntries());
+    this.#unindexed = [];
+    this.#prunedAtMs = nowMs;
+  }
+
   /** Drops entries whose newest request is before `horizonUs`, from the view and the kept matches. */
   #prune(horizonUs: number): void {
     let pruned = false;
@@ -334,6 +349,23 @@ export class HostCache {
     if (!pruned) return;
     for (const kept of [...this.#literals.values(), ...this.#regexes.values()]) {
       for (const entry of kept.matches) if (entry.newestUs < horizonUs) kept.matches.delete(entry);
+    }
+  }
+
+  /**
+   * The kept matches of `pattern` once scanned. A scan this caller waited on that was refused
+   * for another caller's share is not this caller's refusal: it scans again with its own share
+   * (or waits on the next caller's scan).
+   */
+  async #scanned(pattern: HostPattern, share: MatchShare | undefined): Promise<Kept> {
+    for (;;) {
+      const kept = this.#keep(pattern, share);
+      try {
+        await kept.scanned;
+        return kept;
+      } catch (error) {
+        if (!ShareRefusal.ofAnother(error, share)) throw error;
+      }
     }
   }
 

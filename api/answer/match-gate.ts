@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { type HttpError, unavailable } from '../errors.ts';
+import { HttpError, unavailable } from '../errors.ts';
 import { nextTurn } from '../../src/async/next-turn.ts';
 
 /** A caller's share of costly matching time, which the gate charges a pattern's slices to. */
@@ -35,6 +35,27 @@ export interface MatchShare {
   rested(): boolean;
   /** The 429 to answer while the share is used up (each call counts one refusal); else null. */
   refusal(): HttpError | null;
+}
+
+/**
+ * The 429 of a pattern refused because the share it was charged to is used up, naming that share:
+ * a caller that waited on this matching with another share matches again with its own rather
+ * than answer another key's refusal.
+ */
+export class ShareRefusal extends HttpError {
+  /** The share that is used up. */
+  readonly share: MatchShare;
+
+  constructor(share: MatchShare, refusal: HttpError) {
+    super(refusal.code, refusal.message, { ...refusal.headers }, { cause: refusal });
+    this.name = 'ShareRefusal';
+    this.share = share;
+  }
+
+  /** True when `error` refused a share other than `share` (so `share`'s caller may go on). */
+  static ofAnother(error: unknown, share: MatchShare | undefined): boolean {
+    return error instanceof ShareRefusal && error.share !== share;
+  }
 }
 
 /** The share of callers whose matching is not limited. */
@@ -110,7 +131,7 @@ export class MatchGate {
    */
   async open(share: MatchShare = UNLIMITED_SHARE): Promise<MatchTurns> {
     const refused = share.refusal();
-    if (refused !== null) throw refused;
+    if (refused !== null) throw new ShareRefusal(share, refused);
     const turn: Turn = { id: Symbol('matching'), share };
     if (!share.rested()) {
       if (this.#holder === null) this.#holder = turn;
@@ -127,7 +148,7 @@ export class MatchGate {
       nextTurn: async () => {
         charge();
         const refusal = share.refusal();
-        if (refusal !== null) throw refusal;
+        if (refusal !== null) throw new ShareRefusal(share, refusal);
         try {
           await this.#turn(turn);
         } finally {

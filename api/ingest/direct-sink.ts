@@ -24,6 +24,8 @@ export interface DirectSinkOptions {
    * `accept` rejecting with a `StoreFullError`. Default: none.
    */
   readonly budget?: MemoryBudget;
+  /** Told how many ring-buffer entries the budget dropped to make room for a body. */
+  readonly onRecentLogsDropped?: (entries: number) => void;
 }
 
 /**
@@ -42,7 +44,7 @@ export function directSink(options: DirectSinkOptions): IngestSink {
     recentLogsCapacity: options.recentLogsCapacity,
     ...(options.maxFutureSkewUs === undefined ? {} : { maxFutureSkewUs: options.maxFutureSkewUs }),
     ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
-    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.budget === undefined ? {} : { budget: counted(options.budget, options) }),
   });
   return {
     kind: 'direct',
@@ -58,5 +60,18 @@ export function directSink(options: DirectSinkOptions): IngestSink {
       };
     },
     close: () => Promise.resolve(),
+  };
+}
+
+/** `budget`, telling `onRecentLogsDropped` what it dropped. */
+function counted(budget: MemoryBudget, options: DirectSinkOptions): MemoryBudget {
+  const told = options.onRecentLogsDropped;
+  if (told === undefined) return budget;
+  return {
+    ensureRoom(incomingBytes) {
+      const dropped = budget.ensureRoom(incomingBytes);
+      if (dropped > 0) told(dropped);
+      return dropped;
+    },
   };
 }

@@ -1,15 +1,17 @@
 /**
  * A bound on the distinct projects one API key may ingest events of per UTC day (of the server's
  * clock). Each new project is rollups, a ring buffer and registry entries kept for up to 90 days
- * (about 5 KB of heap in the embedded store, 10 KB of RSS), so a key sending every event for a new project would grow
- * the store without end while every per-project bound holds. Events of a project beyond the bound
+ * (about 5 KB of heap in the embedded store, 10 KB of RSS), so a key sending every event for a new
+ * project would grow the store without end while every per-project bound holds. Events of a project beyond the bound
  * are refused one by one, with a reason naming the bound; events of projects the key already sent
  * that day keep being accepted. The count is this process's: each API replica keeps its own.
  *
  * @example
  * ```ts
  * const perKey = new ProjectsPerKey({ maxPerDay: 1_000, nowUs: () => Date.now() * 1000 });
- * const { admitted, refused } = perKey.admit(keyIndex, validated.accepted);
+ * const admission = perKey.admit(keyIndex, validated.accepted);
+ * // Once the sink settled: false when it stored none of admission.admitted.
+ * perKey.settle(admission, true);
  * ```
  *
  * @module
@@ -29,12 +31,27 @@ export interface ProjectsPerKeyOptions {
   readonly nowUs: () => number;
 }
 
-/** What {@link ProjectsPerKey.admit} decided, in body order. */
+/** What {@link ProjectsPerKey.admit} decided, in body order; hand it to {@link ProjectsPerKey.settle}. */
 export interface KeyAdmission {
   readonly admitted: AcceptedEvent[];
   readonly refused: ItemError[];
-  /** The projects this call counted against the key's bound for the first time today. */
-  readonly counted: readonly string[];
+  /** The key position, the UTC day and the distinct projects of `admitted`, for `settle`. */
+  readonly ticket: AdmissionTicket;
+}
+
+/** Which counts an admission holds, so that settling it touches only those. */
+export interface AdmissionTicket {
+  readonly keyIndex: number;
+  readonly dayUs: number;
+  readonly projects: readonly string[];
+}
+
+/** A project a key sent on the current day. */
+interface SentProject {
+  /** Some body with its events was stored (or may have been): it counts for the rest of the day. */
+  stored: boolean;
+  /** Admissions with its events whose body is not settled yet. */
+  inFlight: number;
 }
 
 /** The projects each key sent today. */
@@ -43,7 +60,9 @@ export class ProjectsPerKey {
   readonly #nowUs: () => number;
   #dayUs = Number.NEGATIVE_INFINITY;
   /** By key position (never the key itself), the projects it sent on {@link #dayUs}. */
-  readonly #projects = new Map<number, Set<string>>();
+  readonly #projects = new Map<number, Map<string, SentProject>>();
+  /** Admissions already settled: a second settle would take back another admission's count. */
+  readonly #settled = new WeakSet<AdmissionTicket>();
 
   constructor(options: ProjectsPerKeyOptions) {
     if (!Number.isSafeInteger(options.maxPerDay) || options.maxPerDay < 1) {
@@ -57,7 +76,8 @@ export class ProjectsPerKey {
 
   /**
    * Splits `events` sent with the key at `keyIndex` into those admitted (their project was sent
-   * today, or fits within the bound, which it now counts against) and those refused.
+   * today, or fits within the bound, which it now counts against) and those refused. Every
+   * admission is to be settled once its body was stored or refused.
    */
   admit(keyIndex: number, events: readonly AcceptedEvent[]): KeyAdmission {
     const nowUs = this.#nowUs();
@@ -68,35 +88,49 @@ export class ProjectsPerKey {
     }
     let sent = this.#projects.get(keyIndex);
     if (sent === undefined) {
-      sent = new Set();
+      sent = new Map();
       this.#projects.set(keyIndex, sent);
     }
     const admitted: AcceptedEvent[] = [];
     const refused: ItemError[] = [];
-    const counted: string[] = [];
+    const touched = new Set<string>();
     for (const accepted of events) {
       const project = accepted.event.project;
-      if (!sent.has(project)) {
-        if (sent.size >= this.#maxPerDay) {
+      if (!touched.has(project)) {
+        const known = sent.get(project);
+        if (known !== undefined) known.inFlight++;
+        else if (sent.size >= this.#maxPerDay) {
           refused.push({ line: accepted.line, reason: this.#reason(project) });
           continue;
-        }
-        sent.add(project);
-        counted.push(project);
+        } else sent.set(project, { stored: false, inFlight: 1 });
+        touched.add(project);
       }
       admitted.push(accepted);
     }
-    return { admitted, refused, counted };
+    return { admitted, refused, ticket: { keyIndex, dayUs, projects: [...touched] } };
   }
 
   /**
-   * Takes back what an {@link admit} counted when none of its events were stored after all (the
-   * store refused the body whole), so that a refused body does not use up the key's bound.
+   * Ends `admission`: `stored` false when none of its events were stored (the store refused the
+   * body whole). A project that no body stored, and that no admission still in flight relies on,
+   * is taken back, so that a refused body does not use up the key's bound; an admission of an
+   * earlier day touches nothing (that day's count is gone).
    */
-  uncount(keyIndex: number, counted: readonly string[]): void {
+  settle(admission: KeyAdmission, stored: boolean): void {
+    const { ticket } = admission;
+    if (this.#settled.has(ticket)) return;
+    this.#settled.add(ticket);
+    const { keyIndex, dayUs, projects } = ticket;
+    if (dayUs !== this.#dayUs) return;
     const sent = this.#projects.get(keyIndex);
     if (sent === undefined) return;
-    for (const project of counted) sent.delete(project);
+    for (const project of projects) {
+      const known = sent.get(project);
+      if (known === undefined) continue;
+      known.inFlight--;
+      if (stored) known.stored = true;
+      else if (known.inFlight <= 0 && !known.stored) sent.delete(project);
+    }
   }
 
   #reason(project: string): string {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Source } from '../../src/events/types.ts';
-import type { HostSighting } from '../../src/rollup/fold.ts';
+import type { RegisteredHost } from '../../src/rollup/keys.ts';
 import type { AcceptedEvent, ItemError } from './validate.ts';
 
 /** What the destination did with the events it was given. */
@@ -16,7 +16,7 @@ export interface SinkOutcome {
    * The (project, host) pairs it registered in the store's host registry, with their newest
    * event time (µs): none when the events went to Kafka (its consumers register them later).
    */
-  readonly registered: readonly HostSighting[];
+  readonly registered: readonly RegisteredHost[];
 }
 
 /** Nothing refused, nothing registered. */

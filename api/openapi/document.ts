@@ -350,7 +350,8 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
         '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
         '507': error(
           '`insufficient_storage`: the embedded store is at its memory budget ' +
-            '(MEMORY_STORE_MAX_BYTES); none of the events of the body were stored.',
+            '(MEMORY_STORE_MAX_BYTES) with its rollups alone, after dropping the oldest logs.all ' +
+            'entries; none of the events of the body were stored.',
         ),
       },
     },

@@ -14,7 +14,7 @@ import { HttpError, methodNotAllowed, unavailable } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody, splitBody } from '../ingest/body.ts';
 import { type IngestSink, NOTHING_REGISTERED, type SinkOutcome } from '../ingest/sink.ts';
 import { StoreFullError } from '../../src/store/memory-budget.ts';
-import type { HostSighting } from '../../src/rollup/fold.ts';
+import type { RegisteredHost } from '../../src/rollup/keys.ts';
 import { MAX_REPORTED_ERRORS, validateItems } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import type { ApiMetrics } from '../metrics.ts';
@@ -38,7 +38,7 @@ export interface IngestRouteDeps {
    * Called after events were folded in this process, so cached answers are dropped, with the
    * hosts they registered (null: unknown, the fold failed part way).
    */
-  readonly onFolded: (registered: readonly HostSighting[] | null) => void;
+  readonly onFolded: (registered: readonly RegisteredHost[] | null) => void;
 }
 
 function isSource(value: string): value is Source {
@@ -69,20 +69,21 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
       throw new Error('ingest reached without a caller: requireApiKey must run before the routes');
     }
     const perKey = deps.projectsPerKey.admit(keyIndex, validated.accepted);
-    deps.metrics.countIngestRefused('projects_per_key', perKey.refused.length);
     let outcome: SinkOutcome | null = null;
     try {
       const destination = deps.sink.kind === 'kafka' ? 'Kafka' : 'the store';
-      outcome = await withDeadline(
-        deps.sink.accept(source, perKey.admitted),
-        deps.timeoutMs,
-        destination,
+      const accepting = deps.sink.accept(source, perKey.admitted);
+      // Settled by the sink, not by the deadline: a store that refuses the body whole after the
+      // client was answered 503 still gives the key its projects back.
+      accepting.then(
+        () => deps.projectsPerKey.settle(perKey, true),
+        (error: unknown) => deps.projectsPerKey.settle(perKey, !(error instanceof StoreFullError)),
       );
+      outcome = await withDeadline(accepting, deps.timeoutMs, destination);
     } catch (error) {
       if (error instanceof StoreFullError) {
         // Refused before anything was folded: the view of the registry stays as it is.
         outcome = NOTHING_REGISTERED;
-        deps.projectsPerKey.uncount(keyIndex, perKey.counted);
         deps.metrics.countIngestRefused('memory_budget', perKey.admitted.length);
         throw new HttpError('insufficient_storage', error.message, {}, { cause: error });
       }
@@ -96,6 +97,8 @@ export function registerIngestRoute(app: Hono<ApiEnv>, deps: IngestRouteDeps): v
     } finally {
       if (deps.sink.kind === 'direct') deps.onFolded(outcome?.registered ?? null);
     }
+    // Counted only now: a body answered 507 or 503 is sent again, and would be counted twice.
+    deps.metrics.countIngestRefused('projects_per_key', perKey.refused.length);
     const refused = [...perKey.refused, ...outcome.refused];
     const accepted = validated.accepted.length - refused.length;
     const rejected = validated.rejected + refused.length;

@@ -22,7 +22,8 @@ import { randomUUID } from 'node:crypto';
 import type { LogEvent, Rejection } from '../events/types.ts';
 import type { MemoryBudget } from '../store/memory-budget.ts';
 import type { RollupStore } from '../store/port.ts';
-import { Fold, type HostSighting, hostSightings } from './fold.ts';
+import { Fold, hostSightings } from './fold.ts';
+import type { RegisteredHost } from './keys.ts';
 import { PartitionWriter } from './partition-writer.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 
@@ -54,7 +55,7 @@ export interface Folded {
   /** The events refused by their project's bounds, not folded. */
   readonly refused: readonly Refused[];
   /** The (project, host) pairs the call registered, with their newest event time. */
-  readonly registered: readonly HostSighting[];
+  readonly registered: readonly RegisteredHost[];
 }
 
 const FOLDED_NOTHING: Folded = { refused: [], registered: [] };
@@ -90,9 +91,9 @@ export class DirectIngest {
    * Folds `events` and resolves once they are in the store, with the events refused by their
    * project's bounds (see `admission.ts`; by index in `events`), which are not folded, and the
    * hosts registered. With a budget, the call is folded whole when the text of its events fits
-   * within the room left, and refused whole otherwise (`StoreFullError`, nothing folded):
-   * its rollups of projects new to the store (about 5 KB of heap each) may take the store past its budget
-   * by that much.
+   * within the room left (the budget drops older ring-buffer entries to make it), and refused
+   * whole otherwise (`StoreFullError`, nothing folded): its rollups of projects new to the store
+   * (about 5 KB of heap each) may take the store past its budget by that much.
    */
   fold(events: readonly LogEvent[]): Promise<Folded> {
     const run = this.#queue.then(() => this.#foldNow(events));

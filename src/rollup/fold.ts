@@ -32,6 +32,7 @@ import {
   invocationBucketKey,
   partAddress,
   projectPrefix,
+  type RegisteredHost,
   USAGE_HORIZON_US,
   usageBucketKey,
 } from './keys.ts';
@@ -85,13 +86,6 @@ export interface RollupDelta {
   readonly events: number;
 }
 
-/** A (project, host) pair of the host registry with the newest event time folded for it (µs). */
-export interface HostSighting {
-  readonly project: string;
-  readonly host: string;
-  readonly newestUs: number;
-}
-
 /**
  * Every (project, host) pair of `delta` with its newest event time: what a flush registers, and
  * what a process that folded it may add to its own view of the registry without reading it.
@@ -101,8 +95,8 @@ export interface HostSighting {
  * hostSightings(fold.take()); // [{ project: 'abc', host: 'abc.supabase.co', newestUs: 1795… }]
  * ```
  */
-export function hostSightings(delta: RollupDelta): HostSighting[] {
-  const sightings: HostSighting[] = [];
+export function hostSightings(delta: RollupDelta): RegisteredHost[] {
+  const sightings: RegisteredHost[] = [];
   for (const [project, { hosts }] of delta.projects) {
     for (const [host, newestUs] of hosts) sightings.push({ project, host, newestUs });
   }

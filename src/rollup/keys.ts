@@ -239,6 +239,16 @@ export function hostMember(project: string, host: string): string {
   return JSON.stringify([project, host]);
 }
 
+/**
+ * An entry of the host registry: a (project, host) pair with the time of the newest request folded
+ * for it (µs), as a flush registers it and as the read side reads it back.
+ */
+export interface RegisteredHost {
+  readonly project: string;
+  readonly host: string;
+  readonly newestUs: number;
+}
+
 /** The inverse of {@link hostMember}; null for a member this version did not write. */
 export function parseHostMember(member: string): { project: string; host: string } | null {
   try {

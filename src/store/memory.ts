@@ -109,6 +109,21 @@ class SortedSet {
     this.scores.set(item.member, item.score);
   }
 
+  /** Bytes the set frees by dropping all its members (it keeps its key). */
+  get memberBytes(): number {
+    return this.bytes - SIZES.container;
+  }
+
+  /** Drops the lowest members until `bytes` are freed or none is left; answers how many. */
+  dropLowest(bytes: number): number {
+    let drop = 0;
+    for (let freed = 0; freed < bytes && drop < this.items.length; drop++) {
+      freed += SIZES.member + stringBytes((this.items[drop] as ScoredMember).member);
+    }
+    this.trim(this.items.length - drop, null);
+    return drop;
+  }
+
   trim(keepHighest: number | null, dropBelow: number | null): void {
     let drop = 0;
     if (dropBelow !== null) {
@@ -134,14 +149,17 @@ interface Hash {
 
 /**
  * An in-process {@link RollupStore}, with an optional memory budget ({@link MemoryBudget}): it
- * keeps an estimate of the heap it holds, and refuses room past the budget rather than forgetting
- * anything before it expires.
+ * keeps an estimate of the heap it holds; at the budget it drops the oldest members of sorted sets
+ * written with `keepHighest` (ring buffers, caches of the newest entries by nature) and refuses
+ * room rather than forget anything else before it expires.
  */
 export class MemoryStore implements RollupStore, MemoryBudget {
   readonly #nowMs: () => number;
   readonly #maxBytes: number;
   readonly #hashes = new Map<string, Hash>();
   readonly #sets = new Map<string, SortedSet>();
+  /** The sets written with `keepHighest` (ring buffers): what the budget may drop from. */
+  readonly #bounded = new Map<string, SortedSet>();
   readonly #offsets = new Map<string, number>();
   #hashCursor: MapIterator<[string, Hash]> = this.#hashes.entries();
   #setCursor: MapIterator<[string, SortedSet]> = this.#sets.entries();
@@ -163,11 +181,16 @@ export class MemoryStore implements RollupStore, MemoryBudget {
   }
 
   /**
-   * Throws {@link StoreFullError} unless `incomingBytes` more fit within the budget. Before
-   * refusing, expired keys are forgotten (a whole sweep, at most once a minute).
+   * Makes room for `incomingBytes` more within the budget, or throws {@link StoreFullError}.
+   * Room is made by forgetting expired keys (a whole sweep, at most once a minute), then by
+   * dropping the oldest ring-buffer entries of the project whose ring buffer holds the most:
+   * they feed only `logs.all`, which is exact only within a ring buffer's capacity anyway
+   * (docs/API.md), whereas a refusal would stop every project's rollups. Room is refused only
+   * when what is held beyond ring-buffer entries leaves none; then nothing is dropped. A body
+   * asking no room is never refused. Answers how many ring-buffer entries it dropped.
    */
-  ensureRoom(incomingBytes: number): void {
-    if (this.#heldBytes + incomingBytes <= this.#maxBytes) return;
+  ensureRoom(incomingBytes: number): number {
+    if (incomingBytes <= 0 || this.#fits(incomingBytes)) return 0;
     const nowMs = this.#nowMs();
     if (nowMs - this.#fullSweepAtMs >= FULL_SWEEP_EVERY_MS) {
       this.#fullSweepAtMs = nowMs;
@@ -175,9 +198,40 @@ export class MemoryStore implements RollupStore, MemoryBudget {
       this.#hashCursor = this.#hashes.entries();
       this.#setCursor = this.#sets.entries();
       this.#sweepExpired(Number.POSITIVE_INFINITY);
-      if (this.#heldBytes + incomingBytes <= this.#maxBytes) return;
+      if (this.#fits(incomingBytes)) return 0;
     }
-    throw new StoreFullError(this.#heldBytes, this.#maxBytes, incomingBytes);
+    let droppable = 0;
+    for (const set of this.#bounded.values()) droppable += set.memberBytes;
+    if (!this.#fits(incomingBytes - droppable)) {
+      throw new StoreFullError(this.#heldBytes, this.#maxBytes, incomingBytes);
+    }
+    return this.#dropRecent(incomingBytes);
+  }
+
+  #fits(incomingBytes: number): boolean {
+    return this.#heldBytes + incomingBytes <= this.#maxBytes;
+  }
+
+  /**
+   * Drops the lowest (oldest) members of the largest ring buffer until `incomingBytes` fit, and
+   * of the next largest when it is emptied; answers how many it dropped. Each round either makes
+   * the room or empties a set, so the rounds are at most the ring buffers.
+   */
+  #dropRecent(incomingBytes: number): number {
+    let dropped = 0;
+    while (!this.#fits(incomingBytes)) {
+      let largest: SortedSet | undefined;
+      for (const set of this.#bounded.values()) {
+        if (set.items.length > 0 && (largest === undefined || set.bytes > largest.bytes)) {
+          largest = set;
+        }
+      }
+      if (largest === undefined) break;
+      const before = largest.bytes;
+      dropped += largest.dropLowest(this.#heldBytes + incomingBytes - this.#maxBytes);
+      this.#heldBytes -= before - largest.bytes;
+    }
+    return dropped;
   }
 
   commitProject(commit: ProjectCommit): Promise<CommitResult> {
@@ -312,6 +366,7 @@ export class MemoryStore implements RollupStore, MemoryBudget {
 
   #forgetSet(key: string, set: SortedSet): void {
     this.#sets.delete(key);
+    this.#bounded.delete(key);
     this.#heldBytes -= set.bytes;
   }
 
@@ -343,6 +398,7 @@ export class MemoryStore implements RollupStore, MemoryBudget {
       this.#sets.set(write.key, set);
       this.#heldBytes += set.bytes;
     }
+    if (write.keepHighest !== null) this.#bounded.set(write.key, set);
     const before = set.bytes;
     for (const member of write.members) set.add(member, write.mode);
     set.trim(write.keepHighest, write.dropBelow);

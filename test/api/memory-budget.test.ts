@@ -5,17 +5,18 @@
  */
 import { describe, expect, test } from 'vitest';
 import { directSink } from '../../api/ingest/direct-sink.ts';
+import { createMetrics } from '../../api/metrics.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { TEST_NOW_US, testApp } from './helpers/app.ts';
 import { read, type ReadResponse } from './helpers/http.ts';
 import { responseValidator } from './helpers/openapi-validator.ts';
 
-function edge(id: string, project: string): string {
+function edge(id: string, project: string, message = 'GET | 200'): string {
   return JSON.stringify({
     id,
     timestamp: TEST_NOW_US - 1_000_000,
     project,
-    event_message: 'GET | 200',
+    event_message: message,
     metadata: [{
       request: [{ method: 'GET', host: `${project}.supabase.co`, path: '/rest/v1/todos' }],
       response: [{ status_code: 200 }],
@@ -87,5 +88,44 @@ describe('memory budget of the embedded store', () => {
     expect(await answers()).toEqual(before);
     const exposed = await app.metrics.registry.metrics();
     expect(exposed).toMatch(/ingest_refused_events_total\{reason="memory_budget"\} 21\b/);
+  });
+
+  test("one project's large bodies drop its own oldest log entries; ingest goes on for everyone", async () => {
+    const nowMs = () => Math.floor(TEST_NOW_US / 1000);
+    const store = new MemoryStore({ nowMs, maxBytes: 400_000 });
+    const metrics = createMetrics();
+    const sink = directSink({
+      store,
+      nowUs: () => TEST_NOW_US,
+      recentLogsCapacity: 10_000,
+      budget: store,
+      onRecentLogsDropped: (entries) => metrics.countRecentLogsDropped(entries),
+    });
+    const served = testApp({ store, sink, metrics });
+    const large = 'x'.repeat(20_000);
+    // Ten bodies of 100 KB for one project: two and a half times the budget.
+    for (let body = 0; body < 10; body++) {
+      const lines = Array.from({ length: 5 }, (_, i) => edge(`flood-${body}-${i}`, 'flood', large));
+      const answer = await served.call('/api/ingest/edge', {
+        method: 'POST',
+        body: lines.join('\n'),
+      });
+      expect(answer.status).toBe(202);
+    }
+    const honest = await served.call('/api/ingest/edge', {
+      method: 'POST',
+      body: edge('honest-1', 'honest'),
+    });
+    expect(honest.status).toBe(202);
+    // Past the budget by no more than the rollups of the last body beyond its text (a few KB).
+    expect(store.heldBytes).toBeLessThan(410_000);
+    // Every count stays exact; logs.all of the flooding project keeps its newest entries.
+    const counted = await served.call(
+      '/api/endpoints/usage.api-counts?project=flood&interval=hourly',
+    );
+    const { result } = await counted.json() as { result: { total_rest_requests: number }[] };
+    expect(result.reduce((sum, row) => sum + row.total_rest_requests, 0)).toBe(50);
+    const exposed = await metrics.registry.metrics();
+    expect(exposed).toMatch(/memory_store_dropped_log_entries_total [1-9]/);
   });
 });

@@ -5,6 +5,8 @@
  * keys, go on. What was accepted is what the endpoints count.
  */
 import { describe, expect, test } from 'vitest';
+import type { IngestSink, SinkOutcome } from '../../api/ingest/sink.ts';
+import { StoreFullError } from '../../src/store/memory-budget.ts';
 import { TEST_KEY, TEST_NOW_US, testApp } from './helpers/app.ts';
 
 const OTHER_KEY = 'other-key-0123456789abcdef';
@@ -71,5 +73,57 @@ describe('distinct projects per API key and day', () => {
     expect([tomorrow.accepted, tomorrow.rejected]).toEqual([3, 0]);
     const exposed = await metrics.registry.metrics();
     expect(exposed).toContain('ingest_refused_events_total{reason="projects_per_key"} 4');
+  });
+
+  /** Lets a request run up to its wait for the sink. */
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** A direct sink whose every answer the test gives, in order. */
+  function heldSink() {
+    const pending: { resolve: (outcome: SinkOutcome) => void; reject: (error: Error) => void }[] =
+      [];
+    const sink: IngestSink = {
+      kind: 'direct',
+      accept: () => new Promise((resolve, reject) => pending.push({ resolve, reject })),
+      close: () => Promise.resolve(),
+    };
+    return { sink, pending };
+  }
+
+  test('a body refused by a full store after its deadline still gives back its projects', async () => {
+    const { sink, pending } = heldSink();
+    const { call } = testApp({
+      sink,
+      settings: { ingestMaxProjectsPerKeyPerDay: 1, ingestTimeoutMs: 1 },
+    });
+    const first = await call('/api/ingest/edge', {
+      method: 'POST',
+      body: edge('a', 'p', TEST_NOW_US),
+    });
+    expect(first.status).toBe(503);
+    pending[0]?.reject(new StoreFullError(10, 10, 1));
+    await settled();
+    const other = call('/api/ingest/edge', { method: 'POST', body: edge('b', 'q', TEST_NOW_US) });
+    await settled();
+    expect(pending).toHaveLength(2);
+    pending[1]?.resolve({ refused: [], registered: [] });
+    expect(await (await other).json()).toMatchObject({ accepted: 1, rejected: 0 });
+  });
+
+  test('events refused for the bound are counted once the body was stored, not when it was refused whole', async () => {
+    const { sink, pending } = heldSink();
+    const { call, metrics } = testApp({ sink, settings: { ingestMaxProjectsPerKeyPerDay: 1 } });
+    const body = [edge('a', 'p', TEST_NOW_US), edge('b', 'q', TEST_NOW_US)].join('\n');
+    const full = call('/api/ingest/edge', { method: 'POST', body });
+    await settled();
+    pending[0]?.reject(new StoreFullError(10, 10, 1));
+    expect((await full).status).toBe(507);
+    const stored = call('/api/ingest/edge', { method: 'POST', body });
+    await settled();
+    pending[1]?.resolve({ refused: [], registered: [] });
+    expect((await stored).status).toBe(202);
+    expect(await metrics.registry.metrics()).toContain(
+      'ingest_refused_events_total{reason="projects_per_key"} 1',
+    );
   });
 });

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import type { HostCache as HostCacheOfThis } from '../../api/answer/host-cache.ts';
 import { compileHostPattern, type HostPattern } from '../../src/contract/params/api-counts.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
-import type { RegisteredHost } from '../../src/endpoints/read/hosts.ts';
+import type { RegisteredHost } from '../../src/rollup/keys.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { Random } from '../../src/synthetic/random.ts';
 import { environment } from './measure.ts';

@@ -10,7 +10,7 @@
  */
 import { type ParamError, ParamRefusal } from '../../contract/params/common.ts';
 import type { HostPattern } from '../../contract/params/api-counts.ts';
-import { HOSTS_KEY, parseHostMember } from '../../rollup/keys.ts';
+import { HOSTS_KEY, parseHostMember, type RegisteredHost } from '../../rollup/keys.ts';
 import type { HostEntry, ReadContext } from './context.ts';
 import type { RollupStore } from '../../store/port.ts';
 import { nextTurn } from '../../async/next-turn.ts';
@@ -19,11 +19,6 @@ export type { HostEntry } from './context.ts';
 
 /** Where the registry of hosts comes from (the store itself, or a cache in front of it). */
 export type HostSource = (context: ReadContext, sinceUs: number) => Promise<readonly HostEntry[]>;
-
-/** A registry entry with the time of the newest request seen for it (µs). */
-export interface RegisteredHost extends HostEntry {
-  readonly newestUs: number;
-}
 
 /** The registry entries whose newest request is at or after `sinceUs`, read from the store. */
 export async function readRegistry(

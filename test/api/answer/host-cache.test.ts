@@ -1,10 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { HostCache } from '../../../api/answer/host-cache.ts';
-import { MatchGate } from '../../../api/answer/match-gate.ts';
+import { MatchGate, type MatchShare } from '../../../api/answer/match-gate.ts';
+import { HttpError, rateLimited } from '../../../api/errors.ts';
 import { ParamRefusal } from '../../../src/contract/params/common.ts';
 import { compileHostPattern, type HostPattern } from '../../../src/contract/params/api-counts.ts';
-import type { HostEntry, RegisteredHost } from '../../../src/endpoints/read/hosts.ts';
-import { HOST_HORIZON_US } from '../../../src/rollup/keys.ts';
+import type { HostEntry } from '../../../src/endpoints/read/hosts.ts';
+import { HOST_HORIZON_US, type RegisteredHost } from '../../../src/rollup/keys.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
@@ -194,6 +195,31 @@ describe('HostCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  test('what an ingest notes before the first whole read is not kept (that read brings it)', () => {
+    const cache = new HostCache({ read: registry().read, nowMs: () => NOW_US / 1000 });
+    cache.note(entries);
+    expect(cache.size).toBe(0);
+  });
+
+  test('a process that only ingests drops noted hosts that aged out, once per full refresh period', async () => {
+    let now = NOW_US / 1000;
+    const cache = new HostCache({
+      read: registry([]).read,
+      nowMs: () => now,
+      fullRefreshMs: 60_000,
+    });
+    await cache.projects(1);
+    cache.note(entries);
+    expect(cache.size).toBe(3);
+    // No read after this: only notes. p2's newest request leaves the horizon first.
+    now = (NOW_US - 2 * HOUR_US + HOST_HORIZON_US) / 1000 + 1;
+    cache.note([{ project: 'p3', host: 'p3.supabase.co', newestUs: now * 1000 }]);
+    expect(cache.size).toBe(3);
+    // The noted p3 is found, the pruned p2 is not, and p1 still is.
+    const found = await cache.matching(pattern('supabase'))(context, 0);
+    expect(hostsOf(found)).toEqual(['p1.supabase.co', 'p3.supabase.co']);
+  });
+
   test('a pattern that matches more hosts than one request may sum is refused with a 400', async () => {
     const many: RegisteredHost[] = Array.from({ length: 5 }, (_, i) => ({
       project: `p${i}`,
@@ -297,6 +323,47 @@ describe('HostCache', () => {
     held.release();
     // A 503 is not remembered: the pattern is matched once the gate is free.
     expect(await busy.matching(costly('c'))(context, 0)).toEqual([]);
+  });
+
+  test("a caller waiting on another key's scan that used up that key's share matches with its own", async () => {
+    let matchClock = 0;
+    // Each host test takes 20 ms of the matching clock: every test ends a slice.
+    const costly: HostPattern = {
+      source: 'costly',
+      test: () => {
+        matchClock += 20;
+        return true;
+      },
+    };
+    const cache = new HostCache({
+      read: registry().read,
+      nowMs: () => NOW_US / 1000,
+      matchBudgetMs: 1_000,
+      matchClockMs: () => matchClock,
+    });
+    /** A share of `ms`, whole at first, refused once nothing is left. */
+    const share = (ms: number, name: string): MatchShare => {
+      let left = ms;
+      return {
+        spend: (charged) => {
+          left -= charged;
+        },
+        left: () => left,
+        rested: () => left >= ms,
+        refusal: () => (left > 0 ? null : rateLimited(`${name}'s share used up`, 7_000)),
+      };
+    };
+    // The first caller's share runs out at its second slice, while the second waits on its scan.
+    const first = cache.matching(costly, share(30, 'first'))(context, 0);
+    const second = cache.matching(costly, share(1_000, 'second'))(context, 0);
+    const [refused, answered] = await Promise.allSettled([first, second]);
+    const reason: unknown = refused.status === 'rejected' ? refused.reason : null;
+    expect(reason instanceof HttpError && [reason.status, reason.message]).toEqual([
+      429,
+      "first's share used up: retry after 7 s",
+    ]);
+    expect(answered.status).toBe('fulfilled');
+    expect(answered.status === 'fulfilled' && hostsOf(answered.value)).toHaveLength(3);
   });
 
   test('invalidate reads the whole registry again; a failed read is not kept', async () => {
