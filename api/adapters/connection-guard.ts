@@ -13,7 +13,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { addressKey } from './address-key.ts';
-import type { Refusal } from './serve.ts';
+import type { Refusal } from '../refusals.ts';
 
 /** Options of {@link guardConnections}. */
 export interface ConnectionGuardOptions {

@@ -13,7 +13,8 @@
  */
 import { errorResponse } from '../errors.ts';
 import { hostProblem } from './host-header.ts';
-import { baseUrl, DEFAULT_SERVER_LIMITS, type Refusal, type Serve } from './serve.ts';
+import type { Refusal } from '../refusals.ts';
+import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
 import { ClientNotReading, cutWhenUnread } from './unread-cut.ts';
 
 interface DenoServer {

@@ -19,13 +19,8 @@ import { ERROR_STATUS, errorResponse, JSON_HEADERS } from '../errors.ts';
 import { guardConnections } from './connection-guard.ts';
 import { NO_HOST_MESSAGE } from './host-header.ts';
 import { answerParserRefusal } from './parser-refusals.ts';
-import {
-  baseUrl,
-  DEFAULT_SERVER_LIMITS,
-  MAX_HEAD_BYTES,
-  type Refusal,
-  type Serve,
-} from './serve.ts';
+import type { Refusal } from '../refusals.ts';
+import { baseUrl, DEFAULT_SERVER_LIMITS, MAX_HEAD_BYTES, type Serve } from './serve.ts';
 
 /**
  * The answer when the listener fails: a request it could not turn into a `Request` (a

@@ -4,6 +4,7 @@
  * @module
  */
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.ts';
+import type { Refusal } from '../refusals.ts';
 
 /**
  * Bounds on connections and slow clients, set deliberately rather than left to the runtime's
@@ -41,31 +42,6 @@ export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
   ...DEFAULT_HTTP_LIMITS,
   checkIntervalMs: 1_000,
 };
-
-/**
- * Why the server refused or cut a connection (or answered a request itself) instead of letting
- * the API answer it:
- *
- * - `connection_cap`: one connection beyond `maxConnections`, closed at once;
- * - `address_cap`: one beyond `maxConnectionsPerAddress`, closed at once;
- * - `no_request`: nothing was sent within the header timeout (408);
- * - `request_timeout`: a request begun and not complete within its timeout (408);
- * - `head_too_large`: request line and header fields over {@link MAX_HEAD_BYTES} (431);
- * - `bad_request`: not valid HTTP/1.1, no or a malformed `Host`, `OPTIONS *` (400);
- * - `slow_reader`: an answer the client did not read within `writeTimeoutMs`, cut.
- */
-export const REFUSALS = [
-  'connection_cap',
-  'address_cap',
-  'no_request',
-  'request_timeout',
-  'head_too_large',
-  'bad_request',
-  'slow_reader',
-] as const;
-
-/** One of {@link REFUSALS}. */
-export type Refusal = typeof REFUSALS[number];
 
 /** Where to listen, and with what bounds. */
 export interface ListenOptions {
