@@ -29,6 +29,7 @@ import { RateLimiter } from './limits/rate-limiter.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { Coalescer } from './answer/coalesce.ts';
 import { cors } from './middleware/cors.ts';
+import type { Connection } from './connection.ts';
 import type { ApiEnv } from './context.ts';
 import { errorResponse, HttpError } from './errors.ts';
 import { HostCache } from './answer/host-cache.ts';
@@ -100,11 +101,11 @@ export interface AppDeps {
 /** The API. */
 export interface Api {
   /**
-   * The Web-standard handler. `connection` is what the runtime adapter hands beside the request
-   * (`@hono/node-server`'s `{ incoming }`, `Deno.serve`'s handler info): the peer address is read
-   * from it for the rate limit of requests without a valid key.
+   * The Web-standard handler. `connection` is what the runtime adapter hands beside the request:
+   * its peer address is what requests without a valid key are rate-limited by. Without it (a
+   * request handed over directly, as tests do) no address is known and none is limited.
    */
-  readonly fetch: (request: Request, connection?: unknown) => Promise<Response>;
+  readonly fetch: (request: Request, connection?: Connection) => Promise<Response>;
   /** The OpenAPI document it serves. */
   readonly document: OpenApiObject;
 }
@@ -226,7 +227,8 @@ export function createApp(deps: AppDeps): Api {
   });
 
   return {
-    fetch: async (request, connection) => await app.fetch(request, { connection }),
+    fetch: async (request, connection) =>
+      await app.fetch(request, connection === undefined ? {} : { connection }),
     document,
   };
 }

@@ -1,10 +1,16 @@
 /**
- * The reasons a runtime adapter refuses or cuts a connection, named here rather than in an
- * adapter so that the metrics and the refusal log (the core) count them without importing the
- * edge.
+ * The reasons a runtime adapter refuses or cuts a connection, and the head bound behind one of
+ * them, kept here rather than in an adapter so that the metrics, the refusal log and the OpenAPI
+ * document name them without importing the edge.
  *
  * @module
  */
+
+/**
+ * Largest request head (request line and header fields) the Node adapter reads, in bytes; the
+ * OpenAPI document states it.
+ */
+export const MAX_HEAD_BYTES = 64 * 1024;
 
 /**
  * Why the server refused or cut a connection (or answered a request itself) instead of letting
@@ -14,8 +20,7 @@
  * - `address_cap`: one beyond `maxConnectionsPerAddress`, closed at once;
  * - `no_request`: nothing was sent within the header timeout (408);
  * - `request_timeout`: a request begun and not complete within its timeout (408);
- * - `head_too_large`: request line and header fields over the Node adapter's `MAX_HEAD_BYTES`
- *   (431);
+ * - `head_too_large`: request line and header fields over {@link MAX_HEAD_BYTES} (431);
  * - `bad_request`: not valid HTTP/1.1, no or a malformed `Host`, `OPTIONS *` (400);
  * - `slow_reader`: an answer the client did not read within `writeTimeoutMs`, cut.
  */

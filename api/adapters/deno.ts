@@ -22,6 +22,11 @@ interface DenoServer {
   shutdown(): Promise<void>;
 }
 
+/** `Deno.ServeHandlerInfo`: `hostname` only on TCP (a Unix socket has a path instead). */
+interface DenoHandlerInfo {
+  readonly remoteAddr: { readonly hostname?: string };
+}
+
 interface DenoNamespace {
   serve(
     options: {
@@ -30,7 +35,7 @@ interface DenoNamespace {
       onListen?: () => void;
       onError?: (error: unknown) => Response;
     },
-    handler: (request: Request) => Promise<Response>,
+    handler: (request: Request, info: DenoHandlerInfo) => Promise<Response>,
   ): DenoServer;
 }
 
@@ -53,13 +58,14 @@ function deno(): DenoNamespace {
 export const serveDeno: Serve = (fetch, options) => {
   const writeTimeoutMs = options.limits?.writeTimeoutMs ?? DEFAULT_SERVER_LIMITS.writeTimeoutMs;
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
-  const handler = async (request: Request): Promise<Response> => {
+  const handler = async (request: Request, info: DenoHandlerInfo): Promise<Response> => {
     const problem = hostProblem(request.headers.get('Host'));
     if (problem !== null) {
       onRefusal('bad_request');
       return errorResponse('bad_request', problem, { Connection: 'close' });
     }
-    return cutWhenUnread(await fetch(request), writeTimeoutMs, () => onRefusal('slow_reader'));
+    const answer = await fetch(request, { remoteAddress: info.remoteAddr.hostname ?? null });
+    return cutWhenUnread(answer, writeTimeoutMs, () => onRefusal('slow_reader'));
   };
   const server = deno().serve(
     // onListen given: Deno would otherwise print its own "Listening on" line.

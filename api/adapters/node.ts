@@ -19,8 +19,8 @@ import { ERROR_STATUS, errorResponse, JSON_HEADERS } from '../errors.ts';
 import { guardConnections } from './connection-guard.ts';
 import { NO_HOST_MESSAGE } from './host-header.ts';
 import { answerParserRefusal } from './parser-refusals.ts';
-import type { Refusal } from '../refusals.ts';
-import { baseUrl, DEFAULT_SERVER_LIMITS, MAX_HEAD_BYTES, type Serve } from './serve.ts';
+import { MAX_HEAD_BYTES, type Refusal } from '../refusals.ts';
+import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
 
 /**
  * The answer when the listener fails: a request it could not turn into a `Request` (a
@@ -56,9 +56,13 @@ function listenerFailure(error: unknown, onRefusal: (reason: Refusal) => void): 
 export const serveNode: Serve = async (fetch, options) => {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
-  const listener = getRequestListener(fetch, {
-    errorHandler: (error) => listenerFailure(error, onRefusal),
-  });
+  const listener = getRequestListener(
+    (request, { incoming }) =>
+      fetch(request, { remoteAddress: incoming.socket.remoteAddress ?? null }),
+    {
+      errorHandler: (error) => listenerFailure(error, onRefusal),
+    },
+  );
   const server = createServer(
     {
       maxHeaderSize: MAX_HEAD_BYTES,

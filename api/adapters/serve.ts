@@ -4,6 +4,7 @@
  * @module
  */
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.ts';
+import type { Connection } from '../connection.ts';
 import type { Refusal } from '../refusals.ts';
 
 /**
@@ -34,9 +35,6 @@ export interface ServerLimits {
   readonly checkIntervalMs?: number;
 }
 
-/** Largest request head (request line and header fields) the Node adapter reads, in bytes. */
-export const MAX_HEAD_BYTES = 64 * 1024;
-
 /** The defaults of {@link ServerLimits}. */
 export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
   ...DEFAULT_HTTP_LIMITS,
@@ -61,9 +59,12 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** A runtime adapter. */
+/**
+ * A runtime adapter. It hands `fetch` each request with its {@link Connection}, read from the
+ * runtime's own objects, so that nothing beyond the adapters knows the runtime.
+ */
 export type Serve = (
-  fetch: (request: Request) => Promise<Response>,
+  fetch: (request: Request, connection: Connection) => Promise<Response>,
   options: ListenOptions,
 ) => Promise<Served>;
 

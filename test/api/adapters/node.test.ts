@@ -11,7 +11,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { serveNode } from '../../../api/adapters/node.ts';
 import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
 import { responseValidator } from '../helpers/openapi-validator.ts';
-import { TEST_KEY, testApp } from '../helpers/app.ts';
+import { TEST_KEY, testApp, type TestAppOptions } from '../helpers/app.ts';
 import { exchange, parseResponse } from '../helpers/raw-http.ts';
 import { refusedCount } from './hostile-steps.ts';
 
@@ -22,7 +22,7 @@ afterEach(async () => {
   served = null;
 });
 
-async function start(limits: ServerLimits = {}) {
+async function start(limits: ServerLimits = {}, settings: TestAppOptions['settings'] = {}) {
   const lines: { level: number; msg: string }[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -32,7 +32,7 @@ async function start(limits: ServerLimits = {}) {
       done();
     },
   });
-  const app = testApp({ logger: pino({ level: 'debug' }, sink) });
+  const app = testApp({ logger: pino({ level: 'debug' }, sink), settings });
   served = await serveNode(app.api.fetch, {
     hostname: '127.0.0.1',
     port: 0,
@@ -214,5 +214,29 @@ describe('timeouts and the connection cap', () => {
       'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
     expect(parseResponse(served).status).toBe(200);
+  });
+});
+
+describe('the rate limit on the Node adapter', () => {
+  test('requests without a valid key are limited by the address of their connection', async () => {
+    // The app's clock stands still: the bucket never refills.
+    const { port } = await start({}, {
+      rateLimit: {
+        perSecond: 1,
+        burst: 2,
+        addressFrom: { kind: 'socket' },
+        maxAddresses: 10,
+        matchMsPerSecond: 100,
+      },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const raw = await exchange(
+        port,
+        'GET /api/endpoints HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
+      statuses.push(parseResponse(raw).status);
+    }
+    expect(statuses).toEqual([401, 401, 429]);
   });
 });
