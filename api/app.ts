@@ -31,7 +31,7 @@ import { Coalescer } from './answer/coalesce.ts';
 import { cors } from './middleware/cors.ts';
 import type { Connection } from './connection.ts';
 import type { ApiEnv } from './context.ts';
-import { errorResponse, HttpError } from './errors.ts';
+import { errorResponse, HttpError, INTERNAL_MESSAGE } from './errors.ts';
 import { HostCache } from './answer/host-cache.ts';
 import type { IngestSink } from './ingest/sink.ts';
 import { ProjectsPerKey } from './ingest/projects-per-key.ts';
@@ -219,11 +219,7 @@ export function createApp(deps: AppDeps): Api {
   app.onError((error, c) => {
     if (error instanceof HttpError) return errorResponse(error.code, error.message, error.headers);
     logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unexpected error');
-    return errorResponse(
-      'internal',
-      'the service failed unexpectedly (the error is logged): retry, and if it fails again, ' +
-        'give the operator the time of the request',
-    );
+    return errorResponse('internal', INTERNAL_MESSAGE);
   });
 
   return {

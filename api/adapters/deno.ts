@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { errorResponse } from '../errors.ts';
+import { errorResponse, INTERNAL_MESSAGE } from '../errors.ts';
 import { hostProblem } from './host-header.ts';
 import type { Refusal } from '../refusals.ts';
 import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
@@ -52,7 +52,7 @@ function deno(): DenoNamespace {
  *
  * @example
  * ```ts
- * const served = await serveDeno(api.fetch, { hostname: '127.0.0.1', port: 0 });
+ * const served = await serveDeno(api.fetch, { hostname: '127.0.0.1', port: 0, logger });
  * ```
  */
 export const serveDeno: Serve = (fetch, options) => {
@@ -74,10 +74,12 @@ export const serveDeno: Serve = (fetch, options) => {
       port: options.port,
       onListen: () => {},
       // Deno hands a failed body here too. A cut body is counted and logged sparingly by
-      // `onRefusal`; anything else is printed, as Deno's own handler would.
+      // `onRefusal`; anything else is logged whole.
       onError: (error) => {
-        if (!(error instanceof ClientNotReading)) console.error(error);
-        return errorResponse('internal', 'the service failed unexpectedly; the error is logged');
+        if (!(error instanceof ClientNotReading)) {
+          options.logger.error({ err: error }, 'a request failed in Deno.serve');
+        }
+        return errorResponse('internal', INTERNAL_MESSAGE);
       },
     },
     handler,

@@ -4,6 +4,7 @@
  * @module
  */
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
 import type { Connection } from '../connection.ts';
 import type { Refusal } from '../refusals.ts';
 
@@ -49,6 +50,11 @@ export interface ListenOptions {
   readonly limits?: ServerLimits;
   /** Told of every refusal, for the metrics and the log. Default: nobody. */
   readonly onRefusal?: (reason: Refusal) => void;
+  /**
+   * Where an error that escaped the handler goes (the adapter answers 500 `internal`, whose
+   * message says the error is logged).
+   */
+  readonly logger: Logger;
 }
 
 /** A listening server. */
