@@ -180,6 +180,22 @@ describe('per client address, for requests without a valid key', () => {
     expect((await via('198.51.100.21')).status).toBe(401);
   });
 
+  test('behind a proxy that appends the port: one client on many ports has one bucket', async () => {
+    const { from } = limitedApp({
+      ...LIMITS,
+      addressFrom: { kind: 'header', name: 'X-Forwarded-For' },
+    });
+    let port = 40_000;
+    const via = (address: string) =>
+      from('10.0.0.1', '/api/endpoints', {
+        'X-Forwarded-For': address.replace('PORT', `${port++}`),
+      });
+    expect(await statuses(3, () => via('198.51.100.22:PORT'))).toEqual([401, 401, 401]);
+    expect((await via('198.51.100.22:PORT')).status).toBe(429);
+    expect(await statuses(3, () => via('[2001:db8:0:7::1]:PORT'))).toEqual([401, 401, 401]);
+    expect((await via('[2001:db8:0:7::2]:PORT')).status).toBe(429);
+  });
+
   test('per-address limiting off: requests without a key are never limited', async () => {
     const { from } = limitedApp({ ...LIMITS, addressFrom: { kind: 'off' } });
     expect(await statuses(6, () => from('198.51.100.7'))).toEqual([401, 401, 401, 401, 401, 401]);
