@@ -1,6 +1,6 @@
 /**
  * The HTTP API as one Web-standard `fetch(Request) => Response` handler (Hono), runtime-free:
- * `serve-node.ts` and `serve-deno.ts` put it on a socket, tests call `fetch` directly.
+ * `adapters/node.ts` and `adapters/deno.ts` put it on a socket, tests call `fetch` directly.
  *
  * Order of a request: metrics -> URL bound (414) -> CORS (preflight answered) -> caller (the
  * key presented, if valid) -> rate limit (429 per key, or per address without a valid key) ->
