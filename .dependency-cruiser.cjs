@@ -45,6 +45,12 @@ module.exports = {
       '^(consumers|service|tools|test)/',
     ),
     forbid(
+      'runtimes-only-at-the-edge',
+      'Only the runtime adapters know Node or Deno: the rest of api/ is a fetch handler and imports no adapter.',
+      '^api/(?!adapters/)',
+      '^api/adapters/',
+    ),
+    forbid(
       'consumers-are-kafka-only',
       'consumers/ knows only the Kafka runtime: the process is composed in service/.',
       '^consumers/',

@@ -1,6 +1,6 @@
 /**
  * The HTTP API as one Web-standard `fetch(Request) => Response` handler (Hono), runtime-free:
- * `serve-node.ts` and `serve-deno.ts` put it on a socket, tests call `fetch` directly.
+ * `adapters/node.ts` and `adapters/deno.ts` put it on a socket, tests call `fetch` directly.
  *
  * Order of a request: metrics -> URL bound (414) -> CORS (preflight answered) -> caller (the
  * key presented, if valid) -> rate limit (429 per key, or per address without a valid key) ->
@@ -30,8 +30,9 @@ import { RateLimiter } from './limits/rate-limiter.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { Coalescer } from './answer/coalesce.ts';
 import { cors } from './middleware/cors.ts';
+import type { Connection } from './connection.ts';
 import type { ApiEnv } from './context.ts';
-import { errorResponse, HttpError } from './errors.ts';
+import { errorResponse, HttpError, INTERNAL_MESSAGE } from './errors.ts';
 import { HostCache } from './answer/host-cache.ts';
 import type { IngestSink } from './ingest/sink.ts';
 import { ProjectsPerKey } from './ingest/projects-per-key.ts';
@@ -100,11 +101,11 @@ export interface AppDeps {
 /** The API. */
 export interface Api {
   /**
-   * The Web-standard handler. `connection` is what the runtime adapter hands beside the request
-   * (`@hono/node-server`'s `{ incoming }`, `Deno.serve`'s handler info): the peer address is read
-   * from it for the rate limit of requests without a valid key.
+   * The Web-standard handler. `connection` is what the runtime adapter hands beside the request:
+   * its peer address is what requests without a valid key are rate-limited by. Without it (a
+   * request handed over directly, as tests do) no address is known and none is limited.
    */
-  readonly fetch: (request: Request, connection?: unknown) => Promise<Response>;
+  readonly fetch: (request: Request, connection?: Connection) => Promise<Response>;
   /** The OpenAPI document it serves. */
   readonly document: OpenApiObject;
 }
@@ -217,15 +218,12 @@ export function createApp(deps: AppDeps): Api {
   app.onError((error, c) => {
     if (error instanceof HttpError) return errorResponse(error.code, error.message, error.headers);
     logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unexpected error');
-    return errorResponse(
-      'internal',
-      'the service failed unexpectedly (the error is logged): retry, and if it fails again, ' +
-        'give the operator the time of the request',
-    );
+    return errorResponse('internal', INTERNAL_MESSAGE);
   });
 
   return {
-    fetch: async (request, connection) => await app.fetch(request, { connection }),
+    fetch: async (request, connection) =>
+      await app.fetch(request, connection === undefined ? {} : { connection }),
     document,
   };
 }

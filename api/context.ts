@@ -5,14 +5,12 @@
  */
 
 import type { MatchShare } from './answer/match-gate.ts';
+import type { Connection } from './connection.ts';
 
 /** Hono environment of the API. */
 export interface ApiEnv {
-  /**
-   * What the runtime adapter hands the handler beside the request (see
-   * `adapters/peer-address.ts`); the API reads only the peer address from it.
-   */
-  readonly Bindings: { readonly connection?: unknown };
+  /** The connection the runtime adapter hands beside the request; absent when called directly. */
+  readonly Bindings: { readonly connection?: Connection };
   readonly Variables: {
     /** The endpoint or route name a request is counted under in the metrics. */
     endpoint: string;

@@ -97,6 +97,13 @@ export function errorResponse(
 }
 
 /**
+ * The message of every 500 `internal`, from the app or an adapter: the cause goes to the log,
+ * never to the client.
+ */
+export const INTERNAL_MESSAGE = 'the service failed unexpectedly (the error is logged): retry, ' +
+  'and if it fails again, give the operator the time of the request';
+
+/**
  * A 503 `unavailable`, with `Retry-After`.
  *
  * @example

@@ -8,7 +8,7 @@
  * @module
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { type Refusal, REFUSALS } from './adapters/serve.ts';
+import { type Refusal, REFUSALS } from './refusals.ts';
 
 /** Latency buckets, in seconds: sub-millisecond reads up to slow ingests. */
 const LATENCY_BUCKETS = [

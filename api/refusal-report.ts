@@ -8,7 +8,7 @@
  * @module
  */
 import type { Logger } from '../src/logger.ts';
-import type { Refusal } from './adapters/serve.ts';
+import type { Refusal } from './refusals.ts';
 import type { ApiMetrics } from './metrics.ts';
 
 /** Options of {@link refusalReporter}. */

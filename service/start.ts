@@ -137,6 +137,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       const served = await options.serve(consumerOpsHandler(registry, consumers.notReady), {
         hostname: config.host,
         port: config.metricsPort,
+        logger,
       });
       stops.push(() => served.close());
       logger.info({ url: `${served.url}/metrics` }, 'consumer metrics listening');
@@ -277,6 +278,7 @@ async function startHttp(
       writeTimeoutMs: config.httpWriteTimeoutMs,
     },
     onRefusal: refusalReporter({ metrics, logger, nowMs: () => Math.floor(nowUs() / 1000) }),
+    logger,
   });
   stops.push(() => served.close());
   const setup = [

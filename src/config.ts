@@ -12,70 +12,29 @@
  */
 import { readFileSync } from 'node:fs';
 import { type KafkaSecurity, kafkaSecurity } from './config/kafka-security.ts';
-import { ConfigError, type Env, flag, secret, text } from './config/read.ts';
+import {
+  type AddressSource,
+  DEFAULT_ANSWER_MAX_BYTES,
+  DEFAULT_HTTP_LIMITS,
+  DEFAULT_RATE_LIMIT,
+  type HttpConfig,
+  httpConfig,
+  type RateLimitConfig,
+} from './config/http.ts';
+import { ConfigError, type Env, flag, integer, secret, text } from './config/read.ts';
 import { type RedisSecurity, redisSecurity, shownUrl } from './config/redis-security.ts';
 import type { Secret } from './config/secret.ts';
 import { UUID } from './text/uuid.ts';
 import { parseDuration } from './time/duration.ts';
 
-export { ConfigError };
-export type { KafkaSecurity, RedisSecurity };
+export { ConfigError, DEFAULT_ANSWER_MAX_BYTES, DEFAULT_HTTP_LIMITS, DEFAULT_RATE_LIMIT };
+export type { AddressSource, KafkaSecurity, RateLimitConfig, RedisSecurity };
 
 /** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
 export const DEFAULT_TOPIC_PARTITIONS = 12;
 
-/** HTTP server bounds unless configured (`HTTP_REQUEST_TIMEOUT_MS`, …), see api/adapters/serve.ts. */
-export const DEFAULT_HTTP_LIMITS = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  maxConnections: 1_024,
-  maxConnectionsPerAddress: 64,
-  writeTimeoutMs: 10_000,
-} as const;
-
-/**
- * Most bytes of one endpoint answer unless configured (`HTTP_ANSWER_MAX_BYTES`): rows beyond are
- * cut whole. 100 `logs.all` entries of 128 KiB would otherwise be 12.8 MB per answer, held for
- * as long as its client takes to read it.
- */
-export const DEFAULT_ANSWER_MAX_BYTES = 2 * 1024 * 1024;
-
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
-
-/** Where the address of a request without a valid key is read from, for its rate limit. */
-export type AddressSource =
-  /** The connection's peer address. */
-  | { readonly kind: 'socket' }
-  /** Nowhere: requests without a valid key are not limited (a proxy in front limits them). */
-  | { readonly kind: 'off' }
-  /** The last address of this header, as the trusted proxy in front appends it. */
-  | { readonly kind: 'header'; readonly name: string };
-
-/** The API's rate limits (`RATE_LIMIT_*`); see docs/API.md. */
-export interface RateLimitConfig {
-  /** Requests a second each API key (and each address, without a valid key) may send. */
-  readonly perSecond: number;
-  /** Requests a client may send at once, beyond the rate: the size of its bucket. */
-  readonly burst: number;
-  readonly addressFrom: AddressSource;
-  /** Most client addresses whose buckets are kept (the least recently seen goes first). */
-  readonly maxAddresses: number;
-  /**
-   * Milliseconds of costly pattern matching (beyond a pattern's first slice) each key earns per
-   * second; its share holds at most one matching budget.
-   */
-  readonly matchMsPerSecond: number;
-}
-
-/** The rate limits unless configured. */
-export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
-  perSecond: 1_000,
-  burst: 2_000,
-  addressFrom: { kind: 'socket' },
-  maxAddresses: 10_000,
-  matchMsPerSecond: 100,
-};
 
 /**
  * Distinct projects one API key may ingest events of per UTC day unless configured
@@ -103,7 +62,7 @@ export type StoreConfig =
   | { readonly kind: 'upstash'; readonly url: string; readonly token: Secret };
 
 /** Everything configurable, validated. */
-export interface Config {
+export interface Config extends HttpConfig {
   readonly store: StoreConfig;
   /** Kafka bootstrap brokers (`host:port`), or null: no Kafka (the embedded default). */
   readonly kafkaBrokers: readonly string[] | null;
@@ -135,18 +94,6 @@ export interface Config {
    * `host`; null: it serves nothing (the `all` role has them on the API's port).
    */
   readonly metricsPort: number | null;
-  /** Longest time from a request's first byte to its last, in ms (then 408). */
-  readonly httpRequestTimeoutMs: number;
-  /** Longest wait for a request's header fields, in ms (then 408). */
-  readonly httpHeadersTimeoutMs: number;
-  /** Most open HTTP connections; a connection beyond is closed at once. */
-  readonly httpMaxConnections: number;
-  /** Most open HTTP connections from one client address (IPv6: one /64); 0: no limit. */
-  readonly httpMaxConnectionsPerAddress: number;
-  /** Longest wait for a client to read any of an answer, in ms (then the connection is cut). */
-  readonly httpWriteTimeoutMs: number;
-  /** Most bytes of one endpoint answer: rows beyond are cut whole (and a header says so). */
-  readonly answerMaxBytes: number;
   /** Accepted `X-API-KEY` values; null when none is configured. */
   readonly apiKeys: readonly string[] | null;
   /** Endpoint id overrides by endpoint name. */
@@ -161,8 +108,6 @@ export interface Config {
    * parameters), in ms; 0 = only concurrent identical requests share one store read.
    */
   readonly resultCacheMs: number;
-  /** Rate limits per key and per address; null: none (`RATE_LIMIT=off`). */
-  readonly rateLimit: RateLimitConfig | null;
   /** Feed synthetic traffic into the embedded store at start (`DEMO=1`). */
   readonly demo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -177,16 +122,6 @@ export const ENDPOINT_ID_VARIABLES = {
   'logs.all': 'ENDPOINT_ID_LOGS_ALL',
   'usage.api-counts': 'ENDPOINT_ID_API_COUNTS',
 } as const;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = text(env, name);
-  if (value === null) return fallback;
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new ConfigError(name, value, `an integer from ${min} to ${max} (default ${fallback})`);
-  }
-  return parsed;
-}
 
 function duration(env: Env, name: string, fallback: string): number {
   const value = text(env, name) ?? fallback;
@@ -303,42 +238,6 @@ function apiKeys(env: Env): string[] | null {
   return keys.length === 0 ? null : keys;
 }
 
-/** An HTTP header name (RFC 9110 token). */
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
-
-function addressSource(env: Env): AddressSource {
-  const value = text(env, 'RATE_LIMIT_ADDRESS_FROM');
-  if (value === null || value.toLowerCase() === 'socket') return { kind: 'socket' };
-  if (value.toLowerCase() === 'off') return { kind: 'off' };
-  if (!HEADER_NAME.test(value)) {
-    throw new ConfigError(
-      'RATE_LIMIT_ADDRESS_FROM',
-      value,
-      'socket (the default), off, or the name of a header a trusted proxy sets, ' +
-        'e.g. X-Forwarded-For',
-    );
-  }
-  return { kind: 'header', name: value };
-}
-
-function rateLimit(env: Env): RateLimitConfig | null {
-  if (!flag(env, 'RATE_LIMIT', true)) return null;
-  const defaults = DEFAULT_RATE_LIMIT;
-  return {
-    perSecond: integer(env, 'RATE_LIMIT_PER_SECOND', defaults.perSecond, 1, 1_000_000),
-    burst: integer(env, 'RATE_LIMIT_BURST', defaults.burst, 1, 10_000_000),
-    addressFrom: addressSource(env),
-    maxAddresses: integer(env, 'RATE_LIMIT_MAX_ADDRESSES', defaults.maxAddresses, 1, 10_000_000),
-    matchMsPerSecond: integer(
-      env,
-      'RATE_LIMIT_MATCH_MS_PER_SECOND',
-      defaults.matchMsPerSecond,
-      1,
-      1_000,
-    ),
-  };
-}
-
 function topicPrefix(env: Env): string {
   const prefix = text(env, 'KAFKA_TOPIC_PREFIX') ?? '';
   if (!/^[A-Za-z0-9._-]{0,100}$/.test(prefix)) {
@@ -387,48 +286,7 @@ export function loadConfig(env: Env): Config {
     metricsPort: text(env, 'METRICS_PORT') === null
       ? null
       : integer(env, 'METRICS_PORT', 0, 0, 65_535),
-    httpRequestTimeoutMs: integer(
-      env,
-      'HTTP_REQUEST_TIMEOUT_MS',
-      DEFAULT_HTTP_LIMITS.requestTimeoutMs,
-      1_000,
-      600_000,
-    ),
-    httpHeadersTimeoutMs: integer(
-      env,
-      'HTTP_HEADERS_TIMEOUT_MS',
-      DEFAULT_HTTP_LIMITS.headersTimeoutMs,
-      1_000,
-      600_000,
-    ),
-    httpMaxConnections: integer(
-      env,
-      'HTTP_MAX_CONNECTIONS',
-      DEFAULT_HTTP_LIMITS.maxConnections,
-      1,
-      1_000_000,
-    ),
-    httpMaxConnectionsPerAddress: integer(
-      env,
-      'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
-      DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
-      0,
-      1_000_000,
-    ),
-    httpWriteTimeoutMs: integer(
-      env,
-      'HTTP_WRITE_TIMEOUT_MS',
-      DEFAULT_HTTP_LIMITS.writeTimeoutMs,
-      1_000,
-      600_000,
-    ),
-    answerMaxBytes: integer(
-      env,
-      'HTTP_ANSWER_MAX_BYTES',
-      DEFAULT_ANSWER_MAX_BYTES,
-      256 * 1024,
-      256 * 1024 * 1024,
-    ),
+    ...httpConfig(env),
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
@@ -441,7 +299,6 @@ export function loadConfig(env: Env): Config {
       100_000_000,
     ),
     resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
-    rateLimit: rateLimit(env),
     demo: flag(env, 'DEMO'),
     logLevel: level,
   };

@@ -191,6 +191,19 @@ describe('loadConfig', () => {
     },
   );
 
+  test('behind a proxy header, the per-address connection limit is off unless set', () => {
+    // Every connection then comes from the proxy: a cap per address would cut the proxy off.
+    const behindProxy = { RATE_LIMIT_ADDRESS_FROM: 'X-Forwarded-For' };
+    expect(loadConfig(behindProxy).httpMaxConnectionsPerAddress).toBe(0);
+    expect(loadConfig({ ...behindProxy, RATE_LIMIT: 'off' }).httpMaxConnectionsPerAddress).toBe(0);
+    expect(
+      loadConfig({ ...behindProxy, HTTP_MAX_CONNECTIONS_PER_ADDRESS: '16' })
+        .httpMaxConnectionsPerAddress,
+    ).toBe(16);
+    expect(loadConfig({ RATE_LIMIT_ADDRESS_FROM: 'socket' }).httpMaxConnectionsPerAddress).toBe(64);
+    expect(loadConfig({ RATE_LIMIT_ADDRESS_FROM: 'off' }).httpMaxConnectionsPerAddress).toBe(64);
+  });
+
   test('the per-address connection limit can be turned off with 0', () => {
     expect(loadConfig({ HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' }).httpMaxConnectionsPerAddress)
       .toBe(0);

@@ -1,7 +1,7 @@
 /**
- * Bounds on connections that Node's HTTP server does not set itself: at most
- * `maxPerAddress` open connections from one client (see `address-key.ts`), and no answer left
- * waiting on a client that does not read it.
+ * Bounds on connections that Node's HTTP server does not set itself: at most `maxPerAddress`
+ * open connections from one client (see `api/address-prefix.ts`), and no answer left waiting on
+ * a client that does not read it.
  *
  * A client that does not read is found without reading any clock: every `checkIntervalMs` each
  * connection with bytes of an answer still to send is looked at, and one whose sent bytes have
@@ -12,8 +12,8 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { addressKey } from './address-key.ts';
-import type { Refusal } from './serve.ts';
+import { addressPrefix } from '../address-prefix.ts';
+import type { Refusal } from '../refusals.ts';
 
 /** Options of {@link guardConnections}. */
 export interface ConnectionGuardOptions {
@@ -50,7 +50,8 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
 
   // Before the HTTP server's own listener: a refused connection is closed before anything reads it.
   server.prependListener('connection', (socket: Socket) => {
-    const key = addressKey(socket.remoteAddress);
+    // A socket without an address is already closed: counted, and let go, under one name.
+    const key = addressPrefix(socket.remoteAddress ?? 'unknown');
     const count = perAddress.get(key) ?? 0;
     if (options.maxPerAddress > 0 && count >= options.maxPerAddress) {
       socket.destroy();

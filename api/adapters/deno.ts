@@ -11,14 +11,20 @@
  *
  * @module
  */
-import { errorResponse } from '../errors.ts';
+import { errorResponse, INTERNAL_MESSAGE } from '../errors.ts';
 import { hostProblem } from './host-header.ts';
-import { baseUrl, DEFAULT_SERVER_LIMITS, type Refusal, type Serve } from './serve.ts';
+import type { Refusal } from '../refusals.ts';
+import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
 import { ClientNotReading, cutWhenUnread } from './unread-cut.ts';
 
 interface DenoServer {
   readonly addr: { readonly hostname: string; readonly port: number };
   shutdown(): Promise<void>;
+}
+
+/** `Deno.ServeHandlerInfo`: `hostname` only on TCP (a Unix socket has a path instead). */
+interface DenoHandlerInfo {
+  readonly remoteAddr: { readonly hostname?: string };
 }
 
 interface DenoNamespace {
@@ -29,7 +35,7 @@ interface DenoNamespace {
       onListen?: () => void;
       onError?: (error: unknown) => Response;
     },
-    handler: (request: Request) => Promise<Response>,
+    handler: (request: Request, info: DenoHandlerInfo) => Promise<Response>,
   ): DenoServer;
 }
 
@@ -46,19 +52,20 @@ function deno(): DenoNamespace {
  *
  * @example
  * ```ts
- * const served = await serveDeno(api.fetch, { hostname: '127.0.0.1', port: 0 });
+ * const served = await serveDeno(api.fetch, { hostname: '127.0.0.1', port: 0, logger });
  * ```
  */
 export const serveDeno: Serve = (fetch, options) => {
   const writeTimeoutMs = options.limits?.writeTimeoutMs ?? DEFAULT_SERVER_LIMITS.writeTimeoutMs;
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
-  const handler = async (request: Request): Promise<Response> => {
+  const handler = async (request: Request, info: DenoHandlerInfo): Promise<Response> => {
     const problem = hostProblem(request.headers.get('Host'));
     if (problem !== null) {
       onRefusal('bad_request');
       return errorResponse('bad_request', problem, { Connection: 'close' });
     }
-    return cutWhenUnread(await fetch(request), writeTimeoutMs, () => onRefusal('slow_reader'));
+    const answer = await fetch(request, { remoteAddress: info.remoteAddr.hostname ?? null });
+    return cutWhenUnread(answer, writeTimeoutMs, () => onRefusal('slow_reader'));
   };
   const server = deno().serve(
     // onListen given: Deno would otherwise print its own "Listening on" line.
@@ -67,10 +74,12 @@ export const serveDeno: Serve = (fetch, options) => {
       port: options.port,
       onListen: () => {},
       // Deno hands a failed body here too. A cut body is counted and logged sparingly by
-      // `onRefusal`; anything else is printed, as Deno's own handler would.
+      // `onRefusal`; anything else is logged whole.
       onError: (error) => {
-        if (!(error instanceof ClientNotReading)) console.error(error);
-        return errorResponse('internal', 'the service failed unexpectedly; the error is logged');
+        if (!(error instanceof ClientNotReading)) {
+          options.logger.error({ err: error }, 'a request failed in Deno.serve');
+        }
+        return errorResponse('internal', INTERNAL_MESSAGE);
       },
     },
     handler,

@@ -15,36 +15,36 @@ import { getRequestListener, RequestError } from '@hono/node-server';
 import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ERROR_STATUS, errorResponse, JSON_HEADERS } from '../errors.ts';
+import type { Logger } from '../../src/logger.ts';
+import { ERROR_STATUS, errorResponse, INTERNAL_MESSAGE, JSON_HEADERS } from '../errors.ts';
 import { guardConnections } from './connection-guard.ts';
 import { NO_HOST_MESSAGE } from './host-header.ts';
 import { answerParserRefusal } from './parser-refusals.ts';
-import {
-  baseUrl,
-  DEFAULT_SERVER_LIMITS,
-  MAX_HEAD_BYTES,
-  type Refusal,
-  type Serve,
-} from './serve.ts';
+import { MAX_HEAD_BYTES, type Refusal } from '../refusals.ts';
+import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
 
 /**
  * The answer when the listener fails: a request it could not turn into a `Request` (a
  * `RequestError`: a malformed `Host` such as `a b` or `x/y`, a target that is not a path such as
- * `OPTIONS *`, a backslash in the path) is 400 and a refusal; anything else (the handler never
- * rejects) is 500.
+ * `OPTIONS *`, a backslash in the path) is 400 and a refusal; anything else (the app's handler
+ * never rejects) is logged and 500. Both end the connection, as every refusal of the adapter does:
+ * a client that sent what could not be read may send more of it, and after an unforeseen failure
+ * nothing is known of the connection's state.
  */
-function listenerFailure(error: unknown, onRefusal: (reason: Refusal) => void): Response {
+function listenerFailure(
+  error: unknown,
+  onRefusal: (reason: Refusal) => void,
+  logger: Logger,
+): Response {
   if (!(error instanceof RequestError)) {
-    return errorResponse(
-      'internal',
-      'the service failed unexpectedly (the error is logged): retry, and if it fails again, ' +
-        'give the operator the time of the request',
-    );
+    logger.error({ err: error }, 'the request listener failed');
+    return errorResponse('internal', INTERNAL_MESSAGE, { Connection: 'close' });
   }
   onRefusal('bad_request');
   return errorResponse(
     'bad_request',
     `${error.message}: send a path starting with / and a Host header of a host name (and port)`,
+    { Connection: 'close' },
   );
 }
 
@@ -53,7 +53,7 @@ function listenerFailure(error: unknown, onRefusal: (reason: Refusal) => void): 
  *
  * @example
  * ```ts
- * const served = await serveNode(api.fetch, { hostname: '127.0.0.1', port: 0 });
+ * const served = await serveNode(api.fetch, { hostname: '127.0.0.1', port: 0, logger });
  * console.log(served.url);
  * await served.close();
  * ```
@@ -61,9 +61,13 @@ function listenerFailure(error: unknown, onRefusal: (reason: Refusal) => void): 
 export const serveNode: Serve = async (fetch, options) => {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
-  const listener = getRequestListener(fetch, {
-    errorHandler: (error) => listenerFailure(error, onRefusal),
-  });
+  const listener = getRequestListener(
+    (request, { incoming }) =>
+      fetch(request, { remoteAddress: incoming.socket.remoteAddress ?? null }),
+    {
+      errorHandler: (error) => listenerFailure(error, onRefusal, options.logger),
+    },
+  );
   const server = createServer(
     {
       maxHeaderSize: MAX_HEAD_BYTES,

@@ -20,7 +20,7 @@ import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERROR_STATUS, type ErrorCode, JSON_HEADERS } from '../errors.ts';
 import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
-import { MAX_HEAD_BYTES, type Refusal } from './serve.ts';
+import { MAX_HEAD_BYTES, type Refusal } from '../refusals.ts';
 
 /**
  * How long a refused connection stays open after its answer, in ms: long enough for the client

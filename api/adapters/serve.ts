@@ -4,6 +4,9 @@
  * @module
  */
 import { DEFAULT_HTTP_LIMITS } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { Connection } from '../connection.ts';
+import type { Refusal } from '../refusals.ts';
 
 /**
  * Bounds on connections and slow clients, set deliberately rather than left to the runtime's
@@ -33,39 +36,11 @@ export interface ServerLimits {
   readonly checkIntervalMs?: number;
 }
 
-/** Largest request head (request line and header fields) the Node adapter reads, in bytes. */
-export const MAX_HEAD_BYTES = 64 * 1024;
-
 /** The defaults of {@link ServerLimits}. */
 export const DEFAULT_SERVER_LIMITS: Required<ServerLimits> = {
   ...DEFAULT_HTTP_LIMITS,
   checkIntervalMs: 1_000,
 };
-
-/**
- * Why the server refused or cut a connection (or answered a request itself) instead of letting
- * the API answer it:
- *
- * - `connection_cap`: one connection beyond `maxConnections`, closed at once;
- * - `address_cap`: one beyond `maxConnectionsPerAddress`, closed at once;
- * - `no_request`: nothing was sent within the header timeout (408);
- * - `request_timeout`: a request begun and not complete within its timeout (408);
- * - `head_too_large`: request line and header fields over {@link MAX_HEAD_BYTES} (431);
- * - `bad_request`: not valid HTTP/1.1, no or a malformed `Host`, `OPTIONS *` (400);
- * - `slow_reader`: an answer the client did not read within `writeTimeoutMs`, cut.
- */
-export const REFUSALS = [
-  'connection_cap',
-  'address_cap',
-  'no_request',
-  'request_timeout',
-  'head_too_large',
-  'bad_request',
-  'slow_reader',
-] as const;
-
-/** One of {@link REFUSALS}. */
-export type Refusal = typeof REFUSALS[number];
 
 /** Where to listen, and with what bounds. */
 export interface ListenOptions {
@@ -75,6 +50,11 @@ export interface ListenOptions {
   readonly limits?: ServerLimits;
   /** Told of every refusal, for the metrics and the log. Default: nobody. */
   readonly onRefusal?: (reason: Refusal) => void;
+  /**
+   * Where an error that escaped the handler goes (the adapter answers 500 `internal`, whose
+   * message says the error is logged).
+   */
+  readonly logger: Logger;
 }
 
 /** A listening server. */
@@ -85,9 +65,12 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** A runtime adapter. */
+/**
+ * A runtime adapter. It hands `fetch` each request with its {@link Connection}, read from the
+ * runtime's own objects, so that nothing beyond the adapters knows the runtime.
+ */
 export type Serve = (
-  fetch: (request: Request) => Promise<Response>,
+  fetch: (request: Request, connection: Connection) => Promise<Response>,
   options: ListenOptions,
 ) => Promise<Served>;
 

@@ -14,7 +14,7 @@ import type { RateLimitConfig } from '../../src/config.ts';
 import { type HttpError, rateLimited } from '../errors.ts';
 import type { MatchShare } from '../answer/match-gate.ts';
 import type { ApiMetrics } from '../metrics.ts';
-import { addressPrefix } from './address-prefix.ts';
+import { addressPrefix } from '../address-prefix.ts';
 import { ClientBuckets } from './client-buckets.ts';
 
 /** Longest address text a bucket is kept under: a header value may be anything. */

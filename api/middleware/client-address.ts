@@ -7,11 +7,11 @@
  * @module
  */
 import type { AddressSource } from '../../src/config.ts';
-import { peerAddress } from '../adapters/peer-address.ts';
+import type { Connection } from '../connection.ts';
 
 /**
  * The client address of a request, or null when none is to be limited: per-address limiting
- * off, or no address known (a request handed to `fetch` without connection information). A
+ * off, or no address known (a request handed to `fetch` without its connection). A
  * configured header that is absent falls back to the peer address: such a request did not come
  * through the proxy.
  *
@@ -25,7 +25,7 @@ import { peerAddress } from '../adapters/peer-address.ts';
  */
 export function clientAddress(
   request: Request,
-  connection: unknown,
+  connection: Connection | undefined,
   from: AddressSource,
 ): string | null {
   if (from.kind === 'off') return null;
@@ -34,5 +34,5 @@ export function clientAddress(
     const last = value?.split(',').map((entry) => entry.trim()).findLast((entry) => entry !== '');
     if (last !== undefined) return last;
   }
-  return peerAddress(connection);
+  return connection?.remoteAddress ?? null;
 }

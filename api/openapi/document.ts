@@ -14,7 +14,7 @@ import {
   MAX_PARAMETER_BODY_BYTES,
   REDACT_PII_HEADER,
 } from '../answer/query-params.ts';
-import { MAX_HEAD_BYTES } from '../adapters/serve.ts';
+import { MAX_HEAD_BYTES } from '../refusals.ts';
 import { TRUNCATED_HEADER } from '../answer/answer.ts';
 import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
 import { recordRoutes } from '../records.ts';

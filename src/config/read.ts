@@ -1,6 +1,6 @@
 /**
  * Reading one variable of the environment: the error every refused value raises, and the
- * readers the settings share (text, on/off flags, files, secrets given inline or as a file).
+ * readers the settings share (text, on/off flags, integers, files, secrets given inline or as a file).
  *
  * @module
  */
@@ -35,6 +35,23 @@ export function flag(env: Env, name: string, fallback = false): boolean {
     value,
     `1, true, yes, on or 0, false, no, off (default ${fallback ? 'on' : 'off'})`,
   );
+}
+
+/** A whole number from `min` to `max`; `fallback` when unset. */
+export function integer(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const value = text(env, name);
+  if (value === null) return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new ConfigError(name, value, `an integer from ${min} to ${max} (default ${fallback})`);
+  }
+  return parsed;
 }
 
 /** The content of the file `name` names, or null when unset; `what` says what it must hold. */

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import process from 'node:process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
 import { serveNode } from '../../api/adapters/node.ts';
 import type { Served } from '../../api/adapters/serve.ts';
 import { generatedStream } from '../rollup/fold-and-read.ts';
@@ -54,7 +55,11 @@ suite(
       const app = testApp();
       const stream = generatedStream(TEST_NOW_US, 1_000);
       await ingestLines(app.call, stream.lines, () => {});
-      served = await serveNode(app.api.fetch, { hostname: '127.0.0.1', port: 0 });
+      served = await serveNode(app.api.fetch, {
+        hostname: '127.0.0.1',
+        port: 0,
+        logger: createLogger('silent'),
+      });
     }, 60_000);
 
     afterAll(async () => {

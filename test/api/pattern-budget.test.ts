@@ -5,6 +5,7 @@
  * not asserted: the test checks the order in which answers arrive, and the outcome.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
 import { serveNode } from '../../api/adapters/node.ts';
 import type { Served } from '../../api/adapters/serve.ts';
 import { MAX_PROGRAM_SIZE } from '../../src/contract/params/api-counts.ts';
@@ -72,7 +73,11 @@ describe('an adversarial pattern against many long hosts', () => {
       const result = parse(line, 'edge', { nowUs: TEST_NOW_US });
       if (result.ok) events.push(result.event);
     }
-    served = await serveNode(app.api.fetch, { hostname: '127.0.0.1', port: 0 });
+    served = await serveNode(app.api.fetch, {
+      hostname: '127.0.0.1',
+      port: 0,
+      logger: createLogger('silent'),
+    });
   });
 
   afterAll(async () => {

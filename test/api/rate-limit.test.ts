@@ -52,10 +52,10 @@ function limitedApp(rateLimit: RateLimitConfig | null = LIMITS) {
       check(response);
       return response;
     },
-    /** A request from `address`, handed as Deno hands its connection info (Node's: below). */
+    /** A request from `address`, handed as an adapter hands it. */
     from: async (address: string, path = '/api/endpoints', headers: HeadersInit = {}) => {
       const request = new Request(`http://api.test${path}`, { headers });
-      const response = await app.api.fetch(request, { remoteAddr: { hostname: address } });
+      const response = await app.api.fetch(request, { remoteAddress: address });
       return { status: response.status, headers: response.headers, body: await response.text() };
     },
   };
@@ -150,14 +150,6 @@ describe('per client address, for requests without a valid key', () => {
     expect((await from('::ffff:198.51.100.30')).status).toBe(429);
   });
 
-  test('the address of a Node connection (@hono/node-server hands the socket)', async () => {
-    const { app } = limitedApp();
-    const node = { incoming: { socket: { remoteAddress: '203.0.113.9' } } };
-    const send = async () =>
-      (await app.api.fetch(new Request('http://api.test/openapi.json'), node)).status;
-    expect([await send(), await send(), await send(), await send()]).toEqual([200, 200, 200, 429]);
-  });
-
   test('liveness probes (/healthz, /health) are never limited', async () => {
     const { from } = limitedApp();
     for (const path of ['/healthz', '/health']) {
@@ -198,6 +190,22 @@ describe('per client address, for requests without a valid key', () => {
     expect((await via('198.51.100.20')).status).toBe(429);
     // Another client behind the same proxy has its own bucket.
     expect((await via('198.51.100.21')).status).toBe(401);
+  });
+
+  test('behind a proxy that appends the port: one client on many ports has one bucket', async () => {
+    const { from } = limitedApp({
+      ...LIMITS,
+      addressFrom: { kind: 'header', name: 'X-Forwarded-For' },
+    });
+    let port = 40_000;
+    const via = (address: string) =>
+      from('10.0.0.1', '/api/endpoints', {
+        'X-Forwarded-For': address.replace('PORT', `${port++}`),
+      });
+    expect(await statuses(3, () => via('198.51.100.22:PORT'))).toEqual([401, 401, 401]);
+    expect((await via('198.51.100.22:PORT')).status).toBe(429);
+    expect(await statuses(3, () => via('[2001:db8:0:7::1]:PORT'))).toEqual([401, 401, 401]);
+    expect((await via('[2001:db8:0:7::2]:PORT')).status).toBe(429);
   });
 
   test('per-address limiting off: requests without a key are never limited', async () => {

@@ -1,12 +1,15 @@
 /**
  * Issue 31 on Deno (`deno task api`), as far as `Deno.serve` lets the adapter act: a client that
- * never reads its answer is cut after the write timeout, and a request without a valid `Host` is
- * 400 with the envelope. (Deno takes no connection cap nor header timeout: docs/API.md.)
+ * never reads its answer is cut after the write timeout, a request without a valid `Host` is
+ * 400 with the envelope, and requests without a valid key are rate-limited by their address.
+ * (Deno takes no connection cap nor header timeout: docs/API.md.)
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ChildService, embeddedEnv, startChild } from '../helpers/child.ts';
 import { exchange, parseResponse } from '../helpers/raw-http.ts';
 import { answerWithHeld, untilTrue } from './hostile-steps.ts';
+
+const RATE_LIMIT_BURST = 5;
 
 let service: ChildService;
 let port: number;
@@ -15,7 +18,13 @@ beforeAll(async () => {
   service = await startChild(
     'node_modules/.bin/deno',
     ['task', 'api'],
-    embeddedEnv({ HTTP_WRITE_TIMEOUT_MS: '1000', HTTP_ANSWER_MAX_BYTES: String(64 * 1024 * 1024) }),
+    embeddedEnv({
+      HTTP_WRITE_TIMEOUT_MS: '1000',
+      HTTP_ANSWER_MAX_BYTES: String(64 * 1024 * 1024),
+      // A bucket small enough to empty here; the keyed ingest above takes 2 of its key's.
+      RATE_LIMIT_PER_SECOND: '1',
+      RATE_LIMIT_BURST: String(RATE_LIMIT_BURST),
+    }),
   );
   port = Number(new URL(service.url).port);
 });
@@ -73,5 +82,17 @@ describe('on Deno', () => {
       body: { error: { code: 'bad_request', message: expect.any(String) } },
     });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('requests without a valid key are rate-limited by their address', async () => {
+    // Twice the burst at a refill of one a second: however slowly they are sent, some are 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 2 * RATE_LIMIT_BURST; i++) {
+      const response = await fetch(`${service.url}/api/endpoints`);
+      await response.body?.cancel();
+      statuses.push(response.status);
+    }
+    expect(statuses.slice(0, RATE_LIMIT_BURST)).toEqual(Array(RATE_LIMIT_BURST).fill(401));
+    expect(statuses).toContain(429);
   });
 });

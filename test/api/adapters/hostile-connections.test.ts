@@ -7,6 +7,7 @@
  */
 import type net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
+import { createLogger } from '../../../src/logger.ts';
 import { serveNode } from '../../../api/adapters/node.ts';
 import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
 import type { AppSettings } from '../../../api/app.ts';
@@ -31,6 +32,7 @@ async function start(limits: ServerLimits, settings: Partial<AppSettings> = {}) 
     port: 0,
     limits,
     onRefusal: (reason) => app.metrics.countRefused(reason),
+    logger: createLogger('silent'),
   });
   return { app, port: Number(new URL(served.url).port), url: served.url };
 }

@@ -9,9 +9,10 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serveNode } from '../../../api/adapters/node.ts';
+import { INTERNAL_MESSAGE } from '../../../api/errors.ts';
 import type { Served, ServerLimits } from '../../../api/adapters/serve.ts';
 import { responseValidator } from '../helpers/openapi-validator.ts';
-import { TEST_KEY, testApp } from '../helpers/app.ts';
+import { TEST_KEY, testApp, type TestAppOptions } from '../helpers/app.ts';
 import { exchange, parseResponse } from '../helpers/raw-http.ts';
 import { refusedCount } from './hostile-steps.ts';
 
@@ -22,7 +23,8 @@ afterEach(async () => {
   served = null;
 });
 
-async function start(limits: ServerLimits = {}) {
+/** A logger at debug whose lines are kept, parsed. */
+function collectingLogger() {
   const lines: { level: number; msg: string }[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -32,10 +34,16 @@ async function start(limits: ServerLimits = {}) {
       done();
     },
   });
-  const app = testApp({ logger: pino({ level: 'debug' }, sink) });
+  return { logger: pino({ level: 'debug' }, sink), lines };
+}
+
+async function start(limits: ServerLimits = {}, settings: TestAppOptions['settings'] = {}) {
+  const { logger, lines } = collectingLogger();
+  const app = testApp({ logger, settings });
   served = await serveNode(app.api.fetch, {
     hostname: '127.0.0.1',
     port: 0,
+    logger,
     limits,
     onRefusal: (reason) => app.metrics.countRefused(reason),
   });
@@ -128,6 +136,43 @@ describe("the Node parser's own refusals", () => {
   });
 });
 
+describe('what the adapter answers itself ends the connection', () => {
+  // The client asks to keep the connection (no `Connection: close`, no half-close): only the
+  // server's word closes it.
+  test.each([
+    ['a Host with a space', 'GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n'],
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a backslash in the path', 'GET /a\\b HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ])('%s: 400 with Connection: close', async (_name, request) => {
+    const { port } = await start();
+    const answer = parseResponse(await exchange(port, request, { end: false }));
+    expect(answer.status).toBe(400);
+    expect(answer.headers['connection']).toBe('close');
+  });
+
+  test('a handler that fails: 500 with Connection: close, and the error logged', async () => {
+    const { logger, lines } = collectingLogger();
+    served = await serveNode(() => Promise.reject(new Error('the handler broke')), {
+      hostname: '127.0.0.1',
+      port: 0,
+      logger,
+    });
+    const port = Number(new URL(served.url).port);
+    const answer = parseResponse(
+      await exchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', { end: false }),
+    );
+    expect(answer.status).toBe(500);
+    expect(answer.body).toEqual({ error: { code: 'internal', message: INTERNAL_MESSAGE } });
+    expect(answer.headers['connection']).toBe('close');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        err: expect.objectContaining({ message: 'the handler broke' }),
+      }),
+    );
+  });
+});
+
 describe('every answer says nosniff', () => {
   test.each([
     ['431', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`, 431],
@@ -214,5 +259,29 @@ describe('timeouts and the connection cap', () => {
       'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
     );
     expect(parseResponse(served).status).toBe(200);
+  });
+});
+
+describe('the rate limit on the Node adapter', () => {
+  test('requests without a valid key are limited by the address of their connection', async () => {
+    // The app's clock stands still: the bucket never refills.
+    const { port } = await start({}, {
+      rateLimit: {
+        perSecond: 1,
+        burst: 2,
+        addressFrom: { kind: 'socket' },
+        maxAddresses: 10,
+        matchMsPerSecond: 100,
+      },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const raw = await exchange(
+        port,
+        'GET /api/endpoints HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
+      statuses.push(parseResponse(raw).status);
+    }
+    expect(statuses).toEqual([401, 401, 429]);
   });
 });
