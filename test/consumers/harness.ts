@@ -18,6 +18,23 @@ import { emptyStore, openStore, storeEnv, type StoreTarget } from '../support/st
 /** Partitions of each test topic. */
 export const PARTITIONS = 12;
 
+/** The runtimes the service runs on. */
+export type Runtime = 'node' | 'deno';
+
+/** The command line that starts the consumer role on `runtime`. */
+const CONSUMER_COMMAND: Readonly<Record<Runtime, readonly string[]>> = {
+  node: [process.execPath, '--disable-warning=TimeoutNegativeWarning'],
+  // The permissions of `deno task start`.
+  deno: [
+    'node_modules/.bin/deno',
+    'run',
+    '--allow-net',
+    '--allow-env',
+    '--allow-read',
+    '--allow-sys',
+  ],
+};
+
 /** Everything a consumer test talks to. */
 export interface World {
   readonly prefix: string;
@@ -31,10 +48,10 @@ export interface World {
   readonly target: StoreTarget;
   readonly brokers: readonly string[];
   /**
-   * A consumer process of the world's group (`service/main.ts --role consumers`), started;
-   * its stderr goes to the test's. `env` adds to or overrides the test defaults.
+   * A consumer process of the world's group (`service/main.ts --role consumers`) on Node or on
+   * Deno, started; its stderr goes to the test's. `env` adds to or overrides the test defaults.
    */
-  consumerProcess(env?: Readonly<Record<string, string>>): ChildProcess;
+  consumerProcess(env?: Readonly<Record<string, string>>, runtime?: Runtime): ChildProcess;
   /** A consumer of the world's group, not started; `overrides` change the test defaults. */
   runner(overrides?: Partial<ConsumerRunnerOptions>): ConsumerRunner;
   /** Publishes lines keyed by project (or at random); resolves once acknowledged. */
@@ -156,10 +173,11 @@ export async function createWorld(
     store,
     target,
     brokers,
-    consumerProcess: (env = {}) =>
-      spawn(
-        process.execPath,
-        ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', 'consumers'],
+    consumerProcess: (env = {}, runtime = 'node') => {
+      const [command = process.execPath, ...args] = CONSUMER_COMMAND[runtime];
+      return spawn(
+        command,
+        [...args, 'service/main.ts', '--role', 'consumers'],
         {
           env: {
             ...process.env,
@@ -174,7 +192,8 @@ export async function createWorld(
           },
           stdio: ['ignore', 'ignore', 'inherit'],
         },
-      ),
+      );
+    },
     runner: (overrides = {}) =>
       new ConsumerRunner({
         kafka,
