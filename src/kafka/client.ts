@@ -7,6 +7,7 @@
 import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { registerCodecs } from './codecs/register.ts';
 
 /**
  * kafkajs lines that say nothing a user can act on, kept at debug: a failed response, send or
@@ -44,7 +45,8 @@ export function isKafkaAway(error: unknown): boolean {
 }
 
 /**
- * The kafkajs client for `brokers`.
+ * The kafkajs client for `brokers`, reading and writing every compression type Kafka has (see
+ * {@link registerCodecs}).
  *
  * @example
  * ```ts
@@ -57,6 +59,7 @@ export function kafkaClient(
   logger: Logger,
   brokers: readonly string[],
 ): Kafka {
+  registerCodecs();
   return new Kafka({
     clientId: config.kafkaClientId,
     brokers: [...brokers],

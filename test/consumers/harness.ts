@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type Admin, type EachMessagePayload, Kafka, logLevel, type Producer } from 'kafkajs';
 import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
+import { registerCodecs } from '../../src/kafka/codecs/register.ts';
 import { ensureTopics, type TopicNames, topicNames } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
@@ -124,6 +125,8 @@ export async function createWorld(
 ): Promise<World> {
   const prefix = `test-${randomUUID().slice(0, 8)}.`;
   const topics = topicNames(prefix);
+  // The consumers of a test run in this process too: they read what the service reads.
+  registerCodecs();
   const kafka = new Kafka({
     clientId: 'consumer-tests',
     brokers: [...brokers],

@@ -46,7 +46,12 @@ for (const runtime of ['node', 'deno'] as const satisfies readonly Runtime[]) {
         await publishWithJava(world.brokers, world.topics, records);
         const consumers = world.consumerProcess({}, runtime);
         try {
-          await world.drained(120_000);
+          await Promise.race([
+            world.drained(120_000),
+            exited(consumers).then(() => {
+              throw new Error(`the consumers on ${runtime} exited`);
+            }),
+          ]);
         } finally {
           consumers.kill('SIGTERM');
           await exited(consumers);
