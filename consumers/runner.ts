@@ -164,6 +164,16 @@ export class ConsumerRunner {
       this.#firstJoin = null;
       this.#options.onJoin?.();
     });
+    // A fetch of only records with nothing to fold (an aborted transaction, a transaction's
+    // markers) never reaches eachBatch: kafkajs commits past it, and so must the store.
+    this.#consumer.on(this.#consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize > 0 || payload.firstOffset === null) return;
+      if (!this.#sourceOfTopic.has(payload.topic)) return;
+      const processor = this.#processor(payload.topic, payload.partition);
+      processor.cover(Number(payload.firstOffset), Number(payload.lastOffset) + 1).catch(
+        (error: unknown) => this.#options.onError?.(error, processor.stream),
+      );
+    });
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       if (this.#stopping !== null) return;
       this.#options.onCrash?.(payload.error, payload.restart);
@@ -187,6 +197,8 @@ export class ConsumerRunner {
             batch.messages,
             () => isRunning() && !isStale(),
             Number(batch.highWatermark),
+            // Past the aborted records and transaction markers that kafkajs filtered out.
+            Number(batch.lastOffset()) + 1,
           );
           if (outcome.kind === 'ahead') {
             this.#halt(processor, outcome.stored, outcome.end);
