@@ -47,3 +47,10 @@ test('snappy refuses a xerial block that claims more bytes than there are', asyn
     (async () => await snappyCodec.decompress(framed.subarray(0, framed.length - 10)))(),
   ).rejects.toThrow(/claims \d+ bytes/);
 });
+
+test('lz4 writes independent blocks, which the broker requires', async () => {
+  const framed = await lz4Codec.compress({ buffer: RECORDS });
+  expect(framed.readUInt32LE(0)).toBe(0x184d2204);
+  // Version 1, block independence.
+  expect(framed[4]).toBe(0x60);
+});
