@@ -15,6 +15,7 @@
  */
 import { type Admin, type Consumer, type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { type Source, SOURCES } from '../src/events/types.ts';
+import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
 import type { TopicNames } from '../src/kafka/topics.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
@@ -83,7 +84,28 @@ export interface ConsumerRunnerOptions {
   readonly onAheadCleared?: (stream: string, why: 'within' | 'moved') => void;
   /** Told of each dead letter once it is published, with its `rejection-kind` header. */
   readonly onDeadLetter?: (kind: string) => void;
+  /**
+   * A batch of a partition cannot be decoded (a codec this process does not read, a corrupt
+   * batch): the partition is paused, nothing of it skipped, and fetched again every
+   * {@link UNDECODABLE_RETRY_MS}; told again at each attempt that fails, until
+   * `onUndecodableCleared` (the batch was read, or the partition moved to another member).
+   */
+  readonly onUndecodable?: (report: UndecodableReport) => void;
+  readonly onUndecodableCleared?: (stream: string, why: 'read' | 'moved') => void;
 }
+
+/** A partition paused at a batch it cannot decode. */
+export interface UndecodableReport {
+  readonly stream: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** The first offset of the batch. */
+  readonly offset: number;
+  readonly reason: string;
+}
+
+/** How often a partition paused at a batch it cannot decode fetches it again. */
+export const UNDECODABLE_RETRY_MS = 10_000;
 
 /** A partition halted because its stored offset is beyond its end. */
 export interface AheadReport {
@@ -104,6 +126,8 @@ export class ConsumerRunner {
   readonly #processors = new Map<string, PartitionProcessor>();
   /** Partitions paused because their stored offset is beyond their end. */
   readonly #halted = new Map<string, PartitionProcessor>();
+  /** Partitions paused at a batch they cannot decode, with when they were last fetched (ms). */
+  readonly #undecodable = new Map<string, { processor: PartitionProcessor; fetchedMs: number }>();
   /** Processors of partitions that moved away, until their last flush has landed. */
   readonly #retired = new Set<PartitionProcessor>();
   readonly #sourceOfTopic: Map<string, Source>;
@@ -192,13 +216,18 @@ export class ConsumerRunner {
         { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale },
       ) => {
         const processor = this.#processor(batch.topic, batch.partition);
+        // What comes before a batch that could not be decoded is folded; that batch stops it.
+        const marked = batch.messages.findIndex((message) =>
+          undecodableReason(message.headers) !== null
+        );
+        const messages = marked < 0 ? batch.messages : batch.messages.slice(0, marked);
         try {
           const outcome = await processor.process(
-            batch.messages,
+            messages,
             () => isRunning() && !isStale(),
             Number(batch.highWatermark),
             // Past the aborted records and transaction markers that kafkajs filtered out.
-            Number(batch.lastOffset()) + 1,
+            marked < 0 ? Number(batch.lastOffset()) + 1 : undefined,
           );
           if (outcome.kind === 'ahead') {
             this.#halt(processor, outcome.stored, outcome.end);
@@ -211,6 +240,12 @@ export class ConsumerRunner {
           if (outcome.nextOffset !== null && outcome.nextOffset > 0) {
             resolveOffset(String(outcome.nextOffset - 1));
             await commitOffsetsIfNecessary();
+          }
+          const marker = batch.messages[marked];
+          if (marker !== undefined) {
+            this.#holdUndecodable(processor, marker.offset, undecodableReason(marker.headers));
+          } else if (this.#undecodable.delete(processor.stream)) {
+            this.#options.onUndecodableCleared?.(processor.stream, 'read');
           }
           await heartbeat();
         } catch (error) {
@@ -238,6 +273,20 @@ export class ConsumerRunner {
     for (const [stream, processor] of this.#halted) {
       try {
         await this.#recheckHalted(stream, processor);
+      } catch (error) {
+        this.#options.onError?.(error, stream);
+      }
+    }
+    const nowMs = this.#options.nowUs() / 1000;
+    for (const [stream, held] of this.#undecodable) {
+      if (nowMs - held.fetchedMs < UNDECODABLE_RETRY_MS) continue;
+      held.fetchedMs = nowMs;
+      // From the stored offset: whatever came before the batch was folded and stored first.
+      held.processor.reopen();
+      const { topic, partition } = held.processor;
+      this.#consumer.resume([{ topic, partitions: [partition] }]);
+      try {
+        await this.#resume(held.processor);
       } catch (error) {
         this.#options.onError?.(error, stream);
       }
@@ -281,6 +330,7 @@ export class ConsumerRunner {
       if (assigned.has(stream)) continue;
       // A paused partition that moved away is its new owner's to report.
       if (this.#halted.delete(stream)) this.#options.onAheadCleared?.(stream, 'moved');
+      if (this.#undecodable.delete(stream)) this.#options.onUndecodableCleared?.(stream, 'moved');
       this.#processors.delete(stream);
       this.#retired.add(processor);
       void processor.drain().finally(() => this.#retired.delete(processor));
@@ -359,6 +409,26 @@ export class ConsumerRunner {
     if (this.#halted.has(processor.stream)) return;
     this.#halted.set(processor.stream, processor);
     this.#options.onAhead?.({ stream: processor.stream, storedOffset, partitionEnd });
+  }
+
+  /**
+   * Pauses `processor`'s partition at a batch it cannot decode (first offset `offset`): the
+   * other partitions go on; this one is fetched again every {@link UNDECODABLE_RETRY_MS}.
+   */
+  #holdUndecodable(processor: PartitionProcessor, offset: string, reason: string | null): void {
+    const { stream, topic, partition } = processor;
+    this.#consumer.pause([{ topic, partitions: [partition] }]);
+    const held = this.#undecodable.get(stream);
+    if (held === undefined) {
+      this.#undecodable.set(stream, { processor, fetchedMs: this.#options.nowUs() / 1000 });
+    }
+    this.#options.onUndecodable?.({
+      stream,
+      topic,
+      partition,
+      offset: Number(offset),
+      reason: reason ?? 'the batch could not be decoded',
+    });
   }
 
   /** Lets a halted partition go on once its stored offset is within the partition again. */

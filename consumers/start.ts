@@ -19,7 +19,7 @@ import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
 import { registerConsumerMetrics } from './metrics.ts';
-import { type AheadReport, ConsumerRunner } from './runner.ts';
+import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
 
 /**
  * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
@@ -48,6 +48,9 @@ function logBatchError(
   }
 }
 
+/** How often a partition paused at a batch it cannot decode is logged, at most. */
+const UNDECODABLE_LOG_MS = 60_000;
+
 /** Why the consumers are not consuming while the group is being joined again. */
 const REJOINING = 'rejoining the consumer group';
 
@@ -55,6 +58,11 @@ const REJOINING = 'rejoining the consumer group';
 export interface ConsumersHandle {
   /** Why the consumers are not consuming yet, or null once they are. */
   notReady(): string | null;
+  /**
+   * What is wrong with consuming that waiting will not mend (partitions paused at a batch they
+   * cannot decode), or null.
+   */
+  unhealthy(): string | null;
   /** Resolves once the consumers have joined the group (never, if stopped before). */
   readonly running: Promise<void>;
   /** Stops fetching, flushes what is in flight and disconnects. */
@@ -101,9 +109,13 @@ export function startConsumers(
   let runner: ConsumerRunner | null = null;
   /** Partitions paused because their stored offset is beyond their end. */
   const halted = new Map<string, AheadReport>();
+  /** Partitions paused at a batch they cannot decode, with when each was last logged. */
+  const undecodable = new Map<string, { report: UndecodableReport; loggedMs: number }>();
+  const nowMs = () => Math.floor(nowUs() / 1000);
   const metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
     lag: async () => (await runner?.lag()) ?? [],
-    paused: () => halted.size,
+    paused: () => halted.size + undecodable.size,
+    undecodable: () => [...undecodable.values()].map(({ report }) => report),
   });
 
   const newRunner = () =>
@@ -155,6 +167,30 @@ export function startConsumers(
         );
       },
       onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
+      onUndecodable: (report) => {
+        metrics?.countUndecodable(report.topic, report.partition);
+        const seen = undecodable.get(report.stream);
+        // Once a minute per partition, not at every fetch that fails again.
+        const log = seen === undefined || nowMs() - seen.loggedMs >= UNDECODABLE_LOG_MS;
+        undecodable.set(report.stream, { report, loggedMs: log ? nowMs() : seen.loggedMs });
+        if (!log) return;
+        logger.error(
+          report,
+          `${report.stream} is paused at offset ${report.offset}: ${report.reason}. The other ` +
+            'partitions go on; this one is read again when the batch can be decoded (after a ' +
+            'restart with the codec, say), and nothing of it is skipped; see "A batch the ' +
+            'consumers cannot decode" in docs/ROLLUPS.md',
+        );
+      },
+      onUndecodableCleared: (stream, why) => {
+        undecodable.delete(stream);
+        logger.info(
+          { stream },
+          why === 'read'
+            ? `${stream} read past the batch it could not decode`
+            : `${stream} moved to another member of the group, which reports it if still paused`,
+        );
+      },
       onAheadCleared: (stream, why) => {
         halted.delete(stream);
         logger.info(
@@ -176,6 +212,7 @@ export function startConsumers(
     retryUntilDone(async () => {
       if (stopping.signal.aborted) throw stopping.signal.reason;
       halted.clear();
+      undecodable.clear();
       const candidate = newRunner();
       runner = candidate;
       try {
@@ -237,6 +274,12 @@ export function startConsumers(
       if (first === undefined) return null;
       return `${halted.size} partition(s) paused: the stored offset of ${first.stream} ` +
         `(${first.storedOffset}) is beyond its end (${first.partitionEnd})`;
+    },
+    unhealthy: () => {
+      if (undecodable.size === 0) return null;
+      return [...undecodable.values()].map(({ report }) =>
+        `${report.stream} paused at offset ${report.offset}: ${report.reason}`
+      ).join('; ');
     },
     running,
     async stop() {

@@ -36,6 +36,14 @@ const CONSUMER_COMMAND: Readonly<Record<Runtime, readonly string[]>> = {
   ],
 };
 
+/** How a consumer process is started, beyond its environment and runtime. */
+export interface ConsumerProcessOptions {
+  /** The script run with `--role consumers`. Default `service/main.ts`. */
+  readonly entry?: string;
+  /** `pipe` keeps its standard output (its log) for the test to read. Default `ignore`. */
+  readonly stdout?: 'pipe' | 'ignore';
+}
+
 /** Everything a consumer test talks to. */
 export interface World {
   readonly prefix: string;
@@ -52,7 +60,11 @@ export interface World {
    * A consumer process of the world's group (`service/main.ts --role consumers`) on Node or on
    * Deno, started; its stderr goes to the test's. `env` adds to or overrides the test defaults.
    */
-  consumerProcess(env?: Readonly<Record<string, string>>, runtime?: Runtime): ChildProcess;
+  consumerProcess(
+    env?: Readonly<Record<string, string>>,
+    runtime?: Runtime,
+    options?: ConsumerProcessOptions,
+  ): ChildProcess;
   /** A consumer of the world's group, not started; `overrides` change the test defaults. */
   runner(overrides?: Partial<ConsumerRunnerOptions>): ConsumerRunner;
   /** Publishes lines keyed by project (or at random); resolves once acknowledged. */
@@ -176,11 +188,11 @@ export async function createWorld(
     store,
     target,
     brokers,
-    consumerProcess: (env = {}, runtime = 'node') => {
+    consumerProcess: (env = {}, runtime = 'node', options = {}) => {
       const [command = process.execPath, ...args] = CONSUMER_COMMAND[runtime];
       return spawn(
         command,
-        [...args, 'service/main.ts', '--role', 'consumers'],
+        [...args, options.entry ?? 'service/main.ts', '--role', 'consumers'],
         {
           env: {
             ...process.env,
@@ -193,7 +205,7 @@ export async function createWorld(
             LOG_LEVEL: 'warn',
             ...env,
           },
-          stdio: ['ignore', 'ignore', 'inherit'],
+          stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
         },
       );
     },
