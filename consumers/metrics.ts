@@ -17,7 +17,9 @@ const LAG_TIMEOUT_MS = 2_000;
 export interface PartitionLag {
   readonly topic: string;
   readonly partition: number;
-  /** The topic's end minus the stored offset (minus the earliest offset when none is stored). */
+  /** The stored offset (the earliest offset when none is stored). */
+  readonly stored: number;
+  /** The topic's end minus {@link PartitionLag.stored}. */
   readonly events: number;
 }
 

@@ -387,11 +387,12 @@ export class ConsumerRunner {
     for (const [stream, processor] of this.#processors) {
       const end = ends.get(processor.topic)?.get(processor.partition);
       if (end === undefined) continue;
-      const stored = await this.#options.store.readOffset(resumeKey(stream));
+      const stored = (await this.#options.store.readOffset(resumeKey(stream))) ?? end.low;
       lags.push({
         topic: processor.topic,
         partition: processor.partition,
-        events: Math.max(0, end.high - (stored ?? end.low)),
+        stored,
+        events: Math.max(0, end.high - stored),
       });
     }
     return lags;

@@ -19,6 +19,8 @@ import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
 import { registerConsumerMetrics } from './metrics.ts';
+import { RestartRate } from './restart-rate.ts';
+import { StallWatch } from './stall-watch.ts';
 import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
 
 /**
@@ -51,6 +53,9 @@ function logBatchError(
 /** How often a partition paused at a batch it cannot decode is logged, at most. */
 const UNDECODABLE_LOG_MS = 60_000;
 
+/** How often the partitions' stored offsets and lag are sampled for {@link StallWatch}. */
+const STALL_SAMPLE_MS = 15_000;
+
 /** Why the consumers are not consuming while the group is being joined again. */
 const REJOINING = 'rejoining the consumer group';
 
@@ -60,7 +65,8 @@ export interface ConsumersHandle {
   notReady(): string | null;
   /**
    * What is wrong with consuming that waiting will not mend (partitions paused at a batch they
-   * cannot decode), or null.
+   * cannot decode, a group restarting in a loop, partitions that have not advanced for a minute
+   * while their lag grew), or null.
    */
   unhealthy(): string | null;
   /** Resolves once the consumers have joined the group (never, if stopped before). */
@@ -112,6 +118,20 @@ export function startConsumers(
   /** Partitions paused at a batch they cannot decode, with when each was last logged. */
   const undecodable = new Map<string, { report: UndecodableReport; loggedMs: number }>();
   const nowMs = () => Math.floor(nowUs() / 1000);
+  const restarts = new RestartRate(nowMs);
+  const stalls = new StallWatch(nowMs);
+  const sampling = setInterval(() => {
+    runner?.lag().then(
+      (lags) =>
+        stalls.observe(lags.map(({ topic, partition, stored, events }) => ({
+          stream: `${topic}/${partition}`,
+          stored,
+          events,
+        }))),
+      // Kafka or the store away: said where it is met; the samples wait for the next round.
+      () => undefined,
+    );
+  }, STALL_SAMPLE_MS);
   const metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
     lag: async () => (await runner?.lag()) ?? [],
     paused: () => halted.size + undecodable.size,
@@ -143,6 +163,7 @@ export function startConsumers(
         hooks.onUnreadable?.(state);
       },
       onCrash: (error, restarting) => {
+        restarts.record();
         if (restarting) {
           // Transient (a coordinator still loading, a broker restarting): one line, no stack.
           waiting ??= REJOINING;
@@ -276,16 +297,23 @@ export function startConsumers(
         `(${first.storedOffset}) is beyond its end (${first.partitionEnd})`;
     },
     unhealthy: () => {
-      if (undecodable.size === 0) return null;
-      return [...undecodable.values()].map(({ report }) =>
+      const reasons = [...undecodable.values()].map(({ report }) =>
         `${report.stream} paused at offset ${report.offset}: ${report.reason}`
-      ).join('; ');
+      );
+      // A partition paused for a reason already given is not said twice.
+      const paused = (reason: string) =>
+        [...undecodable.keys(), ...halted.keys()].some((stream) => reason.startsWith(`${stream} `));
+      reasons.push(...stalls.stalled().filter((reason) => !paused(reason)));
+      const looping = restarts.excessive();
+      if (looping !== null) reasons.unshift(looping);
+      return reasons.length === 0 ? null : reasons.join('; ');
     },
     running,
     async stop() {
       // A start step under way is not waited for (kafkajs may retry one for a minute): the
       // steps after it see the abort, and a runner already made is stopped here.
       stopping.abort(new Error('the consumers are stopping'));
+      clearInterval(sampling);
       await runner?.stop();
     },
   };
