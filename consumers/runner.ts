@@ -86,7 +86,7 @@ export interface ConsumerRunnerOptions {
   readonly onDeadLetter?: (kind: string) => void;
   /**
    * A batch of a partition cannot be decoded (a codec this process does not read, a corrupt
-   * batch): the partition is paused, nothing of it skipped, and fetched again every
+   * batch): what precedes it is folded, the partition is paused, nothing of it skipped, and fetched again every
    * {@link UNDECODABLE_RETRY_MS}; told again at each attempt that fails, until
    * `onUndecodableCleared` (the batch was read, or the partition moved to another member).
    */
@@ -101,6 +101,8 @@ export interface UndecodableReport {
   readonly partition: number;
   /** The first offset of the batch. */
   readonly offset: number;
+  /** The offset after the batch's last record, as far as this fetch saw it. */
+  readonly through: number;
   readonly reason: string;
 }
 
@@ -243,7 +245,14 @@ export class ConsumerRunner {
           }
           const marker = batch.messages[marked];
           if (marker !== undefined) {
-            this.#holdUndecodable(processor, marker.offset, undecodableReason(marker.headers));
+            // The batch's markers are consecutive: the last one is the batch's last offset.
+            let last = marked;
+            while (undecodableReason(batch.messages[last + 1]?.headers) !== null) last += 1;
+            this.#holdUndecodable(processor, {
+              offset: Number(marker.offset),
+              through: Number(batch.messages[last]?.offset ?? marker.offset) + 1,
+              reason: undecodableReason(marker.headers) ?? 'the batch could not be decoded',
+            });
           } else if (this.#undecodable.delete(processor.stream)) {
             this.#options.onUndecodableCleared?.(processor.stream, 'read');
           }
@@ -416,20 +425,17 @@ export class ConsumerRunner {
    * Pauses `processor`'s partition at a batch it cannot decode (first offset `offset`): the
    * other partitions go on; this one is fetched again every {@link UNDECODABLE_RETRY_MS}.
    */
-  #holdUndecodable(processor: PartitionProcessor, offset: string, reason: string | null): void {
+  #holdUndecodable(
+    processor: PartitionProcessor,
+    batch: Pick<UndecodableReport, 'offset' | 'through' | 'reason'>,
+  ): void {
     const { stream, topic, partition } = processor;
     this.#consumer.pause([{ topic, partitions: [partition] }]);
     const held = this.#undecodable.get(stream);
     if (held === undefined) {
       this.#undecodable.set(stream, { processor, fetchedMs: this.#options.nowUs() / 1000 });
     }
-    this.#options.onUndecodable?.({
-      stream,
-      topic,
-      partition,
-      offset: Number(offset),
-      reason: reason ?? 'the batch could not be decoded',
-    });
+    this.#options.onUndecodable?.({ stream, topic, partition, ...batch });
   }
 
   /** Lets a halted partition go on once its stored offset is within the partition again. */

@@ -197,9 +197,10 @@ export function startConsumers(
         if (!log) return;
         logger.error(
           report,
-          `${report.stream} is paused at offset ${report.offset}: ${report.reason}. The other ` +
-            'partitions go on; this one is read again when the batch can be decoded (after a ' +
-            'restart with the codec, say), and nothing of it is skipped; see "A batch the ' +
+          `${report.stream} is paused at offsets ${report.offset} to ${report.through - 1}: ` +
+            `${report.reason}. The other partitions go on; this one is read again when the ` +
+            'batch can be decoded (after a restart with the codec, say), and nothing of it is ' +
+            'skipped unless an operator skips it (npm run consumers:skip); see "A batch the ' +
             'consumers cannot decode" in docs/ROLLUPS.md',
         );
       },
@@ -298,7 +299,8 @@ export function startConsumers(
     },
     unhealthy: () => {
       const reasons = [...undecodable.values()].map(({ report }) =>
-        `${report.stream} paused at offset ${report.offset}: ${report.reason}`
+        `${report.stream} paused at offsets ${report.offset} to ${report.through - 1}: ` +
+        report.reason
       );
       // A partition paused for a reason already given is not said twice.
       const paused = (reason: string) =>
