@@ -17,7 +17,9 @@ const LAG_TIMEOUT_MS = 2_000;
 export interface PartitionLag {
   readonly topic: string;
   readonly partition: number;
-  /** The topic's end minus the stored offset (minus the earliest offset when none is stored). */
+  /** The stored offset (the earliest offset when none is stored). */
+  readonly stored: number;
+  /** The topic's end minus {@link PartitionLag.stored}. */
   readonly events: number;
 }
 
@@ -25,8 +27,10 @@ export interface PartitionLag {
 export interface ConsumerMetricSources {
   /** The lag of every partition this process holds. */
   lag(): Promise<readonly PartitionLag[]>;
-  /** Partitions paused because their stored offset is beyond their end. */
+  /** Partitions paused (their stored offset is beyond their end, or a batch cannot be decoded). */
   paused(): number;
+  /** Partitions paused at a batch they cannot decode. */
+  undecodable(): readonly { readonly topic: string; readonly partition: number }[];
 }
 
 /** What the consumers count. */
@@ -35,6 +39,8 @@ export interface ConsumerMetrics {
   countDeadLetter(kind: string): void;
   /** Counts messages a replay found already folded (see `FlushReport.skipped`). */
   countSkipped(messages: number): void;
+  /** Counts one fetch of a partition that met a batch it cannot decode. */
+  countUndecodable(topic: string, partition: number): void;
 }
 
 /**
@@ -42,7 +48,11 @@ export interface ConsumerMetrics {
  *
  * @example
  * ```ts
- * const metrics = registerConsumerMetrics(registry, { lag: () => runner.lag(), paused: () => 0 });
+ * const metrics = registerConsumerMetrics(registry, {
+ *   lag: () => runner.lag(),
+ *   paused: () => 0,
+ *   undecodable: () => [],
+ * });
  * metrics.countDeadLetter('json');
  * ```
  */
@@ -66,10 +76,24 @@ export function registerConsumerMetrics(
   });
   new Gauge({
     name: 'consumer_partitions_paused',
-    help: "Partitions paused because their stored offset is beyond the partition's end.",
+    help: "Partitions paused: their stored offset is beyond the partition's end, or a batch " +
+      'of theirs cannot be decoded.',
     registers: [registry],
     collect() {
       this.set(sources.paused());
+    },
+  });
+  new Gauge({
+    name: 'consumer_partition_undecodable',
+    help: 'Partitions paused at a batch they cannot decode (a codec this process does not read, ' +
+      'a corrupt batch): 1 while paused.',
+    labelNames: ['topic', 'partition'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { topic, partition } of sources.undecodable()) {
+        this.set({ topic, partition: String(partition) }, 1);
+      }
     },
   });
   const deadLetters = new Counter({
@@ -85,8 +109,17 @@ export function registerConsumerMetrics(
       "between a flush's project commits and its stream's resume offset).",
     registers: [registry],
   });
+  const undecodableFetches = new Counter({
+    name: 'consumer_undecodable_fetches_total',
+    help: 'Fetches of a partition that met a batch it cannot decode (it is then paused, and ' +
+      'fetched again every few seconds).',
+    labelNames: ['topic', 'partition'] as const,
+    registers: [registry],
+  });
   return {
     countDeadLetter: (kind) => deadLetters.inc({ kind }),
     countSkipped: (messages) => skipped.inc(messages),
+    countUndecodable: (topic, partition) =>
+      undecodableFetches.inc({ topic, partition: String(partition) }),
   };
 }

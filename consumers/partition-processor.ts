@@ -233,17 +233,20 @@ export class PartitionProcessor {
    * Processes one batch. Messages below the stored offset are skipped; if the batch does not
    * start where the store says consuming must resume, the answer is a seek and nothing is folded;
    * if the stored offset is beyond `partitionEnd` (the partition's high watermark, as the fetch
-   * saw it), the answer is `ahead` and nothing is folded or skipped. Resolves once the batch is
-   * folded and its flush started, not when the flush lands.
+   * saw it), the answer is `ahead` and nothing is folded or skipped. `through` is the offset
+   * after the last record the fetch returned, when records with nothing to fold (of an aborted
+   * transaction, a transaction's markers) follow the last message: the stored offset covers them
+   * too. Resolves once the batch is folded and its flush started, not when the flush lands.
    */
   process(
     messages: readonly InputMessage[],
     isRunning: () => boolean,
     partitionEnd?: number,
+    through?: number,
   ): Promise<BatchOutcome> {
     return this.#exclusive(async () => {
       try {
-        return await this.#process(messages, isRunning, partitionEnd);
+        return await this.#process(messages, isRunning, partitionEnd, through);
       } catch (error) {
         // A message may have been taken into the pending work and not folded: nothing pending is
         // written (as after a failed flush), and the next batch re-reads the stored offset.
@@ -291,6 +294,7 @@ export class PartitionProcessor {
     messages: readonly InputMessage[],
     isRunning: () => boolean,
     partitionEnd: number | undefined,
+    through: number | undefined,
   ): Promise<BatchOutcome> {
     const first = messages[0];
     if (first === undefined) return { kind: 'consumed', nextOffset: null };
@@ -323,10 +327,40 @@ export class PartitionProcessor {
       if (this.#full()) await this.#makeRoom();
       // A failed flush voids this batch too: the next one re-reads the stored offset.
       if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
-      if (!isRunning()) break;
+      if (!isRunning()) {
+        this.#startFlush();
+        return { kind: 'consumed', nextOffset: this.#expected };
+      }
     }
+    if (through !== undefined) this.#coverThrough(through);
     this.#startFlush();
     return { kind: 'consumed', nextOffset: this.#expected };
+  }
+
+  /**
+   * Covers the records from `first` to before `through`, which a fetch returned with nothing to
+   * fold (an aborted transaction's records, a transaction's markers; Kafka hands none of them to
+   * a reader of committed records): the stored offset moves past them, so the partition's lag
+   * reaches 0 and no restart reads them again. Ignored unless they start where this processor
+   * is (otherwise the next batch seeks there).
+   */
+  cover(first: number, through: number): Promise<void> {
+    return this.#exclusive(async () => {
+      if (this.#failure !== null || this.#stale || this.#expected === null) {
+        await this.#reopenFromStore();
+        this.#seekedTo = null;
+      }
+      if (first > (this.#expected ?? 0)) return;
+      this.#coverThrough(through);
+      this.#startFlush();
+    });
+  }
+
+  /** Moves the pending offset to `through` when it is beyond what was folded. */
+  #coverThrough(through: number): void {
+    if (this.#expected === null || through <= this.#expected) return;
+    this.#expected = through;
+    this.#pending.nextOffset = through;
   }
 
   /** Waits for the flush under way, drops everything not written, reads the stored offset. */

@@ -15,6 +15,7 @@
  */
 import { type Admin, type Consumer, type Kafka, Partitioners, type Producer } from 'kafkajs';
 import { type Source, SOURCES } from '../src/events/types.ts';
+import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
 import type { TopicNames } from '../src/kafka/topics.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
@@ -83,7 +84,30 @@ export interface ConsumerRunnerOptions {
   readonly onAheadCleared?: (stream: string, why: 'within' | 'moved') => void;
   /** Told of each dead letter once it is published, with its `rejection-kind` header. */
   readonly onDeadLetter?: (kind: string) => void;
+  /**
+   * A batch of a partition cannot be decoded (a codec this process does not read, a corrupt
+   * batch): what precedes it is folded, the partition is paused, nothing of it skipped, and fetched again every
+   * {@link UNDECODABLE_RETRY_MS}; told again at each attempt that fails, until
+   * `onUndecodableCleared` (the batch was read, or the partition moved to another member).
+   */
+  readonly onUndecodable?: (report: UndecodableReport) => void;
+  readonly onUndecodableCleared?: (stream: string, why: 'read' | 'moved') => void;
 }
+
+/** A partition paused at a batch it cannot decode. */
+export interface UndecodableReport {
+  readonly stream: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** The first offset of the batch. */
+  readonly offset: number;
+  /** The offset after the batch's last record, as far as this fetch saw it. */
+  readonly through: number;
+  readonly reason: string;
+}
+
+/** How often a partition paused at a batch it cannot decode fetches it again. */
+export const UNDECODABLE_RETRY_MS = 10_000;
 
 /** A partition halted because its stored offset is beyond its end. */
 export interface AheadReport {
@@ -104,6 +128,8 @@ export class ConsumerRunner {
   readonly #processors = new Map<string, PartitionProcessor>();
   /** Partitions paused because their stored offset is beyond their end. */
   readonly #halted = new Map<string, PartitionProcessor>();
+  /** Partitions paused at a batch they cannot decode, with when they were last fetched (ms). */
+  readonly #undecodable = new Map<string, { processor: PartitionProcessor; fetchedMs: number }>();
   /** Processors of partitions that moved away, until their last flush has landed. */
   readonly #retired = new Set<PartitionProcessor>();
   readonly #sourceOfTopic: Map<string, Source>;
@@ -164,6 +190,16 @@ export class ConsumerRunner {
       this.#firstJoin = null;
       this.#options.onJoin?.();
     });
+    // A fetch of only records with nothing to fold (an aborted transaction, a transaction's
+    // markers) never reaches eachBatch: kafkajs commits past it, and so must the store.
+    this.#consumer.on(this.#consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize > 0 || payload.firstOffset === null) return;
+      if (!this.#sourceOfTopic.has(payload.topic)) return;
+      const processor = this.#processor(payload.topic, payload.partition);
+      processor.cover(Number(payload.firstOffset), Number(payload.lastOffset) + 1).catch(
+        (error: unknown) => this.#options.onError?.(error, processor.stream),
+      );
+    });
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       if (this.#stopping !== null) return;
       this.#options.onCrash?.(payload.error, payload.restart);
@@ -182,11 +218,18 @@ export class ConsumerRunner {
         { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale },
       ) => {
         const processor = this.#processor(batch.topic, batch.partition);
+        // What comes before a batch that could not be decoded is folded; that batch stops it.
+        const marked = batch.messages.findIndex((message) =>
+          undecodableReason(message.headers) !== null
+        );
+        const messages = marked < 0 ? batch.messages : batch.messages.slice(0, marked);
         try {
           const outcome = await processor.process(
-            batch.messages,
+            messages,
             () => isRunning() && !isStale(),
             Number(batch.highWatermark),
+            // Past the aborted records and transaction markers that kafkajs filtered out.
+            marked < 0 ? Number(batch.lastOffset()) + 1 : undefined,
           );
           if (outcome.kind === 'ahead') {
             this.#halt(processor, outcome.stored, outcome.end);
@@ -199,6 +242,19 @@ export class ConsumerRunner {
           if (outcome.nextOffset !== null && outcome.nextOffset > 0) {
             resolveOffset(String(outcome.nextOffset - 1));
             await commitOffsetsIfNecessary();
+          }
+          const marker = batch.messages[marked];
+          if (marker !== undefined) {
+            // The batch's markers are consecutive: the last one is the batch's last offset.
+            let last = marked;
+            while (undecodableReason(batch.messages[last + 1]?.headers) !== null) last += 1;
+            this.#holdUndecodable(processor, {
+              offset: Number(marker.offset),
+              through: Number(batch.messages[last]?.offset ?? marker.offset) + 1,
+              reason: undecodableReason(marker.headers) ?? 'the batch could not be decoded',
+            });
+          } else if (this.#undecodable.delete(processor.stream)) {
+            this.#options.onUndecodableCleared?.(processor.stream, 'read');
           }
           await heartbeat();
         } catch (error) {
@@ -226,6 +282,20 @@ export class ConsumerRunner {
     for (const [stream, processor] of this.#halted) {
       try {
         await this.#recheckHalted(stream, processor);
+      } catch (error) {
+        this.#options.onError?.(error, stream);
+      }
+    }
+    const nowMs = this.#options.nowUs() / 1000;
+    for (const [stream, held] of this.#undecodable) {
+      if (nowMs - held.fetchedMs < UNDECODABLE_RETRY_MS) continue;
+      held.fetchedMs = nowMs;
+      // From the stored offset: whatever came before the batch was folded and stored first.
+      held.processor.reopen();
+      const { topic, partition } = held.processor;
+      this.#consumer.resume([{ topic, partitions: [partition] }]);
+      try {
+        await this.#resume(held.processor);
       } catch (error) {
         this.#options.onError?.(error, stream);
       }
@@ -269,6 +339,7 @@ export class ConsumerRunner {
       if (assigned.has(stream)) continue;
       // A paused partition that moved away is its new owner's to report.
       if (this.#halted.delete(stream)) this.#options.onAheadCleared?.(stream, 'moved');
+      if (this.#undecodable.delete(stream)) this.#options.onUndecodableCleared?.(stream, 'moved');
       this.#processors.delete(stream);
       this.#retired.add(processor);
       void processor.drain().finally(() => this.#retired.delete(processor));
@@ -325,11 +396,12 @@ export class ConsumerRunner {
     for (const [stream, processor] of this.#processors) {
       const end = ends.get(processor.topic)?.get(processor.partition);
       if (end === undefined) continue;
-      const stored = await this.#options.store.readOffset(resumeKey(stream));
+      const stored = (await this.#options.store.readOffset(resumeKey(stream))) ?? end.low;
       lags.push({
         topic: processor.topic,
         partition: processor.partition,
-        events: Math.max(0, end.high - (stored ?? end.low)),
+        stored,
+        events: Math.max(0, end.high - stored),
       });
     }
     return lags;
@@ -347,6 +419,23 @@ export class ConsumerRunner {
     if (this.#halted.has(processor.stream)) return;
     this.#halted.set(processor.stream, processor);
     this.#options.onAhead?.({ stream: processor.stream, storedOffset, partitionEnd });
+  }
+
+  /**
+   * Pauses `processor`'s partition at a batch it cannot decode (first offset `offset`): the
+   * other partitions go on; this one is fetched again every {@link UNDECODABLE_RETRY_MS}.
+   */
+  #holdUndecodable(
+    processor: PartitionProcessor,
+    batch: Pick<UndecodableReport, 'offset' | 'through' | 'reason'>,
+  ): void {
+    const { stream, topic, partition } = processor;
+    this.#consumer.pause([{ topic, partitions: [partition] }]);
+    const held = this.#undecodable.get(stream);
+    if (held === undefined) {
+      this.#undecodable.set(stream, { processor, fetchedMs: this.#options.nowUs() / 1000 });
+    }
+    this.#options.onUndecodable?.({ stream, topic, partition, ...batch });
   }
 
   /** Lets a halted partition go on once its stored offset is within the partition again. */

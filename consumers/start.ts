@@ -20,7 +20,9 @@ import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
 import { registerConsumerMetrics } from './metrics.ts';
-import { type AheadReport, ConsumerRunner } from './runner.ts';
+import { RestartRate } from './restart-rate.ts';
+import { StallWatch } from './stall-watch.ts';
+import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
 
 /**
  * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
@@ -49,6 +51,12 @@ function logBatchError(
   }
 }
 
+/** How often a partition paused at a batch it cannot decode is logged, at most. */
+const UNDECODABLE_LOG_MS = 60_000;
+
+/** How often the partitions' stored offsets and lag are sampled for {@link StallWatch}. */
+const STALL_SAMPLE_MS = 15_000;
+
 /** Why the consumers are not consuming while the group is being joined again. */
 const REJOINING = 'rejoining the consumer group';
 
@@ -56,6 +64,12 @@ const REJOINING = 'rejoining the consumer group';
 export interface ConsumersHandle {
   /** Why the consumers are not consuming yet, or null once they are. */
   notReady(): string | null;
+  /**
+   * What is wrong with consuming that waiting will not mend (partitions paused at a batch they
+   * cannot decode, a group restarting in a loop, partitions that have not advanced for a minute
+   * while their lag grew), or null.
+   */
+  unhealthy(): string | null;
   /** Resolves once the consumers have joined the group (never, if stopped before). */
   readonly running: Promise<void>;
   /** Stops fetching, flushes what is in flight and disconnects. */
@@ -102,9 +116,27 @@ export function startConsumers(
   let runner: ConsumerRunner | null = null;
   /** Partitions paused because their stored offset is beyond their end. */
   const halted = new Map<string, AheadReport>();
+  /** Partitions paused at a batch they cannot decode, with when each was last logged. */
+  const undecodable = new Map<string, { report: UndecodableReport; loggedMs: number }>();
+  const nowMs = () => Math.floor(nowUs() / 1000);
+  const restarts = new RestartRate(nowMs);
+  const stalls = new StallWatch(nowMs);
+  const sampling = setInterval(() => {
+    runner?.lag().then(
+      (lags) =>
+        stalls.observe(lags.map(({ topic, partition, stored, events }) => ({
+          stream: `${topic}/${partition}`,
+          stored,
+          events,
+        }))),
+      // Kafka or the store away: said where it is met; the samples wait for the next round.
+      () => undefined,
+    );
+  }, STALL_SAMPLE_MS);
   const metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
     lag: async () => (await runner?.lag()) ?? [],
-    paused: () => halted.size,
+    paused: () => halted.size + undecodable.size,
+    undecodable: () => [...undecodable.values()].map(({ report }) => report),
   });
 
   const newRunner = () =>
@@ -132,6 +164,7 @@ export function startConsumers(
         hooks.onUnreadable?.(state);
       },
       onCrash: (error, restarting) => {
+        restarts.record();
         if (restarting) {
           // Transient (a coordinator still loading, a broker restarting): one line, no stack.
           waiting ??= REJOINING;
@@ -156,6 +189,31 @@ export function startConsumers(
         );
       },
       onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
+      onUndecodable: (report) => {
+        metrics?.countUndecodable(report.topic, report.partition);
+        const seen = undecodable.get(report.stream);
+        // Once a minute per partition, not at every fetch that fails again.
+        const log = seen === undefined || nowMs() - seen.loggedMs >= UNDECODABLE_LOG_MS;
+        undecodable.set(report.stream, { report, loggedMs: log ? nowMs() : seen.loggedMs });
+        if (!log) return;
+        logger.error(
+          report,
+          `${report.stream} is paused at offsets ${report.offset} to ${report.through - 1}: ` +
+            `${report.reason}. The other partitions go on; this one is read again when the ` +
+            'batch can be decoded (after a restart with the codec, say), and nothing of it is ' +
+            'skipped unless an operator skips it (npm run consumers:skip); see "A batch the ' +
+            'consumers cannot decode" in docs/ROLLUPS.md',
+        );
+      },
+      onUndecodableCleared: (stream, why) => {
+        undecodable.delete(stream);
+        logger.info(
+          { stream },
+          why === 'read'
+            ? `${stream} read past the batch it could not decode`
+            : `${stream} moved to another member of the group, which reports it if still paused`,
+        );
+      },
       onAheadCleared: (stream, why) => {
         halted.delete(stream);
         logger.info(
@@ -177,6 +235,7 @@ export function startConsumers(
     retryUntilDone(async () => {
       if (stopping.signal.aborted) throw stopping.signal.reason;
       halted.clear();
+      undecodable.clear();
       const candidate = newRunner();
       runner = candidate;
       try {
@@ -239,11 +298,25 @@ export function startConsumers(
       return `${halted.size} partition(s) paused: the stored offset of ${first.stream} ` +
         `(${first.storedOffset}) is beyond its end (${first.partitionEnd})`;
     },
+    unhealthy: () => {
+      const reasons = [...undecodable.values()].map(({ report }) =>
+        `${report.stream} paused at offsets ${report.offset} to ${report.through - 1}: ` +
+        report.reason
+      );
+      // A partition paused for a reason already given is not said twice.
+      const paused = (reason: string) =>
+        [...undecodable.keys(), ...halted.keys()].some((stream) => reason.startsWith(`${stream} `));
+      reasons.push(...stalls.stalled().filter((reason) => !paused(reason)));
+      const looping = restarts.excessive();
+      if (looping !== null) reasons.unshift(looping);
+      return reasons.length === 0 ? null : reasons.join('; ');
+    },
     running,
     async stop() {
       // A start step under way is not waited for (kafkajs may retry one for a minute): the
       // steps after it see the abort, and a runner already made is stopped here.
       stopping.abort(new Error('the consumers are stopping'));
+      clearInterval(sampling);
       await runner?.stop();
     },
   };

@@ -1,7 +1,8 @@
 /**
  * What the `consumers` role serves on `METRICS_PORT`: `/metrics` (the consumers' lag, paused
- * partitions and dead letters, and the process's own figures), `/healthz` (the process runs) and
- * `/readyz` (503 with the reason while the consumers are not consuming). No API, no keys: it
+ * partitions and dead letters, and the process's own figures), `/healthz` (503 with the reason
+ * while something is wrong that waiting will not mend, such as a partition paused at a batch it
+ * cannot decode) and `/readyz` (503 with the reason while the consumers are not consuming). No API, no keys: it
  * tells nothing about the data, only offsets and counts, and listens on `HOST` like the API.
  *
  * @module
@@ -12,6 +13,7 @@ import type { Registry } from 'prom-client';
 export function consumerOpsHandler(
   registry: Registry,
   notReady: () => string | null,
+  unhealthy: () => string | null = () => null,
 ): (request: Request) => Promise<Response> {
   const text = (status: number, body: string, headers: Record<string, string> = {}) =>
     new Response(body, {
@@ -25,8 +27,10 @@ export function consumerOpsHandler(
     switch (new URL(request.url).pathname) {
       case '/metrics':
         return text(200, await registry.metrics(), { 'Content-Type': registry.contentType });
-      case '/healthz':
-        return text(200, 'ok\n');
+      case '/healthz': {
+        const reason = unhealthy();
+        return reason === null ? text(200, 'ok\n') : text(503, `not ok: consumers: ${reason}\n`);
+      }
       case '/readyz': {
         const reason = notReady();
         return reason === null

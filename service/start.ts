@@ -134,11 +134,14 @@ export async function startService(options: StartOptions): Promise<Service> {
       });
       stops.push(() => consumers.stop());
       if (config.metricsPort === null) return { url: null, stop: stopAll };
-      const served = await options.serve(consumerOpsHandler(registry, consumers.notReady), {
-        hostname: config.host,
-        port: config.metricsPort,
-        logger,
-      });
+      const served = await options.serve(
+        consumerOpsHandler(registry, consumers.notReady, consumers.unhealthy),
+        {
+          hostname: config.host,
+          port: config.metricsPort,
+          logger,
+        },
+      );
       stops.push(() => served.close());
       logger.info({ url: `${served.url}/metrics` }, 'consumer metrics listening');
       return { url: served.url, stop: stopAll };

@@ -153,6 +153,7 @@ async function main(): Promise<void> {
         producer,
         topics,
         keys: plan.keys,
+        compression: plan.compression,
         signal: stop.signal,
         onProgress: (done) => {
           sent = done;

@@ -9,6 +9,7 @@ import { Kafka, type LogEntry, logLevel as kafkaLogLevel } from 'kafkajs';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { kafkaSecurityOptions } from './security.ts';
+import { registerCodecs } from './codecs/register.ts';
 
 /**
  * kafkajs lines that say nothing a user can act on, kept at debug: a failed response, send or
@@ -47,7 +48,8 @@ export function isKafkaAway(error: unknown): boolean {
 }
 
 /**
- * The kafkajs client for `brokers`.
+ * The kafkajs client for `brokers`, reading and writing every compression type Kafka has (see
+ * {@link registerCodecs}).
  *
  * @example
  * ```ts
@@ -60,6 +62,7 @@ export function kafkaClient(
   logger: Logger,
   brokers: readonly string[],
 ): Kafka {
+  registerCodecs();
   return new Kafka({
     clientId: config.kafkaClientId,
     brokers: [...brokers],

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { type Admin, type EachMessagePayload, Kafka, logLevel, type Producer } from 'kafkajs';
 import { ConsumerRunner, type ConsumerRunnerOptions } from '../../consumers/runner.ts';
+import { registerCodecs } from '../../src/kafka/codecs/register.ts';
 import { ensureTopics, type TopicNames, topicNames } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
@@ -17,6 +18,31 @@ import { emptyStore, openStore, storeEnv, type StoreTarget } from '../support/st
 
 /** Partitions of each test topic. */
 export const PARTITIONS = 12;
+
+/** The runtimes the service runs on. */
+export type Runtime = 'node' | 'deno';
+
+/** The command line that starts the consumer role on `runtime`. */
+const CONSUMER_COMMAND: Readonly<Record<Runtime, readonly string[]>> = {
+  node: [process.execPath, '--disable-warning=TimeoutNegativeWarning'],
+  // The permissions of `deno task start`.
+  deno: [
+    'node_modules/.bin/deno',
+    'run',
+    '--allow-net',
+    '--allow-env',
+    '--allow-read',
+    '--allow-sys',
+  ],
+};
+
+/** How a consumer process is started, beyond its environment and runtime. */
+export interface ConsumerProcessOptions {
+  /** The script run with `--role consumers`. Default `service/main.ts`. */
+  readonly entry?: string;
+  /** `pipe` keeps its standard output (its log) for the test to read. Default `ignore`. */
+  readonly stdout?: 'pipe' | 'ignore';
+}
 
 /** Everything a consumer test talks to. */
 export interface World {
@@ -31,10 +57,14 @@ export interface World {
   readonly target: StoreTarget;
   readonly brokers: readonly string[];
   /**
-   * A consumer process of the world's group (`service/main.ts --role consumers`), started;
-   * its stderr goes to the test's. `env` adds to or overrides the test defaults.
+   * A consumer process of the world's group (`service/main.ts --role consumers`) on Node or on
+   * Deno, started; its stderr goes to the test's. `env` adds to or overrides the test defaults.
    */
-  consumerProcess(env?: Readonly<Record<string, string>>): ChildProcess;
+  consumerProcess(
+    env?: Readonly<Record<string, string>>,
+    runtime?: Runtime,
+    options?: ConsumerProcessOptions,
+  ): ChildProcess;
   /** A consumer of the world's group, not started; `overrides` change the test defaults. */
   runner(overrides?: Partial<ConsumerRunnerOptions>): ConsumerRunner;
   /** Publishes lines keyed by project (or at random); resolves once acknowledged. */
@@ -107,6 +137,8 @@ export async function createWorld(
 ): Promise<World> {
   const prefix = `test-${randomUUID().slice(0, 8)}.`;
   const topics = topicNames(prefix);
+  // The consumers of a test run in this process too: they read what the service reads.
+  registerCodecs();
   const kafka = new Kafka({
     clientId: 'consumer-tests',
     brokers: [...brokers],
@@ -156,10 +188,11 @@ export async function createWorld(
     store,
     target,
     brokers,
-    consumerProcess: (env = {}) =>
-      spawn(
-        process.execPath,
-        ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', 'consumers'],
+    consumerProcess: (env = {}, runtime = 'node', options = {}) => {
+      const [command = process.execPath, ...args] = CONSUMER_COMMAND[runtime];
+      return spawn(
+        command,
+        [...args, options.entry ?? 'service/main.ts', '--role', 'consumers'],
         {
           env: {
             ...process.env,
@@ -172,9 +205,10 @@ export async function createWorld(
             LOG_LEVEL: 'warn',
             ...env,
           },
-          stdio: ['ignore', 'ignore', 'inherit'],
+          stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
         },
-      ),
+      );
+    },
     runner: (overrides = {}) =>
       new ConsumerRunner({
         kafka,

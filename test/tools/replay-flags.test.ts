@@ -15,6 +15,8 @@ describe('parseReplayFlags', () => {
         'now',
         '--keys',
         'random',
+        '--compression',
+        'zstd',
       ]),
     ).toEqual({
       inputs: [
@@ -25,6 +27,7 @@ describe('parseReplayFlags', () => {
       loops: 3,
       rebase: true,
       keys: 'random',
+      compression: 'zstd',
       probe: null,
     });
   });
@@ -36,6 +39,7 @@ describe('parseReplayFlags', () => {
       loops: 1,
       rebase: false,
       keys: 'project',
+      compression: 'none',
       probe: null,
     });
     expect(parseReplayFlags(['--rate', '5000', 'edge.ndjson'])?.pace).toEqual({
@@ -65,6 +69,10 @@ describe('parseReplayFlags', () => {
     [['-', '--source', 'edge', '--rebase', 'now'], /add --speed 1/],
     [['-', '--source', 'edge', '--loop', '2'], /can be played only once/],
     [['edge.ndjson', '--keys', 'hash'], /--keys is project or random: got "hash"/],
+    [
+      ['edge.ndjson', '--compression', 'brotli'],
+      /--compression is none, gzip, snappy, lz4, zstd: got "brotli"/,
+    ],
     [['edge.ndjson', '--fast'], /Unknown option '--fast'/],
     [['edge.ndjson', '--probe', 'localhost'], /--probe must be the API's base URL/],
     [['edge.ndjson', '--probe', 'ftp://x'], /--probe must be an http or https URL/],

@@ -1,12 +1,16 @@
 /**
  * The ingest benchmark (`npm run bench:ingest -- [--events 1000000] [--store redis|redis-cluster]
- * [--keys project|random]`), on the broker and the Redis (or the three-master Redis Cluster) of
+ * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd]`), on the broker and the Redis (or the three-master Redis Cluster) of
  * `npm run services:up`, all on this machine. `--keys random` plays a producer that does not key
  * by project: every partition, and so every consumer, writes every project. Phases, each printed
  * with its figures:
  *
- * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics;
- * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling;
+ * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics, in
+ *    batches of `--compression` (default none); with a codec, 1b: the codec alone, decompressing
+ *    batches of 100 of those events, CPU per event;
+ * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling, and its CPU per event
+ *    (this process's), which with a codec includes decompressing: the difference from a run
+ *    without one is what the codec costs per event;
  * 3. end to end: `--consumers` consumer processes (default one per core; `service/main.ts --role consumers`,
  *    the production entry point, one group) fold the N events into Redis; events/s, its ratio
  *    to the bare rate, flush latency p50/p99 (dead letters, store reads, merge and the commit,
@@ -31,7 +35,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
+import { Buffer } from 'node:buffer';
+import kafkajs, { Kafka, logLevel } from 'kafkajs';
+import type { Codec } from '../../src/kafka/codecs/codec.ts';
+import {
+  COMPRESSION_TYPES,
+  type CompressionName,
+  registerCodecs,
+} from '../../src/kafka/codecs/register.ts';
 import type { FlushReport } from '../../consumers/partition-processor.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
@@ -50,6 +61,7 @@ const { values } = parseArgs({
     consumers: { type: 'string', default: String(availableParallelism()) },
     store: { type: 'string', default: 'redis' },
     keys: { type: 'string', default: 'project' },
+    compression: { type: 'string', default: 'none' },
     profile: { type: 'string' },
   },
 });
@@ -61,6 +73,19 @@ if (values.keys !== 'project' && values.keys !== 'random') {
   console.error(`--keys must be project or random, not ${values.keys}`);
   process.exit(2);
 }
+const COMPRESSION = Object.keys(COMPRESSION_TYPES).find((name): name is CompressionName =>
+  name === values.compression
+);
+if (COMPRESSION === undefined) {
+  console.error(
+    `--compression must be one of ${
+      Object.keys(COMPRESSION_TYPES).join(', ')
+    }, not ${values.compression}`,
+  );
+  process.exit(2);
+}
+/** Events per batch in the codec's own measure: what a producer's batch of one partition holds. */
+const CODEC_BATCH_EVENTS = 100;
 const STORE: BenchStore = values.store;
 const KEYS: 'project' | 'random' = values.keys;
 const EVENTS = Number(values.events);
@@ -78,6 +103,7 @@ function percentile(values: number[], q: number): number {
 
 const prefix = `bench-${randomUUID().slice(0, 8)}.`;
 const topics = topicNames(prefix);
+registerCodecs();
 const kafka = new Kafka({ clientId: 'bench-ingest', brokers, logLevel: logLevel.NOTHING });
 const admin = kafka.admin();
 await admin.connect();
@@ -91,10 +117,12 @@ const results: Record<string, unknown> = {
   store: STORE,
   redisNodes: nodes.names,
   keys: KEYS,
+  compression: COMPRESSION,
 };
 console.log(
   `ingest benchmark: ${EVENTS} events, ${PARTITIONS} partitions, ${CONSUMERS} consumer process(es), ` +
-    `${STORE} (${nodes.names.join(', ')}), keys by ${KEYS}, topics ${prefix}*`,
+    `${STORE} (${nodes.names.join(', ')}), keys by ${KEYS}, ${COMPRESSION} batches, ` +
+    `topics ${prefix}*`,
 );
 
 // 1. Publish.
@@ -110,7 +138,13 @@ const lines = (function* () {
     yield line;
   }
 })();
-await publishLines(lines, { producer, topics, batchSize: 1000, keys: KEYS });
+await publishLines(lines, {
+  producer,
+  topics,
+  batchSize: 1000,
+  keys: KEYS,
+  compression: COMPRESSION,
+});
 await producer.disconnect();
 published = (Date.now() - published) / 1000;
 results.publishEventsPerSecond = Math.round(EVENTS / published);
@@ -120,6 +154,36 @@ console.log(
   } s (${results.publishEventsPerSecond}/s)`,
 );
 
+// 1b. The codec alone: what decompressing costs per event, on batches of the published lines as a
+// producer compresses them (one batch per partition per send: about 100 events), in this process.
+if (COMPRESSION !== 'none') {
+  const codecs: Record<number, () => Codec> = kafkajs.CompressionCodecs;
+  const codec = codecs[COMPRESSION_TYPES[COMPRESSION]]?.();
+  if (codec === undefined) throw new Error(`no ${COMPRESSION} codec is registered`);
+  const batches: Buffer[] = [];
+  const sample = generateEvents({ seed: 1, events: Math.min(EVENTS, 100_000), nowUs });
+  let batch: string[] = [];
+  let sampled = 0;
+  for (const { line } of sample) {
+    batch.push(line);
+    sampled += 1;
+    if (batch.length === CODEC_BATCH_EVENTS) {
+      batches.push(await codec.compress({ buffer: Buffer.from(batch.join('')) }));
+      batch = [];
+    }
+  }
+  const cpuBefore = process.cpuUsage();
+  for (const compressed of batches) await codec.decompress(compressed);
+  const cpu = process.cpuUsage(cpuBefore);
+  const events = batches.length * CODEC_BATCH_EVENTS;
+  results.decompressCpuUsPerEvent = Number(((cpu.user + cpu.system) / events).toFixed(3));
+  results.decompressBatches = batches.length;
+  console.log(
+    `1b. ${COMPRESSION} decompression alone: ${results.decompressCpuUsPerEvent} µs of CPU per ` +
+      `event (${batches.length} batches of ${CODEC_BATCH_EVENTS} of the ${sampled} events)`,
+  );
+}
+
 // 2. Bare kafkajs consume-and-discard.
 {
   const consumer = kafka.consumer({ groupId: `${prefix}bare`, maxWaitTimeInMs: 100 });
@@ -127,6 +191,9 @@ console.log(
   await consumer.subscribe({ topics: [topics.edge, topics['function-edge']], fromBeginning: true });
   let seen = 0;
   let first = 0;
+  // From before the first fetch: that fetch may carry most of a small run's events. The group
+  // join it includes costs milliseconds.
+  const cpuBefore = process.cpuUsage();
   const done = new Promise<void>((resolve) => {
     void consumer.run({
       partitionsConsumedConcurrently: PARTITIONS,
@@ -140,9 +207,14 @@ console.log(
   });
   await done;
   const seconds = (Date.now() - first) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   await consumer.disconnect();
   results.bareEventsPerSecond = Math.round(EVENTS / seconds);
-  console.log(`2. bare kafkajs consume-and-discard: ${results.bareEventsPerSecond} events/s`);
+  results.bareCpuUsPerEvent = Number(((cpu.user + cpu.system) / EVENTS).toFixed(2));
+  console.log(
+    `2. bare kafkajs consume-and-discard: ${results.bareEventsPerSecond} events/s, ` +
+      `${results.bareCpuUsPerEvent} µs of CPU per event`,
+  );
 }
 
 // 3. End to end into Redis, through real consumer processes.
@@ -317,7 +389,9 @@ await admin.disconnect();
 await nodes.close();
 mkdirSync('bench-results', { recursive: true });
 writeFileSync(
-  `bench-results/ingest-${STORE}-${KEYS}-${CONSUMERS}.json`,
+  `bench-results/ingest-${STORE}-${KEYS}-${CONSUMERS}${
+    COMPRESSION === 'none' ? '' : `-${COMPRESSION}`
+  }.json`,
   `${JSON.stringify(results, null, 2)}\n`,
 );
 console.log(JSON.stringify(results));

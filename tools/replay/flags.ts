@@ -6,6 +6,7 @@
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Source, SOURCES } from '../../src/events/types.ts';
+import { COMPRESSION_TYPES, type CompressionName } from '../../src/kafka/codecs/register.ts';
 
 /** The usage text printed on `--help` and after a flag error. */
 export const USAGE = `usage: npm run replay -- FILE... [options]
@@ -22,6 +23,8 @@ export const USAGE = `usage: npm run replay -- FILE... [options]
                       --speed 1: so that it proceeds at the current time)
   --keys K            project (default: keyed by project ref) or random (a producer that does
                       not key)
+  --compression C     none (default), gzip, snappy, lz4 or zstd: how record batches are
+                      compressed, as a log shipper's producer may set it
   --probe URL         while playing, ask the API at URL (key: PROBE_API_KEY, else the first of
                       API_KEYS) and publish markers; print and write a report
   --probe-rate N      endpoint requests per second while probing (default 30)
@@ -61,6 +64,8 @@ export interface ReplayCommand {
   readonly loops: number;
   readonly rebase: boolean;
   readonly keys: 'project' | 'random';
+  /** How record batches are compressed. */
+  readonly compression: CompressionName;
   /** Null: no probing, no report. */
   readonly probe: ProbeCommand | null;
 }
@@ -77,7 +82,8 @@ export const DEFAULT_REPORT_PATH = 'loadtest-report.json';
  * ```ts
  * parseReplayFlags(['edge.ndjson.gz', '--speed', '2', '--rebase', 'now']);
  * // { inputs: [{ path: 'edge.ndjson.gz', source: 'edge', gzip: true }],
- * //   pace: { kind: 'speed', factor: 2 }, loops: 1, rebase: true, keys: 'project', probe: null }
+ * //   pace: { kind: 'speed', factor: 2 }, loops: 1, rebase: true, keys: 'project',
+ * //   compression: 'none', probe: null }
  * ```
  */
 export function parseReplayFlags(
@@ -128,6 +134,7 @@ export function parseReplayFlags(
   if (keys !== 'project' && keys !== 'random') {
     throw new FlagError(`--keys is project or random: got ${JSON.stringify(keys)}`);
   }
+  const compression = compressionFlag(values.compression ?? 'none');
   const probing = values.probe !== undefined || values.report !== undefined ||
     values['probe-rate'] !== undefined;
   return {
@@ -136,6 +143,7 @@ export function parseReplayFlags(
     loops,
     rebase,
     keys,
+    compression,
     probe: probing
       ? {
         url: apiUrl(values.probe ?? defaultApiUrl),
@@ -181,6 +189,7 @@ function readFlags(args: readonly string[]) {
         loop: { type: 'string' },
         rebase: { type: 'string' },
         keys: { type: 'string' },
+        compression: { type: 'string' },
         probe: { type: 'string' },
         'probe-rate': { type: 'string' },
         report: { type: 'string' },
@@ -189,6 +198,15 @@ function readFlags(args: readonly string[]) {
   } catch (error) {
     throw new FlagError(error instanceof Error ? error.message : String(error));
   }
+}
+
+function compressionFlag(text: string): CompressionName {
+  const names = Object.keys(COMPRESSION_TYPES);
+  const name = names.find((candidate): candidate is CompressionName => candidate === text);
+  if (name === undefined) {
+    throw new FlagError(`--compression is ${names.join(', ')}: got ${JSON.stringify(text)}`);
+  }
+  return name;
 }
 
 function sourceFlag(text: string): Source {

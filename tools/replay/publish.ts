@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
+import { COMPRESSION_TYPES, type CompressionName } from '../../src/kafka/codecs/register.ts';
 import type { Source } from '../../src/events/types.ts';
 import type { TopicNames } from '../../src/kafka/topics.ts';
 
@@ -41,6 +42,8 @@ export interface PublishOptions {
    * `random` (a producer that does not key by project: every partition gets every project).
    */
   readonly keys?: 'project' | 'random';
+  /** How record batches are compressed. Default `none`. */
+  readonly compression?: CompressionName;
   /** Called after each acknowledged batch with the running total. */
   readonly onProgress?: (sent: number) => void;
   /** Stops reading lines: what was read is still published, then the count resolves. */
@@ -104,7 +107,11 @@ export async function publishLines(
     const count = pendingCount;
     pending = [];
     pendingCount = 0;
-    const request = options.producer.sendBatch({ topicMessages, acks: -1 }).then(() => {
+    const request = options.producer.sendBatch({
+      topicMessages,
+      acks: -1,
+      compression: COMPRESSION_TYPES[options.compression ?? 'none'],
+    }).then(() => {
       sent += count;
       options.onProgress?.(sent);
     });

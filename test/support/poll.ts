@@ -1,0 +1,34 @@
+/**
+ * Waiting for a service to reach a state, and a free port for one to listen on.
+ *
+ * @module
+ */
+import { createServer } from 'node:net';
+
+/** A port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port was given');
+  return address.port;
+}
+
+/**
+ * Polls `probe` until it answers a value (not null, not a rejection), or throws after
+ * `timeoutMs` saying what it waited for.
+ */
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | null>,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => null);
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
