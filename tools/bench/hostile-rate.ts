@@ -25,7 +25,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { nearestRank } from '../nearest-rank.ts';
 import { startApi } from './api/child.ts';
-import { environment } from './measure.ts';
+import { environment, positiveFlag } from './measure.ts';
 
 const HONEST_KEY = 'honest-key-0123456789abcdef';
 const FLOOD_KEYS = [1, 2, 3, 4].map((i) => `flood-key-${i}-0123456789abcdef`);
@@ -44,14 +44,6 @@ interface Flags {
   readonly floodConcurrency: number;
 }
 
-function positive(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`--${name} must be a positive integer: got ${JSON.stringify(text)}`);
-  }
-  return value;
-}
-
 function flags(args: readonly string[]): Flags {
   const { values } = parseArgs({
     args: [...args],
@@ -62,13 +54,13 @@ function flags(args: readonly string[]): Flags {
       'flood-concurrency': { type: 'string', default: '2' },
     },
   });
-  const seconds = positive('seconds', values.seconds);
+  const seconds = positiveFlag('seconds', values.seconds);
   if (seconds > 30) throw new Error(`--seconds must be at most 30: got ${seconds}`);
   return {
     entries: values.entry,
     seconds,
-    rounds: positive('rounds', values.rounds),
-    floodConcurrency: positive('flood-concurrency', values['flood-concurrency']),
+    rounds: positiveFlag('rounds', values.rounds),
+    floodConcurrency: positiveFlag('flood-concurrency', values['flood-concurrency']),
   };
 }
 

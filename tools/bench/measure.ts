@@ -106,3 +106,20 @@ export function processPeakRssBytes(pid: number | undefined): number | null {
     return null;
   }
 }
+
+/**
+ * A command-line flag's value as a positive integer, or an error naming the flag.
+ *
+ * @example
+ * ```ts
+ * positiveFlag('seconds', '20'); // 20
+ * positiveFlag('seconds', '0'); // throws: --seconds must be a positive integer: got "0"
+ * ```
+ */
+export function positiveFlag(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`--${name} must be a positive integer: got ${JSON.stringify(text)}`);
+  }
+  return value;
+}

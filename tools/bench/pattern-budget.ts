@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { type ApiProcess, startApi } from './api/child.ts';
-import { environment } from './measure.ts';
+import { environment, positiveFlag } from './measure.ts';
 
 const KEY = 'bench-key-0123456789abcdef';
 /** Unicode letter classes repeated to 252 of the 256 characters a pattern may have. */
@@ -39,14 +39,6 @@ interface Flags {
   entry: string;
 }
 
-function positive(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`--${name} must be a positive integer: got ${JSON.stringify(text)}`);
-  }
-  return value;
-}
-
 function flags(args: readonly string[]): Flags {
   const { values } = parseArgs({
     args: [...args],
@@ -59,9 +51,9 @@ function flags(args: readonly string[]): Flags {
     },
   });
   return {
-    hosts: positive('hosts', values.hosts),
-    urlHosts: positive('url-hosts', values['url-hosts']),
-    concurrent: positive('concurrent', values.concurrent),
+    hosts: positiveFlag('hosts', values.hosts),
+    urlHosts: positiveFlag('url-hosts', values['url-hosts']),
+    concurrent: positiveFlag('concurrent', values.concurrent),
     deno: values.deno,
     entry: values.entry,
   };
