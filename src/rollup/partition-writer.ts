@@ -22,8 +22,8 @@
  * member already there. They are written once the flush has found the stream's resume offset
  * where it left it (so not what was judged against data the store lost) and before any commit
  * (so a failure commits nothing and the replay writes them again). Out of the commit script they
- * cost Redis less (BENCHMARKS.md, "CPU per event and per request, second pass"). A stream that is never replayed (HTTP ingest) commits them with each
- * project: no replay would mend entries written without their counts.
+ * cost Redis less (docs/benchmarks-history.md, "CPU per event and per request, second pass").
+ * A stream never replayed (HTTP ingest) commits them with each project: no replay would mend them.
  *
  * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
  * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops

@@ -212,7 +212,7 @@ return out
  * no such key). Most buckets of a series are empty (79% of a `5min` series of the busiest
  * generated projects): an `EXISTS` costs Redis about half of what an empty `HVALS` reply does, so
  * such a read costs ~45% less Redis CPU, and a series where every bucket exists ~5% more
- * (BENCHMARKS.md, "CPU per event and per request, third pass").
+ * (docs/benchmarks-history.md, "CPU per event and per request, third pass").
  */
 export const READ_BUCKETS_SCRIPT = `${LEGACY_LUA}
 local out = {}

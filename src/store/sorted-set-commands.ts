@@ -3,8 +3,8 @@
  * the host registry): `ZADD` (`GT` in max mode), then its trims and its expiry. Sent together on
  * the key's connection by `RedisStore.updateSortedSet`, instead of a script: a script's arguments
  * are each copied into a Lua string and again into Redis by `redis.call`, which for ~1 KB
- * ring-buffer entries cost Redis more than the `ZADD` itself (BENCHMARKS.md, "CPU per event and
- * per request, second pass").
+ * ring-buffer entries cost Redis more than the `ZADD` itself (docs/benchmarks-history.md, "CPU
+ * per event and per request, second pass").
  *
  * @example
  * ```ts

@@ -1,8 +1,8 @@
 /**
  * PII redaction (docs/API.md; issues 11 and 31): `LF-ENDPOINT-REDACT-PII` over the record's
  * `redact_pii`; every IPv4 and IPv6 address in any string of the rows, nested metadata included,
- * becomes `REDACTED`. Time is not asserted: `npm run bench:hostile` style figures live in
- * BENCHMARKS.md.
+ * becomes `REDACTED`. Time is not asserted: `npm run bench:redact` prints it (BENCHMARKS.md, "PII
+ * redaction").
  */
 import { describe, expect, test } from 'vitest';
 import { redactAddresses, redactText } from '../../src/text/redact-addresses.ts';

@@ -3,7 +3,7 @@
  * native speed with no dependency. Synchronous: a batch is at most a few MB and decompresses in
  * well under a millisecond, while the asynchronous call's trip through the thread pool cost 8.1 us
  * of CPU per event on batches of 100 events (`bench:ingest -- --compression zstd`, phase 1b),
- * about three times the synchronous call's (BENCHMARKS.md).
+ * about three times the synchronous call's (BENCHMARKS.md, "Compressed batches").
  *
  * @module
  */
