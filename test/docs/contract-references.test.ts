@@ -5,23 +5,11 @@
  *
  * @module
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ROOT, trackedTextFiles } from './tracked-files.ts';
 
-const ROOT = new URL('../../', import.meta.url);
 const CONTRACT = 'docs/CONTRACT.md';
-
-/** Every file git tracks (or will, once added) as text, by path from the root. */
-function trackedTextFiles(): string[] {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  return listed.split('\n').filter((path) =>
-    /\.(ts|md|cjs|json|ya?ml|sh|lua|html|css)$|(^|\/)Dockerfile$|^\.ci\/run$/.test(path)
-  );
-}
 
 /** The section numbers of the contract's headings: `## 4. The HTTP API` → 4, `### 4.2 …` → 4.2. */
 export function contractSections(text: string): Set<string> {
