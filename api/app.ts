@@ -18,7 +18,7 @@ import {
   type RateLimitConfig,
 } from '../src/config.ts';
 import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
-import { messageOf } from '../src/async/outage-log.ts';
+import type { OutageLog } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
 import type { UnreadableState } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
@@ -34,6 +34,7 @@ import type { Connection } from './connection.ts';
 import type { ApiEnv } from './context.ts';
 import { errorResponse, HttpError, INTERNAL_MESSAGE } from './errors.ts';
 import { HostCache } from './answer/host-cache.ts';
+import { DEFAULT_HOST_REFRESH_MS } from './answer/hosts/registry-view.ts';
 import type { IngestSink } from './ingest/sink.ts';
 import { ProjectsPerKey } from './ingest/projects-per-key.ts';
 import type { ApiMetrics } from './metrics.ts';
@@ -46,7 +47,7 @@ import { registerIngestRoute } from './routes/ingest.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
 import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
-import { isStoreAway } from '../src/store/away.ts';
+import { reportStoreCalls } from './store-calls.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
 export interface AppSettings {
@@ -65,7 +66,7 @@ export interface AppSettings {
   readonly storeTimeoutMs?: number;
   /** Longest wait for the ingest sink, in ms. Default 15,000. */
   readonly ingestTimeoutMs?: number;
-  /** How old the cached host registry may be, in ms. Default 1000. */
+  /** How old the cached host registry may be, in ms. Default {@link DEFAULT_HOST_REFRESH_MS}. */
   readonly hostRefreshMs?: number;
   /** Matching time one `usage.api-counts` pattern may use, in ms (beyond: 400). Default 1000. */
   readonly matchBudgetMs?: number;
@@ -96,6 +97,11 @@ export interface AppDeps {
    * `performance.now`.
    */
   readonly matchClockMs?: () => number;
+  /**
+   * The outage log of the store's connection (its owner says when the store is back): store
+   * calls that fail because the store is away are counted in it. Default: one of the API's own.
+   */
+  readonly storeOutage?: OutageLog;
 }
 
 /** The API. */
@@ -128,7 +134,7 @@ export function createApp(deps: AppDeps): Api {
   const hosts = new HostCache({
     read: (sinceUs) => readRegistry(deps.store, sinceUs),
     nowMs,
-    refreshMs: settings.hostRefreshMs ?? 1_000,
+    refreshMs: settings.hostRefreshMs ?? DEFAULT_HOST_REFRESH_MS,
     ...(settings.matchBudgetMs === undefined ? {} : { matchBudgetMs: settings.matchBudgetMs }),
     ...(deps.matchClockMs === undefined ? {} : { matchClockMs: deps.matchClockMs }),
   });
@@ -157,7 +163,11 @@ export function createApp(deps: AppDeps): Api {
     coalescer,
     maxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
   });
-  const logStoreError = storeErrorLog(logger, () => deps.nowUs() / 1000);
+  const storeCalls = reportStoreCalls({
+    logger,
+    nowMs,
+    ...(deps.storeOutage === undefined ? {} : { outage: deps.storeOutage }),
+  });
 
   const app = new Hono<ApiEnv>();
   app.use(observe(deps.metrics, logger));
@@ -183,15 +193,15 @@ export function createApp(deps: AppDeps): Api {
     metrics: deps.metrics,
     document,
     storeTimeoutMs,
-    logStoreError,
+    storeCalls,
     notReady: deps.notReady ?? (() => ({})),
   });
-  registerEndpointRoutes(app, { records, answer, storeTimeoutMs, logStoreError });
+  registerEndpointRoutes(app, { records, answer, storeTimeoutMs, storeCalls });
   registerExplorerRoutes(app, {
     assets: explorer,
     projects: (limit) => hosts.projects(limit),
     storeTimeoutMs,
-    logStoreError,
+    storeCalls,
   });
   registerIngestRoute(app, {
     sink: deps.sink,
@@ -225,33 +235,5 @@ export function createApp(deps: AppDeps): Api {
     fetch: async (request, connection) =>
       await app.fetch(request, connection === undefined ? {} : { connection }),
     document,
-  };
-}
-
-/** Least time between two log lines about calls failing because the store is away, in ms. */
-const OFFLINE_LOG_EVERY_MS = 30_000;
-
-/**
- * Where the cause of a failed store call goes: a store that is away (every call fails at once
- * until it is back) is said once per half minute, without a stack, with how many calls failed
- * meanwhile; any other failure is logged whole.
- */
-function storeErrorLog(logger: Logger, nowMs: () => number): (error: unknown) => void {
-  let lastLogged = Number.NEGATIVE_INFINITY;
-  let failed = 0;
-  return (error) => {
-    if (!isStoreAway(error)) {
-      logger.warn({ err: error }, 'store call failed');
-      return;
-    }
-    failed += 1;
-    const now = nowMs();
-    if (now - lastLogged < OFFLINE_LOG_EVERY_MS) return;
-    logger.warn(
-      { reason: messageOf(error), failedCalls: failed },
-      'the store is not connected: calls answered 503',
-    );
-    lastLogged = now;
-    failed = 0;
   };
 }

@@ -6,6 +6,7 @@
  */
 import { withTimeout } from '../src/async/timeout.ts';
 import { HttpError, unavailable } from './errors.ts';
+import type { StoreCalls } from './store-calls.ts';
 
 /**
  * `work`, or a 503 `unavailable` naming `what` once `ms` have passed.
@@ -23,23 +24,22 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
 
 /**
  * `work` (a store call), with its failure answered as 503 `unavailable`: past `ms`, or when
- * it rejects (the cause goes to `log`, never to the caller).
+ * it rejects (the cause goes to `calls`, never to the caller).
  *
  * @example
  * ```ts
- * const rows = await guardStore(readRows(), 5_000, (error) => logger.warn({ err: error }));
+ * const rows = await guardStore(readRows(), 5_000, reportStoreCalls({ logger, nowMs: Date.now }));
  * ```
  */
-export async function guardStore<T>(
-  work: Promise<T>,
-  ms: number,
-  log: (error: unknown) => void,
-): Promise<T> {
+export async function guardStore<T>(work: Promise<T>, ms: number, calls: StoreCalls): Promise<T> {
+  let answer: T;
   try {
-    return await withDeadline(work, ms, 'the store');
+    answer = await withDeadline(work, ms, 'the store');
   } catch (error) {
     if (error instanceof HttpError) throw error;
-    log(error);
-    throw unavailable('the store is not answering; retry shortly');
+    calls.failed(error);
+    throw unavailable('the store is not answering; retry shortly', { cause: error });
   }
+  calls.answered();
+  return answer;
 }

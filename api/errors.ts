@@ -111,8 +111,13 @@ export const INTERNAL_MESSAGE = 'the service failed unexpectedly (the error is l
  * throw unavailable('the store did not answer within 5 s');
  * ```
  */
-export function unavailable(message: string): HttpError {
-  return new HttpError('unavailable', message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+export function unavailable(message: string, options?: ErrorOptions): HttpError {
+  return new HttpError(
+    'unavailable',
+    message,
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    options,
+  );
 }
 
 /**

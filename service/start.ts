@@ -146,7 +146,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       logger.info({ url: `${served.url}/metrics` }, 'consumer metrics listening');
       return { url: served.url, stop: stopAll };
     }
-    return await startHttp(options, opened, storeReady, stops, stopAll);
+    return await startHttp(options, { opened, outage }, storeReady, stops, stopAll);
   } catch (error) {
     await stopAll();
     throw error;
@@ -191,12 +191,13 @@ async function checkEviction(
 /** The `all` and `api` roles: API, ingest, and (role `all` with Kafka) the consumers. */
 async function startHttp(
   options: StartOptions,
-  opened: OpenedStore,
+  storeParts: { readonly opened: OpenedStore; readonly outage: OutageLog },
   storeReady: Promise<void>,
   stops: (() => Promise<void>)[],
   stopAll: () => Promise<void>,
 ): Promise<Service> {
   const { config, logger, nowUs } = options;
+  const { opened } = storeParts;
   const store = opened.store;
   const metrics = createMetrics({ processMetrics: true });
   const movedAside = (state: UnreadableState) => {
@@ -243,6 +244,7 @@ async function startHttp(
     metrics,
     logger,
     sink,
+    storeOutage: storeParts.outage,
     notReady: () => {
       const reasons: Record<string, string> = {};
       for (const [part, reason] of notReady) {

@@ -17,6 +17,7 @@ import {
   REDACT_PII_HEADER,
 } from '../answer/query-params.ts';
 import { guardStore } from '../deadline.ts';
+import type { StoreCalls } from '../store-calls.ts';
 import { readBody } from '../ingest/body.ts';
 import { ignoredQueryParameters } from '../../src/contract/params/common.ts';
 import type { ApiEnv } from '../context.ts';
@@ -32,8 +33,8 @@ export interface EndpointRoutesDeps {
   readonly answer: Answerer;
   /** Longest wait for the store, in ms. */
   readonly storeTimeoutMs: number;
-  /** Where a failed read's cause goes. */
-  readonly logStoreError: (error: unknown) => void;
+  /** Told of each read's outcome: where a failure's cause goes. */
+  readonly storeCalls: StoreCalls;
 }
 
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
@@ -76,7 +77,7 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       redactPii: redactPiiHeader(c),
       matchShare: c.get('matchShare'),
     });
-    const computed = await guardStore(answer, deps.storeTimeoutMs, deps.logStoreError);
+    const computed = await guardStore(answer, deps.storeTimeoutMs, deps.storeCalls);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
     const ignored = ignoredQueryParameters(params);
     const { truncated } = computed;

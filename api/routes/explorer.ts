@@ -18,6 +18,7 @@ import type { Asset } from '../explorer/assets.ts';
 import { jsonResponse } from '../json.ts';
 import { methodNotAllowed } from '../errors.ts';
 import { guardStore } from '../deadline.ts';
+import type { StoreCalls } from '../store-calls.ts';
 import { MAX_LISTED_PROJECTS, projectList } from '../explorer/projects.ts';
 import type { SeenProject } from '../answer/newest-projects.ts';
 
@@ -41,7 +42,8 @@ export interface ExplorerRoutesDeps {
   readonly projects: (limit: number) => Promise<readonly SeenProject[]>;
   /** Longest wait for the store, in ms. */
   readonly storeTimeoutMs: number;
-  readonly logStoreError: (error: unknown) => void;
+  /** Told of each read's outcome: where a failure's cause goes. */
+  readonly storeCalls: StoreCalls;
 }
 
 function assetResponse(asset: Asset): Response {
@@ -73,7 +75,7 @@ export function registerExplorerRoutes(app: Hono<ApiEnv>, deps: ExplorerRoutesDe
     const projects = await guardStore(
       deps.projects(MAX_LISTED_PROJECTS),
       deps.storeTimeoutMs,
-      deps.logStoreError,
+      deps.storeCalls,
     );
     return jsonResponse(projectList(projects), 200, { 'Cache-Control': 'no-store' });
   });

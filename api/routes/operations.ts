@@ -9,6 +9,7 @@
 import type { Hono } from 'hono';
 import type { RollupStore } from '../../src/store/port.ts';
 import { guardStore } from '../deadline.ts';
+import type { StoreCalls } from '../store-calls.ts';
 import type { ApiEnv } from '../context.ts';
 import { JSON_HEADERS, methodNotAllowed, unavailable } from '../errors.ts';
 import { jsonResponse } from '../json.ts';
@@ -42,8 +43,8 @@ export interface OperationRoutesDeps {
   readonly document: OpenApiObject;
   /** Longest wait for the store's ping, in ms. */
   readonly storeTimeoutMs: number;
-  /** Where a failed ping's cause goes. */
-  readonly logStoreError: (error: unknown) => void;
+  /** Told of each ping's outcome: where a failure's cause goes. */
+  readonly storeCalls: StoreCalls;
   /** Why parts other than the store are not ready, by part; empty when all are. */
   readonly notReady: () => Readonly<Record<string, string>>;
 }
@@ -52,7 +53,7 @@ export interface OperationRoutesDeps {
 async function readiness(deps: OperationRoutesDeps): Promise<Response> {
   const reasons: string[] = [];
   try {
-    await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.logStoreError);
+    await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.storeCalls);
   } catch {
     reasons.push('store: not answering');
   }

@@ -2,7 +2,15 @@
  * What the log says while a dependency (the store, the broker) cannot be reached: one warning
  * when it goes away, a reminder every half minute while it stays away, one line when it is back.
  * Never a stack trace per reconnect attempt: the operator needs to know what is down and since
- * when, not every retry.
+ * when, not every retry. A reminder counts the failures since the line before it (reconnect
+ * attempts, or calls refused while the dependency is away).
+ *
+ * @example
+ * ```ts
+ * const outage = new OutageLog({ logger, what: 'the store (redis://127.0.0.1:6379)', nowMs: Date.now });
+ * client.on('error', (error) => outage.failed(error)); // one warning, then one per half minute
+ * client.on('ready', () => outage.recovered()); // "... is reachable again after 12 s"
+ * ```
  *
  * @module
  */
@@ -15,9 +23,12 @@ export interface OutageLogOptions {
   readonly what: string;
   /** The clock, in Unix ms. */
   readonly nowMs: () => number;
-  /** Least time between two reminders, in ms. Default 30,000. */
+  /** Least time between two reminders, in ms. Default {@link OUTAGE_REPEAT_MS}. */
   readonly repeatMs?: number;
 }
+
+/** Default of {@link OutageLogOptions.repeatMs}: a reminder every half minute, in ms. */
+export const OUTAGE_REPEAT_MS = 30_000;
 
 /** The message of `error`, without its stack. */
 export function messageOf(error: unknown): string {
@@ -34,6 +45,8 @@ export class OutageLog {
   #since: number | null = null;
   #lastLogged = 0;
   #reason = '';
+  /** Failures since the last line. */
+  #failures = 0;
 
   constructor(options: OutageLogOptions) {
     this.#options = options;
@@ -48,20 +61,23 @@ export class OutageLog {
   failed(error: unknown): void {
     const now = this.#options.nowMs();
     this.#reason = messageOf(error);
+    this.#failures += 1;
     const { logger, what } = this.#options;
     if (this.#since === null) {
       this.#since = now;
       this.#lastLogged = now;
+      this.#failures = 0;
       logger.warn({ reason: this.#reason }, `${what} is not reachable; retrying`);
       return;
     }
-    if (now - this.#lastLogged < (this.#options.repeatMs ?? 30_000)) return;
+    if (now - this.#lastLogged < (this.#options.repeatMs ?? OUTAGE_REPEAT_MS)) return;
     this.#lastLogged = now;
     const seconds = Math.round((now - this.#since) / 1000);
     logger.warn(
-      { reason: this.#reason },
+      { reason: this.#reason, failures: this.#failures },
       `${what} still not reachable after ${seconds} s; retrying`,
     );
+    this.#failures = 0;
   }
 
   /** Records that the dependency answers (again). */
@@ -69,6 +85,7 @@ export class OutageLog {
     if (this.#since === null) return;
     const seconds = Math.round((this.#options.nowMs() - this.#since) / 1000);
     this.#since = null;
+    this.#failures = 0;
     this.#options.logger.info(`${this.#options.what} is reachable again after ${seconds} s`);
   }
 }
