@@ -127,8 +127,10 @@ function duration(env: Env, name: string, fallback: string): number {
   const value = text(env, name) ?? fallback;
   try {
     return parseDuration(value);
-  } catch {
-    throw new ConfigError(name, value, `a duration such as 30s, 5m or 1h (default ${fallback})`);
+  } catch (error) {
+    throw new ConfigError(name, value, `a duration such as 30s, 5m or 1h (default ${fallback})`, {
+      cause: error,
+    });
   }
 }
 
@@ -221,7 +223,9 @@ function apiKeys(env: Env): string[] | null {
       raw += `,${readFileSync(file, 'utf8').split(/\r?\n/).join(',')}`;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new ConfigError('API_KEYS_FILE', file, `a readable file of keys (${reason})`);
+      throw new ConfigError('API_KEYS_FILE', file, `a readable file of keys (${reason})`, {
+        cause: error,
+      });
     }
   }
   const keys = raw.split(',').map((key) => key.trim()).filter((key) => key !== '');

@@ -93,7 +93,7 @@ function readFlags(args: readonly string[]) {
     }).values;
   } catch (error) {
     // parseArgs reports unknown flags, missing values and positionals as TypeErrors.
-    if (error instanceof TypeError) throw new FlagError(error.message);
+    if (error instanceof TypeError) throw new FlagError(error.message, { cause: error });
     throw error;
   }
 }
@@ -120,7 +120,9 @@ function duration(flag: string, text: string): number {
     if (us < 1) throw new RangeError('a span must be longer than zero');
     return us;
   } catch (error) {
-    if (error instanceof RangeError) throw new FlagError(`${flag}: ${error.message}`);
+    if (error instanceof RangeError) {
+      throw new FlagError(`${flag}: ${error.message}`, { cause: error });
+    }
     throw error;
   }
 }

@@ -18,10 +18,12 @@ export const REDACT_PII_HEADER = 'LF-ENDPOINT-REDACT-PII';
 /** Largest POST body of parameters, in bytes (parameters are short; a pattern is 256 characters). */
 export const MAX_PARAMETER_BODY_BYTES = 64 * 1024;
 
-function invalid(detail: string): HttpError {
+function invalid(detail: string, options?: ErrorOptions): HttpError {
   return new HttpError(
     'invalid_body',
     `the body must be a JSON object of parameter names to string values: ${detail}`,
+    {},
+    options,
   );
 }
 
@@ -43,7 +45,9 @@ export function effectiveParams(query: URLSearchParams, body: string | null): UR
   try {
     parsed = JSON.parse(body);
   } catch (error) {
-    if (error instanceof SyntaxError) throw invalid(`not JSON (${error.message})`);
+    if (error instanceof SyntaxError) {
+      throw invalid(`not JSON (${error.message})`, { cause: error });
+    }
     throw error;
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

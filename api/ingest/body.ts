@@ -61,6 +61,8 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
       throw new HttpError(
         'incomplete_body',
         `the body ended before it was complete (${describe(error)}): send it again`,
+        {},
+        { cause: error },
       );
     });
     if (done) break;
@@ -80,11 +82,13 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   return bytes;
 }
 
-function malformed(detail: string): HttpError {
+function malformed(detail: string, options?: ErrorOptions): HttpError {
   return new HttpError(
     'invalid_body',
     `malformed body: ${detail}; send NDJSON (one JSON event per line), a JSON array of events ` +
       'or one JSON event',
+    {},
+    options,
   );
 }
 
@@ -133,7 +137,7 @@ export function splitBody(bytes: Uint8Array, limits: BodyLimits): BodyItem[] {
   try {
     text = utf8.decode(bytes);
   } catch (error) {
-    if (error instanceof TypeError) throw malformed('not valid UTF-8');
+    if (error instanceof TypeError) throw malformed('not valid UTF-8', { cause: error });
     throw error;
   }
   const first = /\S/.exec(text);

@@ -141,6 +141,7 @@ async function ledTopics(
   topics: readonly string[],
 ): Promise<Awaited<ReturnType<Admin['fetchTopicMetadata']>>['topics']> {
   let reason = '';
+  let failure: unknown;
   for (let attempt = 0; attempt < METADATA_TRIES; attempt++) {
     try {
       const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
@@ -149,10 +150,15 @@ async function ledTopics(
       );
       if (led) return metadata;
       reason = 'a partition has no leader yet';
+      failure = undefined;
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
+      failure = error;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`topics ${topics.join(', ')} were not ready within 30 s: ${reason}`);
+  throw new Error(
+    `topics ${topics.join(', ')} were not ready within 30 s: ${reason}`,
+    failure === undefined ? undefined : { cause: failure },
+  );
 }

@@ -196,7 +196,7 @@ function readFlags(args: readonly string[]) {
       },
     });
   } catch (error) {
-    throw new FlagError(error instanceof Error ? error.message : String(error));
+    throw new FlagError(error instanceof Error ? error.message : String(error), { cause: error });
   }
 }
 

@@ -56,7 +56,7 @@ export async function inputSizes(inputs: readonly ReplayInput[]): Promise<number
     try {
       info = await stat(input.path);
     } catch (error) {
-      throw new InputError(`cannot read ${input.path}: ${reason(error)}`);
+      throw new InputError(`cannot read ${input.path}: ${reason(error)}`, { cause: error });
     }
     if (!info.isFile()) throw new InputError(`cannot read ${input.path}: not a regular file`);
     if (total !== null) total += info.size;
@@ -89,6 +89,7 @@ export async function* readLines(
       input.gzip && isZlibError(error)
         ? `${name} is not valid gzip: ${reason(error)}`
         : `cannot read ${name}: ${reason(error)}`,
+      { cause: error },
     );
   } finally {
     if (input.path !== '-') raw.destroy();

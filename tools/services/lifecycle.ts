@@ -62,6 +62,7 @@ export async function up(service: Service, log: (line: string) => void): Promise
         `${service.host}:${service.port} is taken by a process that ` +
           `'npm run services:up' did not start, and it does not answer as ${service.name} ` +
           `(${message(error)}). Stop that process or free the port, then run it again.`,
+        { cause: error },
       );
     }
     return { state: 'external' };
@@ -121,6 +122,7 @@ function startFailure(service: Service, what: string, cause: unknown): Error {
   return new Error(
     `${what}: ${message(cause)}\n  see ${logFile}` +
       (lastLines === '' ? ' (empty)' : `, which ends with:\n${lastLines.replace(/^/gm, '    | ')}`),
+    { cause },
   );
 }
 

@@ -46,6 +46,7 @@ export async function waitUntilReady(
       const detail = lastError instanceof Error ? lastError.message : String(lastError);
       throw new Error(
         `not ready after ${Math.round(options.timeoutMs / 1000)} s (last probe: ${detail})`,
+        { cause: lastError },
       );
     }
     await sleep(options.intervalMs ?? 250);
