@@ -8,6 +8,7 @@
  * @module
  */
 import process from 'node:process';
+import { DEFAULT_PORT } from '../src/config/defaults.ts';
 
 const TIMEOUT_MS = 2_000;
 
@@ -23,7 +24,7 @@ async function answers(port: string | undefined): Promise<boolean> {
   }
 }
 
-const ports = [process.env['PORT'] ?? '8080', process.env['METRICS_PORT']];
+const ports = [process.env['PORT'] ?? String(DEFAULT_PORT), process.env['METRICS_PORT']];
 const healthy = (await Promise.all(ports.map(answers))).some(Boolean);
 if (!healthy) console.error(`no /healthz answered on port ${ports.filter(Boolean).join(' or ')}`);
 process.exitCode = healthy ? 0 : 1;

@@ -21,11 +21,19 @@ import {
   httpConfig,
   type RateLimitConfig,
 } from './config/http.ts';
+import {
+  DEFAULT_FLUSH_BYTES,
+  DEFAULT_MAX_FUTURE_SKEW_US,
+  DEFAULT_PORT,
+  DEFAULT_RECENT_LOGS_CAPACITY,
+  DEFAULT_SESSION_TIMEOUT_MS,
+  SERVICE_NAME,
+} from './config/defaults.ts';
 import { ConfigError, type Env, flag, integer, secret, text } from './config/read.ts';
 import { type RedisSecurity, redisSecurity, shownUrl } from './config/redis-security.ts';
 import type { Secret } from './config/secret.ts';
 import { UUID } from './text/uuid.ts';
-import { parseDuration } from './time/duration.ts';
+import { describeDuration, parseDuration } from './time/duration.ts';
 
 export { ConfigError, DEFAULT_ANSWER_MAX_BYTES, DEFAULT_HTTP_LIMITS, DEFAULT_RATE_LIMIT };
 export type { AddressSource, KafkaSecurity, RateLimitConfig, RedisSecurity };
@@ -123,14 +131,14 @@ export const ENDPOINT_ID_VARIABLES = {
   'usage.api-counts': 'ENDPOINT_ID_API_COUNTS',
 } as const;
 
-function duration(env: Env, name: string, fallback: string): number {
-  const value = text(env, name) ?? fallback;
+function duration(env: Env, name: string, fallbackUs: number): number {
+  const value = text(env, name);
+  if (value === null) return fallbackUs;
   try {
     return parseDuration(value);
   } catch (error) {
-    throw new ConfigError(name, value, `a duration such as 30s, 5m or 1h (default ${fallback})`, {
-      cause: error,
-    });
+    const allowed = `a duration such as 30s, 5m or 1h (default ${describeDuration(fallbackUs)})`;
+    throw new ConfigError(name, value, allowed, { cause: error });
   }
 }
 
@@ -272,21 +280,33 @@ export function loadConfig(env: Env): Config {
   return {
     store: storeConfig(env),
     kafkaBrokers,
-    kafkaClientId: text(env, 'KAFKA_CLIENT_ID') ?? 'streaming-endpoints',
+    kafkaClientId: text(env, 'KAFKA_CLIENT_ID') ?? SERVICE_NAME,
     kafkaSecurity: kafkaSecurity(env),
     kafkaGroupId: text(env, 'KAFKA_GROUP_ID') ?? 'rollups',
     kafkaTopicPrefix: topicPrefix(env),
     topicPartitions: integer(env, 'TOPIC_PARTITIONS', DEFAULT_TOPIC_PARTITIONS, 1, 10_000),
     flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
     flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
-    flushBytes: integer(env, 'FLUSH_BYTES', 16 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
+    flushBytes: integer(env, 'FLUSH_BYTES', DEFAULT_FLUSH_BYTES, 64 * 1024, 1024 * 1024 * 1024),
     redisAllowEviction: flag(env, 'REDIS_ALLOW_EVICTION'),
     consumerConcurrency: integer(env, 'CONSUMER_CONCURRENCY', 12, 1, 1_000),
-    consumerSessionTimeoutMs: integer(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6_000, 300_000),
-    maxFutureSkewUs: duration(env, 'MAX_FUTURE_SKEW', '5m'),
-    recentLogsCapacity: integer(env, 'RECENT_LOGS_CAPACITY', 10_000, 100, 1_000_000),
+    consumerSessionTimeoutMs: integer(
+      env,
+      'KAFKA_SESSION_TIMEOUT_MS',
+      DEFAULT_SESSION_TIMEOUT_MS,
+      6_000,
+      300_000,
+    ),
+    maxFutureSkewUs: duration(env, 'MAX_FUTURE_SKEW', DEFAULT_MAX_FUTURE_SKEW_US),
+    recentLogsCapacity: integer(
+      env,
+      'RECENT_LOGS_CAPACITY',
+      DEFAULT_RECENT_LOGS_CAPACITY,
+      100,
+      1_000_000,
+    ),
     host: text(env, 'HOST') ?? '127.0.0.1',
-    port: integer(env, 'PORT', 8080, 0, 65_535),
+    port: integer(env, 'PORT', DEFAULT_PORT, 0, 65_535),
     metricsPort: text(env, 'METRICS_PORT') === null
       ? null
       : integer(env, 'METRICS_PORT', 0, 0, 65_535),

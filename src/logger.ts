@@ -6,12 +6,13 @@
  */
 import { pino } from 'pino';
 import type { Config } from './config.ts';
+import { SERVICE_NAME } from './config/defaults.ts';
 
 /** The logger type used across the service. */
 export type Logger = pino.Logger;
 
 /** A JSON logger at `level`, writing to standard output. */
-export function createLogger(level: Config['logLevel'], name = 'streaming-endpoints'): Logger {
+export function createLogger(level: Config['logLevel'], name = SERVICE_NAME): Logger {
   return pino({
     name,
     level,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { SERVICE_NAME } from '../../src/config/defaults.ts';
 import { MAX_PATTERN_LENGTH } from '../../src/contract/params/api-counts.ts';
 import type { EndpointRecord, ParameterSpec } from '../../src/contract/registry.ts';
 import { SOURCES } from '../../src/events/types.ts';
@@ -407,7 +408,7 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
   return {
     openapi: '3.1.0',
     info: {
-      title: 'streaming-endpoints',
+      title: SERVICE_NAME,
       version: '0.1.0',
       description: 'Saved-query analytics endpoints answered from streaming rollups. Every path ' +
         'but the operational ones needs an API key, checked before anything else: ' +

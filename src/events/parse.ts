@@ -6,6 +6,7 @@
  * @module
  */
 
+import { DEFAULT_MAX_FUTURE_SKEW_US } from '../config/defaults.ts';
 import { utf8Length } from '../text/utf8-length.ts';
 import { describeDuration } from '../time/duration.ts';
 import { parseTimestamp } from '../time/timestamp.ts';
@@ -33,8 +34,8 @@ export interface ParseOptions {
   readonly maxBytes?: number;
 }
 
-/** Default of `ParseOptions.maxFutureSkewUs`: 5 minutes. */
-export const DEFAULT_MAX_FUTURE_SKEW_US = 5 * 60_000_000;
+/** Default of `ParseOptions.maxFutureSkewUs` (its home is the configuration's defaults). */
+export { DEFAULT_MAX_FUTURE_SKEW_US };
 
 /** Default of `ParseOptions.maxAgeUs`: 90 days, the longest retention of any tier. */
 export const DEFAULT_MAX_AGE_US = MAX_EVENT_AGE_US;

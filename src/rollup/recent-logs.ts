@@ -14,8 +14,8 @@ import type { ScoredMember } from '../store/port.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
 
-/** Default number of entries kept per project (CONTRACT section 5: at least 10,000). */
-export const DEFAULT_RECENT_LOGS_CAPACITY = 10_000;
+/** Default number of entries kept per project; its home is the configuration's defaults. */
+export { DEFAULT_RECENT_LOGS_CAPACITY } from '../config/defaults.ts';
 
 /** Oldest entry kept: the longest tier retention (90 days). */
 export const RECENT_LOGS_MAX_AGE_US = MAX_EVENT_AGE_US;
