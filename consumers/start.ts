@@ -8,7 +8,8 @@
  * @module
  */
 import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
-import { messageOf, OutageLog } from '../src/async/outage-log.ts';
+import { OutageLog } from '../src/async/outage-log.ts';
+import { messageOf } from '../src/text/error-message.ts';
 import type { Config } from '../src/config.ts';
 import { isKafkaAway, kafkaClient } from '../src/kafka/client.ts';
 import { kafkaFailure } from '../src/kafka/failure.ts';

@@ -17,6 +17,7 @@ import type { Serve } from '../api/adapters/serve.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { type Role, ROLES, type Service, startService } from './start.ts';
+import { messageOf } from '../src/text/error-message.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const USAGE = `usage: main.ts [--role ${ROLES.join('|')}] [--demo]\n`;
@@ -51,10 +52,6 @@ function fail(exitCode: number, message: string): never {
   process.exit(exitCode);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (typeof args === 'string') fail(2, `${args}\n${USAGE}`);
@@ -69,7 +66,7 @@ async function main(): Promise<void> {
   // Whatever escapes a running part is a defect: say so once, clearly, and exit.
   const crash = (error: unknown) => {
     logger.fatal({ err: error }, 'unexpected error; exiting');
-    fail(1, `stopped by an unexpected error: ${describe(error)}`);
+    fail(1, `stopped by an unexpected error: ${messageOf(error)}`);
   };
   process.on('unhandledRejection', crash);
   process.on('uncaughtException', crash);
@@ -93,7 +90,7 @@ async function main(): Promise<void> {
     logger.fatal({ err: error }, 'could not start');
     fail(
       1,
-      `could not start: ${describe(error)}\n` +
+      `could not start: ${messageOf(error)}\n` +
         'check the store and Kafka settings (REDIS_URL, UPSTASH_REDIS_REST_URL, KAFKA_BROKERS)',
     );
   }

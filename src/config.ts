@@ -34,6 +34,7 @@ import { type RedisSecurity, redisSecurity, shownUrl } from './config/redis-secu
 import type { Secret } from './config/secret.ts';
 import { UUID } from './text/uuid.ts';
 import { describeDuration, parseDuration } from './time/duration.ts';
+import { messageOf } from './text/error-message.ts';
 
 export { ConfigError, DEFAULT_ANSWER_MAX_BYTES, DEFAULT_HTTP_LIMITS, DEFAULT_RATE_LIMIT };
 export type { AddressSource, KafkaSecurity, RateLimitConfig, RedisSecurity };
@@ -230,7 +231,7 @@ function apiKeys(env: Env): string[] | null {
     try {
       raw += `,${readFileSync(file, 'utf8').split(/\r?\n/).join(',')}`;
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       throw new ConfigError('API_KEYS_FILE', file, `a readable file of keys (${reason})`, {
         cause: error,
       });

@@ -17,6 +17,7 @@ import {
   QUOTE,
 } from '../../src/text/json-chars.ts';
 import { HttpError } from '../errors.ts';
+import { messageOf } from '../../src/text/error-message.ts';
 
 /** One event's text and where it was in the body. */
 export interface BodyItem {
@@ -27,10 +28,6 @@ export interface BodyItem {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function tooLarge(maxBytes: number, got: string): HttpError {
   return new HttpError(
@@ -60,7 +57,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
       // The stream fails only when the client stops sending: a request error, not ours.
       throw new HttpError(
         'incomplete_body',
-        `the body ended before it was complete (${describe(error)}): send it again`,
+        `the body ended before it was complete (${messageOf(error)}): send it again`,
         {},
         { cause: error },
       );

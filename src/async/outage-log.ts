@@ -15,6 +15,7 @@
  * @module
  */
 import type { Logger } from '../logger.ts';
+import { messageOf } from '../text/error-message.ts';
 
 /** Options of {@link OutageLog}. */
 export interface OutageLogOptions {
@@ -29,15 +30,6 @@ export interface OutageLogOptions {
 
 /** Default of {@link OutageLogOptions.repeatMs}: a reminder every half minute, in ms. */
 export const OUTAGE_REPEAT_MS = 30_000;
-
-/** The message of `error`, without its stack. */
-export function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) {
-    return error.errors.map(messageOf).join('; ');
-  }
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
-}
 
 /** Tracks one dependency's outages and logs them sparingly. */
 export class OutageLog {

@@ -11,6 +11,7 @@
  */
 import type { Admin } from 'kafkajs';
 import { DEFAULT_TOPIC_PARTITIONS } from '../config.ts';
+import { messageOf } from '../text/error-message.ts';
 
 /** Topic of each source, and the dead-letter topic for events that fail validation. */
 export const TOPICS = {
@@ -152,7 +153,7 @@ async function ledTopics(
       reason = 'a partition has no leader yet';
       failure = undefined;
     } catch (error) {
-      reason = error instanceof Error ? error.message : String(error);
+      reason = messageOf(error);
       failure = error;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { ReplayInput } from './flags.ts';
+import { messageOf } from '../../src/text/error-message.ts';
 
 /**
  * Longest line published, in bytes: Kafka's default `message.max.bytes` (1 MiB and a little)
@@ -143,5 +144,5 @@ function reason(error: unknown): string {
     if (error.code === 'EACCES') return 'permission denied';
     if (error.code === 'EISDIR') return 'a directory, not a file';
   }
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

@@ -17,6 +17,7 @@ import {
 } from './process.ts';
 import type { Service } from './service.ts';
 import { waitUntilReady } from './wait.ts';
+import { messageOf } from '../../src/text/error-message.ts';
 
 /** What `up` found or did. `external`: the port answers as this service, but not as ours. */
 export type UpResult =
@@ -61,7 +62,7 @@ export async function up(service: Service, log: (line: string) => void): Promise
       throw new Error(
         `${service.host}:${service.port} is taken by a process that ` +
           `'npm run services:up' did not start, and it does not answer as ${service.name} ` +
-          `(${message(error)}). Stop that process or free the port, then run it again.`,
+          `(${messageOf(error)}). Stop that process or free the port, then run it again.`,
         { cause: error },
       );
     }
@@ -80,7 +81,7 @@ export async function up(service: Service, log: (line: string) => void): Promise
   let exit: string | undefined;
   started.exited.then(
     (code) => (exit = `exited with ${code}`),
-    (error: unknown) => (exit = `could not be started: ${message(error)}`),
+    (error: unknown) => (exit = `could not be started: ${messageOf(error)}`),
   );
   try {
     await waitUntilReady(() => service.probe(), {
@@ -120,12 +121,8 @@ function startFailure(service: Service, what: string, cause: unknown): Error {
   const logFile = relative(REPO_ROOT, service.logFile);
   const lastLines = tail(service.logFile, 25);
   return new Error(
-    `${what}: ${message(cause)}\n  see ${logFile}` +
+    `${what}: ${messageOf(cause)}\n  see ${logFile}` +
       (lastLines === '' ? ' (empty)' : `, which ends with:\n${lastLines.replace(/^/gm, '    | ')}`),
     { cause },
   );
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

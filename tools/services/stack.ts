@@ -22,6 +22,7 @@ import {
 import { secureEnv, type SecureStack, secureStack } from './secure-stack.ts';
 import type { Service } from './service.ts';
 import { UPSTASH_REST_URL, upstashRestService, upstashRestToken } from './upstash-rest-service.ts';
+import { messageOf } from '../../src/text/error-message.ts';
 
 /** The stack's services. */
 export interface Stack {
@@ -84,7 +85,7 @@ export async function upStack(of: Stack, report: StackReport): Promise<StackUp> 
       report.line(row(service.name, describeUp(result), service.address, seconds(since)));
       return true;
     } catch (error) {
-      report.error(`${service.name}: ${message(error)}`);
+      report.error(`${service.name}: ${messageOf(error)}`);
       return false;
     }
   };
@@ -101,7 +102,7 @@ export async function upStack(of: Stack, report: StackReport): Promise<StackUp> 
       report.line(row(name, masters, clusterNodes(spec).join(','), seconds(since)));
       return true;
     } catch (error) {
-      report.error(`${name}: ${message(error)}`);
+      report.error(`${name}: ${messageOf(error)}`);
       return false;
     }
   };
@@ -173,8 +174,4 @@ export function row(name: string, what: string, address: string, elapsed = ''): 
 /** Seconds since `since` (ms), as `1.2 s`. */
 export function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -30,6 +30,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, ErrorReply, MultiErrorReply, RESP_TYPES } from 'redis';
+import { messageOf } from '../../src/text/error-message.ts';
 
 /** The token of the local development endpoint. Not a secret: it guards nothing but loopback. */
 export const DEFAULT_TOKEN = 'local-dev-token';
@@ -110,7 +111,7 @@ export async function startUpstashRest(options: UpstashRestOptions): Promise<Ups
     url: options.redisUrl,
     socket: { reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000) },
   });
-  client.on('error', (error: unknown) => console.error(`upstash-rest: redis: ${describe(error)}`));
+  client.on('error', (error: unknown) => console.error(`upstash-rest: redis: ${messageOf(error)}`));
   await client.connect();
   // Bulk and simple strings as bytes, so that base64 encodes exactly what Redis holds.
   const redis = client.withTypeMapping({
@@ -174,8 +175,8 @@ export async function startUpstashRest(options: UpstashRestOptions): Promise<Ups
           return reply(response, error.status, { error: error.message });
         }
         if (error instanceof ErrorReply) return reply(response, 400, { error: error.message });
-        console.error(`upstash-rest: ${request.method} ${request.url}: ${describe(error)}`);
-        reply(response, 503, { error: `Redis unavailable: ${describe(error)}` });
+        console.error(`upstash-rest: ${request.method} ${request.url}: ${messageOf(error)}`);
+        reply(response, 503, { error: `Redis unavailable: ${messageOf(error)}` });
       },
     );
   });
@@ -321,10 +322,6 @@ function reply(response: ServerResponse, status: number, body: unknown): void {
 function preview(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function portFromEnv(): number {

@@ -4,6 +4,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { messageOf } from '../../src/text/error-message.ts';
 
 /** Options of {@link waitUntilReady}. */
 export interface WaitOptions {
@@ -43,9 +44,10 @@ export async function waitUntilReady(
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      const detail = lastError instanceof Error ? lastError.message : String(lastError);
       throw new Error(
-        `not ready after ${Math.round(options.timeoutMs / 1000)} s (last probe: ${detail})`,
+        `not ready after ${Math.round(options.timeoutMs / 1000)} s (last probe: ${
+          messageOf(lastError)
+        })`,
         { cause: lastError },
       );
     }

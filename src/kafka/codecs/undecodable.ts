@@ -12,6 +12,7 @@
 import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { Codec } from './codec.ts';
+import { messageOf } from '../../text/error-message.ts';
 
 /** The marker's header: unique to this process, so no record published to Kafka carries it. */
 const MARKER_HEADER = `undecodable-batch-${randomUUID()}`;
@@ -92,11 +93,6 @@ function holdsRecords(records: Buffer, count: number): boolean {
     at = length.next + length.value;
   }
   return at === records.length;
-}
-
-/** What an error says, for the marker's reason. */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
