@@ -8,13 +8,19 @@
 # Node 24 runs the TypeScript sources as they are (type stripping): no build step. Production
 # dependencies only; runs as the unprivileged `node` user; listens on all interfaces of the
 # container (HOST=0.0.0.0), so a published port reaches it. docker-compose.yml uses this image.
+#
+# BASE_IMAGE is node:24-slim; `npm run image:test` gives a local image laid out the same way
+# where no registry of images is reachable (tools/image/base.sh: Debian's packages and Node 24
+# from the npm registry).
 
-FROM node:24-slim AS dependencies
+ARG BASE_IMAGE=node:24-slim
+
+FROM ${BASE_IMAGE} AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:24-slim
+FROM ${BASE_IMAGE}
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080

@@ -14,9 +14,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Service } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
-import { resumeKey } from '../../src/rollup/keys.ts';
-import { RedisStore } from '../../src/store/redis.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
+import { drained } from '../support/drained.ts';
 import { startReadyService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { TEST_KEY } from './helpers/app.ts';
@@ -66,40 +65,12 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
     await admin.disconnect();
   }, 60_000);
 
-  /** Resolves once the consumers stored offsets up to the end of every source partition. */
-  async function drained(timeoutMs: number): Promise<void> {
-    const admin = new Kafka({ brokers: [...kafka.brokers], logLevel: logLevel.NOTHING }).admin();
-    const store = await RedisStore.connect(redisUrl);
-    await admin.connect();
-    try {
-      const ends = new Map<string, number>();
-      for (const topic of [topics.edge, topics['function-edge']]) {
-        for (const entry of await admin.fetchTopicOffsets(topic)) {
-          ends.set(`${topic}/${entry.partition}`, Number(entry.high));
-        }
-      }
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        let behind = 0;
-        for (const [partition, end] of ends) {
-          behind += end - ((await store.readOffset(resumeKey(partition))) ?? 0);
-        }
-        if (behind <= 0) return;
-        if (Date.now() > deadline) throw new Error(`consumers still ${behind} events behind`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    } finally {
-      await admin.disconnect();
-      await store.close();
-    }
-  }
-
   test('ingested through Kafka, every endpoint answers what the reference says', async () => {
     const document = await (await call('/openapi.json')).json();
     const check = responseValidator(document);
     const totals = await ingestLines(call, stream.lines, check, 1_000);
     expect(totals.accepted).toBe(stream.events.length);
-    await drained(90_000);
+    await drained(kafka.brokers, topics, redisUrl, 90_000);
     await expectLiveAnswersMatchReference(
       call,
       stream.events,
