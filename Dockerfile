@@ -21,6 +21,14 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${BASE_IMAGE}
+# tini as PID 1: it passes the engine's SIGTERM on to node, whose default action still applies
+# until the service has installed its handlers (as PID 1 node would ignore a stop signal while
+# it loads, and wait for SIGKILL at the end of the grace period); -e 143 reports that stop as
+# the clean exit it is.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080
@@ -35,5 +43,5 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "service/healthcheck.ts"]
-ENTRYPOINT ["node", "--disable-warning=TimeoutNegativeWarning", "service/main.ts"]
+ENTRYPOINT ["tini", "-e", "143", "--", "node", "--disable-warning=TimeoutNegativeWarning", "service/main.ts"]
 CMD ["--role", "all"]

@@ -3,8 +3,8 @@
  * the embedded store, on a free port of the host's network. It gets healthy, runs as the
  * unprivileged user, holds production dependencies only, serves the explorer and answers the
  * three endpoints as the reference evaluator does after an ingest, and stops cleanly on SIGTERM
- * within the grace period, also while it is still starting (as PID 1, a signal without a
- * handler is ignored, and the engine would kill it after the grace period).
+ * within the grace period, also while it is still starting (node as PID 1 ignored a signal it
+ * had no handler for yet, and the engine killed it after the grace period: tini is PID 1).
  *
  * Prints the image's size and its cold start (from `run` to a healthy `/healthz`).
  */
@@ -86,10 +86,21 @@ describe(`the image ${IMAGE}, --role all`, () => {
     expect(await container?.healthy()).toBe(true);
   });
 
-  test('the service runs as the unprivileged user node', async () => {
-    const status = await engineOk(['exec', name, 'cat', '/proc/1/status']);
-    const uid = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
-    expect(uid?.slice(1)).toEqual(['1000', '1000']);
+  test('the service runs as the unprivileged user node, under tini', async () => {
+    // Each process of the container: its command line, and its real, effective, saved and
+    // file-system user ids.
+    const listing = await engineOk([
+      'exec',
+      name,
+      'sh',
+      '-c',
+      'for p in /proc/[0-9]*; do echo "$(tr "\\0" " " <"$p/cmdline")|$(grep "^Uid:" "$p/status")"; done',
+    ]);
+    const processes = listing.split('\n').filter((line) => line.includes('|Uid:'));
+    expect(processes.filter((line) => /^node .*service\/main\.ts/.test(line)), listing)
+      .toHaveLength(1);
+    expect(processes.filter((line) => line.startsWith('tini ')), listing).toHaveLength(1);
+    for (const line of processes) expect(line).toMatch(/\|Uid:\s+1000\s+1000\s+1000\s+1000$/);
     expect((await engineOk(['exec', name, 'id', '-un'])).trim()).toBe('node');
   });
 
