@@ -1,9 +1,10 @@
 /**
- * The service's Dockerfile, checked without a Docker engine: Node 24 slim, production
- * dependencies only, a non-root user, listening on all interfaces, a health check on
- * `/healthz`, one image for every role; and the image holds everything the service loads: each
- * file the entry points import is copied and not kept out by .dockerignore, and each package is
- * a production dependency. The health check itself runs against a real socket.
+ * The service's Dockerfile, checked without a Docker engine (the fast first line; `npm run
+ * image:test` builds the image and runs it): Node 24 slim, production dependencies only, a
+ * non-root user, tini in front, listening on all interfaces, a health check on `/healthz`, one
+ * image for every role; and the image holds everything the service loads: each file the entry
+ * points import is copied and not kept out by .dockerignore, and each package is a production
+ * dependency. The health check itself runs against a real socket.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -45,10 +46,16 @@ function closure(): { files: Set<string>; packages: Set<string> } {
 }
 
 describe('Dockerfile', () => {
-  test('every stage is Node 24 slim', () => {
+  test('every stage is Node 24 slim (the base a build argument, node:24-slim by default)', () => {
+    const declared = instructions.filter((i) =>
+      i.keyword === 'ARG' && /^BASE_IMAGE=/.test(i.argument)
+    );
+    expect(declared.map((i) => i.argument)).toEqual(['BASE_IMAGE=node:24-slim']);
+    // Declared before the first stage, so that every FROM can read it.
+    expect(instructions[0]).toEqual({ keyword: 'ARG', argument: 'BASE_IMAGE=node:24-slim' });
     const bases = instructions.filter((i) => i.keyword === 'FROM').map((i) => i.argument);
     expect(bases.length).toBeGreaterThan(0);
-    for (const base of bases) expect(base).toMatch(/^node:24-slim(\s|$)/);
+    for (const base of bases) expect(base).toMatch(/^\$\{BASE_IMAGE\}(\s|$)/);
   });
 
   test('installs production dependencies only, from the lock file', () => {
@@ -64,6 +71,13 @@ describe('Dockerfile', () => {
     expect(users[0]).not.toMatch(/^(root|0)(:|$)/);
     expect(dockerfileEnv(instructions)['HOST']).toBe('0.0.0.0');
     expect(arguments_('ENTRYPOINT')).toEqual([expect.stringContaining('service/main.ts')]);
+    // tini as PID 1 passes SIGTERM on, also before the service has installed its handlers.
+    expect(JSON.parse(arguments_('ENTRYPOINT')[0] ?? '[]').slice(0, 4)).toEqual([
+      'tini',
+      '-e',
+      '143',
+      '--',
+    ]);
     expect(JSON.parse(arguments_('CMD')[0] ?? '[]')).toEqual(['--role', 'all']);
   });
 
