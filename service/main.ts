@@ -71,38 +71,7 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', crash);
   process.on('uncaughtException', crash);
 
-  // The stop signals are handled from the start: as a container's PID 1 the process ignores a
-  // signal it has no handler for, so a stop while it starts (waiting for Kafka or the store)
-  // would wait for the engine's SIGKILL. A signal then stops it as soon as the start is done,
-  // within the same deadline.
-  let service: Service | null = null;
-  let stopping = false;
-  const stop = (started: Service) => {
-    started.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  // A launcher in front (deno task, npm, a terminal's Ctrl-C to the whole process group) may
-  // deliver a stop signal twice: the listeners stay, so a second one does not cut the shutdown
-  // short (the default action would kill the process mid-stop); the deadline still bounds it.
-  const onSignal = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, starting: service === null }, 'stopping');
-    const deadline = setTimeout(() => {
-      logger.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting`);
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS);
-    deadline.unref();
-    if (service !== null) stop(service);
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
-
+  let service: Service;
   try {
     service = await startService({
       config,
@@ -125,7 +94,32 @@ async function main(): Promise<void> {
         'check the store and Kafka settings (REDIS_URL, UPSTASH_REDIS_REST_URL, KAFKA_BROKERS)',
     );
   }
-  if (stopping) stop(service);
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'stopping');
+    const deadline = setTimeout(() => {
+      logger.error(`shutdown took longer than ${SHUTDOWN_DEADLINE_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  // A launcher in front (deno task, npm, a terminal's Ctrl-C to the whole process group) may
+  // deliver a stop signal twice: the listeners stay, so a second one does not cut the shutdown
+  // short (the default action would kill the process mid-stop); the deadline above still bounds it.
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    shutdown(signal);
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
 await main();
