@@ -43,6 +43,7 @@ CONF
   export CONTAINERS_STORAGE_CONF=$root/.cache/image/storage.conf
   echo "== image: base (tools/image/base.sh)"
   base=$(bash tools/image/base.sh)
+  echo "image: base $base ready in $(($(date +%s) - started_at)) s"
   echo "== image: podman build --build-arg BASE_IMAGE=$base -t $image ."
   podman build --format docker --network host --build-arg "BASE_IMAGE=$base" -t "$image" .
 fi
