@@ -6,7 +6,8 @@
  * - `up` starts what is not running (Kafka alongside Redis, then the REST endpoint in front of
  *   Redis, alongside the cluster's nodes, then the cluster formed of them), waits until each
  *   answers a real request, prints the addresses and writes the client environment to
- *   `.services/env`. `up --secure` (or `SERVICES_SECURE=1`) also starts the secure services
+ *   `.services/env`. `up --replicas` (or `REDIS_CLUSTER_REPLICAS=1`) gives each master of the
+ *   Redis Cluster a replica (ports 7004 to 7006), so that a master can fail over. `up --secure` (or `SERVICES_SECURE=1`) also starts the secure services
  *   (tools/services/secure-stack.ts: a SASL_SSL broker, a TLS Redis and a TLS Redis Cluster
  *   with an ACL user) and adds their `SECURE_*` variables.
  * - `down` stops only the processes `up` started (by pid), the secure ones included, SIGTERM
@@ -23,17 +24,27 @@ import { ENV_FILE, REPO_ROOT } from './paths.ts';
 import type { Service } from './service.ts';
 import { downServices, row, seconds, type Stack, stack, upStack } from './stack.ts';
 
-const USAGE = 'usage: node tools/services/cli.ts up [--secure]|down|status';
+const USAGE = 'usage: node tools/services/cli.ts up [--secure] [--replicas]|down|status';
+
+/** Whether `flag` was given, or the environment variable `name` says yes. */
+function asked(flags: readonly string[], flag: string, name: string): boolean {
+  return flags.includes(flag) ||
+    ['1', 'true', 'yes'].includes((process.env[name] ?? '').toLowerCase());
+}
 
 async function main(command: string | undefined, flags: readonly string[]): Promise<number> {
-  const secureAsked = flags.includes('--secure') ||
-    ['1', 'true', 'yes'].includes((process.env['SERVICES_SECURE'] ?? '').toLowerCase());
-  if (flags.some((flag) => flag !== '--secure') || (command !== 'up' && flags.length > 0)) {
+  const secureAsked = asked(flags, '--secure', 'SERVICES_SECURE');
+  const replicasAsked = asked(flags, '--replicas', 'REDIS_CLUSTER_REPLICAS');
+  const known = ['--secure', '--replicas'];
+  if (flags.some((flag) => !known.includes(flag)) || (command !== 'up' && flags.length > 0)) {
     console.error(USAGE);
     return 2;
   }
-  // Down and status cover the secure services too: whatever of ours runs.
-  const services = stack({ secure: command !== 'up' || secureAsked });
+  // Down and status cover the secure services and the replicas too: whatever of ours runs.
+  const services = stack({
+    secure: command !== 'up' || secureAsked,
+    replicas: command !== 'up' || replicasAsked,
+  });
   switch (command) {
     case 'up':
       return await upAll(services);
@@ -53,6 +64,8 @@ async function upAll(services: Stack): Promise<number> {
   const started = Date.now();
   console.log(
     `services: up (Apache Kafka ${kafkaVersion()}, Redis, Upstash REST endpoint, Redis Cluster${
+      services.cluster.replicaPorts === undefined ? '' : ' with replicas'
+    }${
       services.secure === null ? '' : '; secure: SASL_SSL Kafka, TLS Redis, TLS Redis Cluster'
     })`,
   );

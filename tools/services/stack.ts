@@ -14,10 +14,12 @@ import {
   clusterNodes,
   formRedisCluster,
   PLAIN_CLUSTER,
+  PLAIN_REPLICA_PORTS,
   REDIS_CLUSTER_NODES,
   redisClusterNodeServices,
   type RedisClusterSpec,
   SECURE_CLUSTER,
+  withReplicas,
 } from './redis-cluster.ts';
 import { secureEnv, type SecureStack, secureStack } from './secure-stack.ts';
 import type { Service } from './service.ts';
@@ -30,6 +32,8 @@ export interface Stack {
   /** Redis, then the REST endpoint in front of it. */
   readonly chain: readonly Service[];
   readonly clusterNodes: readonly Service[];
+  /** The development cluster (with replicas, when asked for). */
+  readonly cluster: RedisClusterSpec;
   /** The secure services (TLS, SASL, ACL users), when asked for. */
   readonly secure: SecureStack | null;
   /** Every service, in the order `down` stops them (the REST endpoint before its Redis). */
@@ -38,13 +42,19 @@ export interface Stack {
 
 /**
  * The stack of this repository (its ports and state under `.services/`); with `secure`, also
- * the secure services (tools/services/secure-stack.ts).
+ * the secure services (tools/services/secure-stack.ts); with `replicas`, a replica for each
+ * master of the Redis Cluster.
  */
-export function stack(options: { readonly secure?: boolean } = {}): Stack {
+export function stack(
+  options: { readonly secure?: boolean; readonly replicas?: boolean } = {},
+): Stack {
   const kafka = kafkaService();
   const redis = redisService();
   const rest = upstashRestService();
-  const clusterNodes = redisClusterNodeServices();
+  const cluster = options.replicas === true
+    ? withReplicas(PLAIN_CLUSTER, PLAIN_REPLICA_PORTS)
+    : PLAIN_CLUSTER;
+  const clusterNodes = redisClusterNodeServices(cluster);
   const secure = options.secure === true ? secureStack() : null;
   const secureServices = secure === null
     ? []
@@ -53,6 +63,7 @@ export function stack(options: { readonly secure?: boolean } = {}): Stack {
     kafka,
     chain: [redis, rest],
     clusterNodes,
+    cluster,
     secure,
     stopOrder: [...secureServices, rest, redis, ...clusterNodes, kafka],
   };
@@ -98,7 +109,9 @@ export async function upStack(of: Stack, report: StackReport): Promise<StackUp> 
     const since = Date.now();
     try {
       const outcome = await formRedisCluster((text) => report.line(`${name}: ${text}`), spec);
-      const masters = `${outcome}, ${nodes.length} masters`;
+      const replicas = spec.replicaPorts?.length ?? 0;
+      const masters = `${outcome}, ${spec.ports.length} masters` +
+        (replicas === 0 ? '' : `, ${replicas} replicas`);
       report.line(row(name, masters, clusterNodes(spec).join(','), seconds(since)));
       return true;
     } catch (error) {
@@ -113,7 +126,7 @@ export async function upStack(of: Stack, report: StackReport): Promise<StackUp> 
   const secure = of.secure;
   const results = await Promise.all([
     upOne(of.kafka),
-    upCluster('redis-cluster', of.clusterNodes, PLAIN_CLUSTER),
+    upCluster('redis-cluster', of.clusterNodes, of.cluster),
     upChain(),
     ...(secure === null ? [] : [
       upOne(secure.kafka),
