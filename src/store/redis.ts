@@ -15,6 +15,8 @@
  */
 import { Buffer } from 'node:buffer';
 import { createClient, createCluster, RESP_TYPES } from 'redis';
+import { isStoreAway } from './away.ts';
+import { ClusterRefresh } from './cluster-refresh.ts';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { scriptSha1 } from './script-sha.ts';
@@ -116,7 +118,11 @@ function clientConnection(client: Client): Connection {
  * A connection through whichever cluster client `current()` returns; until there is one, every
  * command fails at once (as node-redis does while a connection is down).
  */
-function clusterConnection(current: () => Cluster | null, close: () => Promise<void>): Connection {
+function clusterConnection(
+  current: () => Cluster | null,
+  close: () => Promise<void>,
+  refresh: ClusterRefresh,
+): Connection {
   const connected = (): Cluster => {
     const cluster = current();
     if (cluster === null) throw new Error('the Redis Cluster has not been reached yet');
@@ -124,13 +130,21 @@ function clusterConnection(current: () => Cluster | null, close: () => Promise<v
   };
   return {
     clustered: true,
-    send: async (firstKey, args, asBytes) =>
-      await connected().sendCommand(
-        firstKey,
-        false,
-        [...args],
-        asBytes === true ? AS_BYTES : undefined,
-      ),
+    send: async (firstKey, args, asBytes) => {
+      const cluster = connected();
+      try {
+        return await cluster.sendCommand(
+          firstKey,
+          false,
+          [...args],
+          asBytes === true ? AS_BYTES : undefined,
+        );
+      } catch (error) {
+        // Its node may have died and its replica been promoted: no reply will say so.
+        if (isStoreAway(error)) refresh.nodeAway(cluster);
+        throw error;
+      }
+    },
     ping: async () => {
       const cluster = connected();
       await Promise.all(
@@ -208,7 +222,9 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   ): Promise<RedisStore> {
     const cluster = RedisStore.#cluster(nodes, options);
     await cluster.connect();
-    return new RedisStore(clusterConnection(() => cluster, () => closeCluster(cluster)));
+    return new RedisStore(
+      clusterConnection(() => cluster, () => closeCluster(cluster), RedisStore.#refresh(options)),
+    );
   }
 
   /**
@@ -241,7 +257,11 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
       closed = true;
       clearTimeout(retry);
       if (current !== null) await closeCluster(current);
-    }));
+    }, RedisStore.#refresh(options)));
+  }
+
+  static #refresh(options: RedisStoreOptions): ClusterRefresh {
+    return new ClusterRefresh(options.onError === undefined ? {} : { onError: options.onError });
   }
 
   static #cluster(nodes: readonly string[], options: RedisStoreOptions): Cluster {
