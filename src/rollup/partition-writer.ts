@@ -60,6 +60,7 @@ import {
 import { DAY_US } from '../time/civil.ts';
 import { hostSightings, type PendingState, type ProjectDelta, type RollupDelta } from './fold.ts';
 import { invocationStats } from './invocation-stats.ts';
+import { CommitLedger, type Loss, lossReason } from './commit-ledger.ts';
 import {
   EXPIRY_SLACK_US,
   HOST_HORIZON_US,
@@ -260,8 +261,8 @@ export class PartitionWriter {
   readonly #projects = new Map<string, KnownProject>();
   /** Parts held in {@link #projects}, all projects together. */
   #partCount = 0;
-  /** Where {@link verify} goes on through the known projects. */
-  #verifyCursor: MapIterator<[string, KnownProject]> = this.#projects.entries();
+  /** What this writer committed and registered, kept when the caches are dropped. */
+  readonly #ledger: CommitLedger;
   /** Counts flushes, to tell watermarks a pending fold still needs from forgettable ones. */
   #flushes = 0;
   /** The stored resume offset, as last read or written (null: none). */
@@ -279,6 +280,13 @@ export class PartitionWriter {
     this.#cacheLimit = options.cacheLimit ?? 50_000;
     this.#onUnreadable = options.onUnreadable;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
+    this.#ledger = new CommitLedger({
+      store: this.#store,
+      stream: this.#stream,
+      watermarkKey: (project) => this.#watermarkKey(project),
+      limit: this.#cacheLimit,
+      watermarkLifeUs: this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US,
+    });
   }
 
   /** The stream this writer writes. */
@@ -307,6 +315,10 @@ export class PartitionWriter {
       this.#opened = true;
       return 0;
     }
+    // Before the resume offset is trusted: a failover may have taken what a project held.
+    const nowUs = this.#nowUs();
+    this.#lost(await this.#ledger.lost(nowUs));
+    await this.#ledger.registerAgain(nowUs);
     const key = resumeKey(this.#stream);
     const current = await this.#store.readOffset(key);
     const stored = current ?? (await this.#legacyOffset());
@@ -329,6 +341,13 @@ export class PartitionWriter {
   async #legacyOffset(): Promise<number | null> {
     const [offset] = await this.#store.readWatermarks([LEGACY_OFFSETS_KEY], this.#stream);
     return offset ?? null;
+  }
+
+  /** On `losses`, rewinds to the earliest and throws (see `commit-ledger.ts`). */
+  #lost(losses: readonly Loss[]): void {
+    for (const { stored } of losses) this.rewindTo(stored);
+    const first = losses[0];
+    if (first !== undefined) throw new OffsetConflictError(this.#stream, lossReason(first));
   }
 
   /** Makes the next {@link open} resume no later than `offset` (null: the earliest offset). */
@@ -367,6 +386,7 @@ export class PartitionWriter {
       this.#store.readWatermarks(keys, this.#stream),
       this.#store.readReaches(keys, this.#stream),
     ]);
+    this.#lost(this.#ledger.loaded(unknown, stored, nowUs));
     unknown.forEach((project, i) => {
       if (this.#projects.has(project)) return;
       const offset = stored[i] ?? null;
@@ -541,6 +561,7 @@ export class PartitionWriter {
                 'its reach (a watermark that expired before its parts, or was evicted)',
             });
           } else {
+            this.#ledger.refused(project, result.stored);
             refused.push({
               rewindTo: result.stored,
               reason: `project ${project} holds offset ${result.stored ?? 'none'} from it, ` +
@@ -582,38 +603,12 @@ export class PartitionWriter {
         };
       }
     }
-    const projects: string[] = [];
-    const expected: (number | null)[] = [];
-    for (let i = 0; i < Math.min(sample, this.#projects.size); i++) {
-      let next = this.#verifyCursor.next();
-      if (next.done === true) {
-        this.#verifyCursor = this.#projects.entries();
-        next = this.#verifyCursor.next();
-        if (next.done === true) break;
-      }
-      projects.push(next.value[0]);
-      expected.push(next.value[1].offset);
-    }
-    if (projects.length === 0) return { consistent: true };
-    const stored = await this.#store.readWatermarks(
-      projects.map((project) => this.#watermarkKey(project)),
-      this.#stream,
-    );
-    const lost = projects.flatMap((project, i) => {
-      const now = stored[i] ?? null;
-      const known = this.#projects.get(project);
-      // Still the value read when the sample was taken: a flush since may have moved it.
-      if (now === expected[i] || known === undefined || known.offset !== expected[i]) return [];
-      return [{ project, now }];
-    });
-    if (lost.length === 0) return { consistent: true };
-    for (const { now } of lost) this.rewindTo(now);
-    const first = lost[0];
-    return {
-      consistent: false,
-      reason: `project ${first?.project} holds offset ${first?.now ?? 'none'} from it, ` +
-        `not ${expected[projects.indexOf(first?.project ?? '')] ?? 'none'}`,
-    };
+    const nowUs = this.#nowUs();
+    await this.#ledger.registerAgain(nowUs, sample);
+    const [first, ...more] = await this.#ledger.lost(nowUs, sample);
+    if (first === undefined) return { consistent: true };
+    for (const { stored } of [first, ...more]) this.rewindTo(stored);
+    return { consistent: false, reason: lossReason(first) };
   }
 
   /** Registers every (project, host) of the delta, a maximum: idempotent, so outside the commits. */
@@ -623,6 +618,7 @@ export class PartitionWriter {
       score: newestUs,
     }));
     if (members.length === 0) return;
+    this.#ledger.registered(members);
     await this.#store.updateSortedSet({
       key: HOSTS_KEY,
       members,
@@ -704,6 +700,7 @@ export class PartitionWriter {
       sortedSets,
     });
     if (result.applied) {
+      this.#ledger.committed(project, nextOffset, nowUs);
       known.offset = nextOffset;
       known.reachUs = reachUs;
       known.seenAtUs = nowUs;

@@ -94,7 +94,9 @@ export function ringBufferDifferences(
 ): Promise<string[]> {
   const expected = new Map<string, number>();
   for (const event of events) {
-    if (event.source === 'edge') expected.set(event.project, (expected.get(event.project) ?? 0) + 1);
+    if (event.source === 'edge') {
+      expected.set(event.project, (expected.get(event.project) ?? 0) + 1);
+    }
   }
   return withCluster(target, async (cluster) => {
     const differences: string[] = [];
@@ -118,7 +120,9 @@ export function admittedDifferences(
   for (const event of events) {
     const names = event.source === 'edge'
       ? event.requests.flatMap(({ host }) => host === null ? [] : [`h${host}`])
-      : event.invocations.flatMap(({ functionId }) => functionId === null ? [] : [`f${functionId}`]);
+      : event.invocations.flatMap(({ functionId }) =>
+        functionId === null ? [] : [`f${functionId}`]
+      );
     if (names.length === 0) continue;
     const day = `${event.project} ${admissionDay(event) / 1_000_000}`;
     const set = expected.get(day) ?? new Set();
@@ -158,7 +162,9 @@ export function failoverQueries(
   events: readonly LogEvent[],
   nowUs: number,
 ): [EndpointName, string][] {
-  const edgeProjects = new Set(events.flatMap((event) => event.source === 'edge' ? [event.project] : []));
+  const edgeProjects = new Set(
+    events.flatMap((event) => event.source === 'edge' ? [event.project] : []),
+  );
   return [
     ...queriesFor(events, nowUs),
     ...[...edgeProjects].map((project): [EndpointName, string] => [

@@ -69,7 +69,9 @@ export async function startOwnCluster(): Promise<OwnCluster> {
   const byPort = new Map(services.map((service) => [service.port, service]));
 
   const command = async (node: Service, args: readonly string[]): Promise<unknown> => {
-    const client = createClient({ url: node.address, socket: { connectTimeout: 2_000, reconnectStrategy: false },
+    const client = createClient({
+      url: node.address,
+      socket: { connectTimeout: 2_000, reconnectStrategy: false },
     });
     client.on('error', () => undefined);
     await client.connect();

@@ -1,0 +1,228 @@
+/**
+ * What one stream's writer has written, remembered apart from its caches, so that a store that
+ * lost acknowledged writes is noticed even after the caches were dropped.
+ *
+ * A Redis Cluster keeps a project's keys on one master and a stream's resume offset and the host
+ * registry on others (see `keys.ts`). When a master fails over to a replica that had not copied
+ * its last writes, those keys go back and the others do not: a project's watermark (with its
+ * parts, admitted keys and, written just before on the same master, its ring-buffer entries)
+ * may fall below what the writer committed while the stream's resume offset, on a master that
+ * kept everything, says the project is past it. A writer that still knew the project found it
+ * at its next commit or in {@link PartitionWriter.verify}; one whose flush failed meanwhile (and
+ * during a failover flushes fail: the master is away, the cluster down) dropped its caches and
+ * resumed from the resume offset, and the lost events were never folded again.
+ *
+ * The ledger keeps, per project, the last watermark the writer committed (until the watermark
+ * itself would have expired), and per (project, host) the newest time it registered, bounded
+ * alike, least recently written first out. {@link CommitLedger.lost} compares the watermarks
+ * with the store's (a sample, or all of them when the writer reopens); the sightings are
+ * registered again ({@link CommitLedger.registerAgain}), a maximum that changes nothing where
+ * the registry kept them.
+ *
+ * @module
+ */
+import type { RollupStore, ScoredMember } from '../store/port.ts';
+import { EXPIRY_SLACK_US, HOST_HORIZON_US, HOSTS_KEY } from './keys.ts';
+
+/** A project whose stored watermark is below what the writer committed. */
+export interface Loss {
+  readonly project: string;
+  /** The stored watermark (null: none). */
+  readonly stored: number | null;
+  readonly committed: number;
+}
+
+/** Options of {@link CommitLedger}. */
+export interface CommitLedgerOptions {
+  readonly store: RollupStore;
+  readonly stream: string;
+  /** Where a project's watermark of the stream is kept. */
+  readonly watermarkKey: (project: string) => string;
+  /** Projects, and (project, host) pairs, remembered; the least recently written go first. */
+  readonly limit: number;
+  /** How long a watermark lives after its last commit (µs): older entries are forgotten. */
+  readonly watermarkLifeUs: number;
+}
+
+interface Committed {
+  offset: number;
+  atUs: number;
+}
+
+/** Why the stream is folded again from a project's stored watermark. */
+export function lossReason({ project, stored, committed }: Loss): string {
+  return `project ${project} holds offset ${stored ?? 'none'} from it, not ${committed}`;
+}
+
+/** One stream's record of its commits and host sightings. */
+export class CommitLedger {
+  readonly #options: CommitLedgerOptions;
+  readonly #committed = new Map<string, Committed>();
+  readonly #sightings = new Map<string, number>();
+  #committedCursor: MapIterator<[string, Committed]> = this.#committed.entries();
+  #sightingsCursor: MapIterator<[string, number]> = this.#sightings.entries();
+
+  constructor(options: CommitLedgerOptions) {
+    this.#options = options;
+  }
+
+  /** How many projects and sightings are remembered. */
+  get size(): { readonly projects: number; readonly sightings: number } {
+    return { projects: this.#committed.size, sightings: this.#sightings.size };
+  }
+
+  /** `project` now holds `offset` from the stream, committed at `nowUs`. */
+  committed(project: string, offset: number, nowUs: number): void {
+    this.#committed.delete(project);
+    this.#committed.set(project, { offset, atUs: nowUs });
+    trim(this.#committed, this.#options.limit);
+  }
+
+  /**
+   * The writer read `stored` as the watermarks of `projects`: each remembered when nothing is,
+   * and answered as a loss when below what was committed (the entry then takes the stored value).
+   */
+  loaded(
+    projects: readonly string[],
+    stored: readonly (number | null)[],
+    nowUs: number,
+  ): Loss[] {
+    return projects.flatMap((project, i) => {
+      const loss = this.#loadedOne(project, stored[i] ?? null, nowUs);
+      return loss === null ? [] : [loss];
+    });
+  }
+
+  #loadedOne(project: string, offset: number | null, nowUs: number): Loss | null {
+    const entry = this.#committed.get(project);
+    if (entry === undefined) {
+      if (offset !== null) this.committed(project, offset, nowUs);
+      return null;
+    }
+    return this.#compare(project, entry, offset, nowUs);
+  }
+
+  /**
+   * A commit of `project` was refused: the store holds `stored`, from where the writer folds
+   * again (it has rewound): remembered as such, so that no later read reports it again.
+   */
+  refused(project: string, stored: number | null): void {
+    const entry = this.#committed.get(project);
+    if (entry === undefined) return;
+    if (stored === null) this.#committed.delete(project);
+    else entry.offset = stored;
+  }
+
+  /**
+   * A loss when `stored` is below `entry`; the entry follows the store either way. A watermark
+   * that may have expired (its last commit a life ago, less the slack of clocks) is no loss.
+   */
+  #compare(project: string, entry: Committed, stored: number | null, nowUs: number) {
+    if (stored === null && entry.atUs < nowUs - this.#options.watermarkLifeUs + EXPIRY_SLACK_US) {
+      this.#committed.delete(project);
+      return null;
+    }
+    if (stored !== null && stored >= entry.offset) {
+      entry.offset = stored;
+      return null;
+    }
+    if (stored === null) this.#committed.delete(project);
+    const loss = { project, stored, committed: entry.offset };
+    if (stored !== null) entry.offset = stored;
+    return loss;
+  }
+
+  /** The registry now holds these (project, host) members at least at their scores. */
+  registered(members: readonly ScoredMember[]): void {
+    for (const { member, score } of members) {
+      const known = this.#sightings.get(member) ?? Number.NEGATIVE_INFINITY;
+      this.#sightings.delete(member);
+      this.#sightings.set(member, Math.max(known, score));
+    }
+    trim(this.#sightings, this.#options.limit);
+  }
+
+  /**
+   * Reads the stored watermarks of `sample` remembered projects (a different slice each call;
+   * every one when `sample` is absent) and answers those below what was committed. A loss is
+   * remembered at its stored value from then on (the caller folds the stream again from there),
+   * as is a watermark beyond it (another writer's commits).
+   */
+  async lost(nowUs: number, sample?: number): Promise<Loss[]> {
+    const picked = sample === undefined
+      ? [...this.#committed]
+      : take(this.#committed, sample, () => this.#committedCursor, (cursor) => {
+        this.#committedCursor = cursor;
+      }, () => this.#committed.entries());
+    const live = picked;
+    if (live.length === 0) return [];
+    const expected = live.map(([, entry]) => entry.offset);
+    const stored = await this.#options.store.readWatermarks(
+      live.map(([project]) => this.#options.watermarkKey(project)),
+      this.#options.stream,
+    );
+    return live.flatMap(([project, entry], i) => {
+      // A commit landed while the read was under way: nothing to compare.
+      if (this.#committed.get(project) !== entry || entry.offset !== expected[i]) return [];
+      const loss = this.#compare(project, entry, stored[i] ?? null, nowUs);
+      return loss === null ? [] : [loss];
+    });
+  }
+
+  /**
+   * Registers again the newest sighting of `sample` remembered (project, host) pairs (a
+   * different slice each call; all when absent): the registry lives on one master, which may
+   * have failed over without the last of them.
+   */
+  async registerAgain(nowUs: number, sample?: number): Promise<void> {
+    const picked = sample === undefined
+      ? [...this.#sightings]
+      : take(this.#sightings, sample, () => this.#sightingsCursor, (cursor) => {
+        this.#sightingsCursor = cursor;
+      }, () => this.#sightings.entries());
+    const horizonUs = nowUs - HOST_HORIZON_US;
+    const members = picked.flatMap(([member, score]) => {
+      if (score >= horizonUs) return [{ member, score }];
+      this.#sightings.delete(member);
+      return [];
+    });
+    if (members.length === 0) return;
+    await this.#options.store.updateSortedSet({
+      key: HOSTS_KEY,
+      members,
+      mode: 'max',
+      keepHighest: null,
+      dropBelow: horizonUs,
+      expireAtMs: null,
+    });
+  }
+}
+
+/** Drops the oldest entries of `map` beyond `limit`. */
+function trim<V>(map: Map<string, V>, limit: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= limit) return;
+    map.delete(key);
+  }
+}
+
+/** Up to `count` entries of `map`, going on from the cursor (wrapping around once). */
+function take<V>(
+  map: Map<string, V>,
+  count: number,
+  cursor: () => MapIterator<[string, V]>,
+  setCursor: (cursor: MapIterator<[string, V]>) => void,
+  restart: () => MapIterator<[string, V]>,
+): [string, V][] {
+  const picked: [string, V][] = [];
+  for (let i = 0; i < Math.min(count, map.size); i++) {
+    let next = cursor().next();
+    if (next.done === true) {
+      setCursor(restart());
+      next = cursor().next();
+      if (next.done === true) break;
+    }
+    picked.push(next.value);
+  }
+  return picked;
+}
