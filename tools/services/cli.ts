@@ -65,9 +65,7 @@ async function upAll(services: Stack): Promise<number> {
   console.log(
     `services: up (Apache Kafka ${kafkaVersion()}, Redis, Upstash REST endpoint, Redis Cluster${
       services.cluster.replicaPorts === undefined ? '' : ' with replicas'
-    }${
-      services.secure === null ? '' : '; secure: SASL_SSL Kafka, TLS Redis, TLS Redis Cluster'
-    })`,
+    }${services.secure === null ? '' : '; secure: SASL_SSL Kafka, TLS Redis, TLS Redis Cluster'})`,
   );
   const result = await upStack(services, {
     line: (text) => console.log(text),
