@@ -56,7 +56,7 @@ export async function runFailover(
   start: (runner: ConsumerRunner) => void,
   failOver: (shard: Shard) => Promise<void>,
 ): Promise<FailoverRun> {
-  const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 8_000);
+  const stream = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 6_000);
   let folded = 0;
   const errors: string[] = [];
   const runner = world.runner({
@@ -112,14 +112,19 @@ export async function runFailover(
   };
 }
 
-/** {@link World.drained}, asking again while the store is away (a shard failing over). */
+/**
+ * {@link World.drained}, asking again while the store is away or the cluster down (a shard
+ * failing over).
+ */
 async function drained(world: World, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await world.drained(Math.max(1, deadline - Date.now()));
     } catch (error) {
-      if (!isStoreAway(error) || Date.now() > deadline) throw error;
+      const failingOver = isStoreAway(error) ||
+        (error instanceof Error && error.message.startsWith('CLUSTERDOWN'));
+      if (!failingOver || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
