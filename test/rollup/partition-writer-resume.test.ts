@@ -160,6 +160,33 @@ describe('a flush that finds the store moved', () => {
     expect(await writer.open()).toBe(1);
   });
 
+  test('a project that lost commits while the caches were dropped (a failover): the next open finds it', async () => {
+    const store = new InterleavedStore();
+    const writer = await writerAfter(store, 's/0', 3);
+    // A flush fails (the master is away): the caches go, the resume offset stays at 3.
+    store.before('commitProject', () => Promise.reject(new Error('The client is offline')));
+    await expect(flushOne(writer, invocationEvent('d', 10), 3)).rejects.toThrow(/offline/);
+    expect(writer.cached).toEqual({ projects: 0, parts: 0 });
+    // The promoted replica never had the last two commits of the project.
+    await rollBackWatermark(store, 's/0', PROJECT, 3, 1);
+    await expect(writer.open()).rejects.toThrow(
+      /project writerprojectref0000 holds offset 1 from it, not 3/,
+    );
+    expect(await writer.open()).toBe(1);
+    expect(await store.readOffset(resumeKey('s/0'))).toBe(1);
+  });
+
+  test('a project that lost commits, found by the check of an idle partition', async () => {
+    const store = new InterleavedStore();
+    const writer = await writerAfter(store, 's/0', 3);
+    await rollBackWatermark(store, 's/0', PROJECT, 3, 2);
+    expect(await writer.verify()).toEqual({
+      consistent: false,
+      reason: 'project writerprojectref0000 holds offset 2 from it, not 3',
+    });
+    expect(await writer.open()).toBe(2);
+  });
+
   test('the resume offset moved between its read and the commits: nothing is committed', async () => {
     const store = new InterleavedStore();
     const writer = await writerAfter(store, 's/0', 1);
