@@ -7,7 +7,10 @@
  */
 
 /**
- * Whether `error` says the store is not connected, rather than that a call went wrong.
+ * Whether `error` says the store is not connected, rather than that a call went wrong. A Redis
+ * that answers but cannot serve yet counts as away too: a cluster without a master for some slots
+ * (`CLUSTERDOWN`, `TRYAGAIN` while they move, `MASTERDOWN` on a replica that lost its master) and
+ * one loading its data set (`LOADING`) all pass once a failover or a restart has settled.
  *
  * @example
  * ```ts
@@ -18,5 +21,6 @@ export function isStoreAway(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return /^Client(Offline|Closed)Error$/.test(error.name) ||
     /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|not been reached yet|client is (offline|closed)|Socket closed unexpectedly/i
-      .test(error.message);
+      .test(error.message) ||
+    /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING)\b/.test(error.message);
 }
