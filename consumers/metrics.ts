@@ -1,8 +1,9 @@
 /**
  * Prometheus metrics of the consumers, on the registry of the process that runs them: how far
- * each partition's stored offset is behind the topic's end, which partitions are paused, and the
- * dead letters published, by the kind of rule the message broke. Labels are topics, partitions
- * and rejection kinds: bounded, and never a project or a message's content.
+ * each partition's stored offset is behind the topic's end, which partitions are paused, the
+ * offsets retention deleted before they were folded, and the dead letters published, by the kind
+ * of rule the message broke. Labels are topics, partitions and rejection kinds: bounded, and
+ * never a project or a message's content.
  *
  * @module
  */
@@ -41,6 +42,8 @@ export interface ConsumerMetrics {
   countSkipped(messages: number): void;
   /** Counts one fetch of a partition that met a batch it cannot decode. */
   countUndecodable(topic: string, partition: number): void;
+  /** Counts offsets of a partition that retention deleted before they were folded. */
+  countRetentionLost(topic: string, partition: number, offsets: number): void;
 }
 
 /**
@@ -116,10 +119,19 @@ export function registerConsumerMetrics(
     labelNames: ['topic', 'partition'] as const,
     registers: [registry],
   });
+  const retentionLost = new Counter({
+    name: 'consumer_retention_lost_offsets_total',
+    help: "Offsets of a partition deleted by the topic's retention before they were folded: " +
+      'their events are missing from the rollups (docs/ROLLUPS.md).',
+    labelNames: ['topic', 'partition'] as const,
+    registers: [registry],
+  });
   return {
     countDeadLetter: (kind) => deadLetters.inc({ kind }),
     countSkipped: (messages) => skipped.inc(messages),
     countUndecodable: (topic, partition) =>
       undecodableFetches.inc({ topic, partition: String(partition) }),
+    countRetentionLost: (topic, partition, offsets) =>
+      retentionLost.inc({ topic, partition: String(partition) }, offsets),
   };
 }

@@ -23,6 +23,7 @@ import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
+import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
 
 /** A message as the processor needs it (a kafkajs message fits). */
 export interface InputMessage {
@@ -62,6 +63,8 @@ export interface PartitionProcessorOptions {
   readonly onFlushError?: (error: unknown) => void;
   /** Told about each stored state that could not be read (it was moved aside; folding goes on). */
   readonly onUnreadable?: UnreadableReporter;
+  /** Told of offsets retention deleted before they were folded (folding goes on after them). */
+  readonly onOverrun?: OverrunReporter;
 }
 
 /** Figures of one flush. */
@@ -154,8 +157,8 @@ export class PartitionProcessor {
   #pending: Pending;
   /** Next offset to fold; null until the stored offset has been read (again). */
   #expected: number | null = null;
-  /** Where this processor last asked to seek, to accept a gap Kafka leaves after a seek. */
-  #seekedTo: number | null = null;
+  /** Seeks back over a gap once, then folds on, reporting what retention deleted. */
+  readonly #gap: RetentionGap;
   /** The flush under way; it never rejects (a failure lands in `#failure`). */
   #inFlight: Promise<void> | null = null;
   /** Why the last flush failed, until the stream is reopened. */
@@ -170,6 +173,7 @@ export class PartitionProcessor {
     this.#options = options;
     this.#stream = `${options.topic}/${options.partition}`;
     this.#pending = emptyPending(this.#stream);
+    this.#gap = new RetentionGap(options);
     this.#writer = new PartitionWriter({
       store: options.store,
       stream: this.#stream,
@@ -266,10 +270,7 @@ export class PartitionProcessor {
   resume(): Promise<number | null> {
     return this.#exclusive(async () => {
       if (!this.#stale && this.#expected !== null && this.#failure === null) return null;
-      const offset = await this.#reopenFromStore();
-      // Not a gap to accept: a batch fetched before the seek may still arrive; it is refused.
-      this.#seekedTo = null;
-      return offset;
+      return await this.#reopenFromStore();
     });
   }
 
@@ -300,7 +301,6 @@ export class PartitionProcessor {
     if (first === undefined) return { kind: 'consumed', nextOffset: null };
     if (this.#failure !== null || this.#stale || this.#expected === null) {
       await this.#reopenFromStore();
-      this.#seekedTo = null;
     }
     const expected = this.#expected ?? 0;
     // Kafka answers a fetch beyond the end from the earliest offset: every message would look
@@ -308,9 +308,7 @@ export class PartitionProcessor {
     if (partitionEnd !== undefined && expected > partitionEnd) {
       return { kind: 'ahead', stored: expected, end: partitionEnd };
     }
-    const firstOffset = Number(first.offset);
-    if (firstOffset > expected && this.#seekedTo !== expected) {
-      this.#seekedTo = expected;
+    if ((await this.#gap.judge(expected, Number(first.offset))) === 'seek') {
       return { kind: 'seek', offset: expected };
     }
     const parsed: ParsedMessage[] = [];
@@ -348,7 +346,6 @@ export class PartitionProcessor {
     return this.#exclusive(async () => {
       if (this.#failure !== null || this.#stale || this.#expected === null) {
         await this.#reopenFromStore();
-        this.#seekedTo = null;
       }
       if (first > (this.#expected ?? 0)) return;
       this.#coverThrough(through);
@@ -380,6 +377,8 @@ export class PartitionProcessor {
       throw error;
     }
     this.#expected = offset;
+    // Not a gap to accept: a batch fetched before the seek there may still arrive; it is refused.
+    this.#gap.forget();
     return offset;
   }
 

@@ -21,6 +21,7 @@ import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
 import type { PartitionLag } from './metrics.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
+import type { OverrunReporter } from './retention-gap.ts';
 import { resumeKey } from '../src/rollup/keys.ts';
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
@@ -92,6 +93,8 @@ export interface ConsumerRunnerOptions {
    */
   readonly onUndecodable?: (report: UndecodableReport) => void;
   readonly onUndecodableCleared?: (stream: string, why: 'read' | 'moved') => void;
+  /** Told of offsets retention deleted before they were folded (folding goes on after them). */
+  readonly onOverrun?: OverrunReporter;
 }
 
 /** A partition paused at a batch it cannot decode. */
@@ -501,8 +504,9 @@ export class ConsumerRunner {
       flushEvents: options.flushEvents,
       ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
       publishDeadLetters: (letters) => this.#publish(letters),
-      earliestOffset: () => this.#earliestOffset(topic, partition),
+      earliestOffset: async () => (await this.#partitionOffsets(topic, partition)).low,
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
+      ...(options.onOverrun === undefined ? {} : { onOverrun: options.onOverrun }),
       ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
       onFlushError: (error) => options.onError?.(error, stream),
     });
@@ -547,9 +551,5 @@ export class ConsumerRunner {
   /** The partition's end: the offset its next message will get. */
   async #partitionEnd(topic: string, partition: number): Promise<number> {
     return (await this.#partitionOffsets(topic, partition)).high;
-  }
-
-  async #earliestOffset(topic: string, partition: number): Promise<number> {
-    return (await this.#partitionOffsets(topic, partition)).low;
   }
 }

@@ -71,6 +71,12 @@ export interface ConsumersHandle {
    * while their lag grew), or null.
    */
   unhealthy(): string | null;
+  /**
+   * What was lost that neither waiting nor a restart mends, for `/healthz` to tell without
+   * failing (offsets retention deleted before they were folded, since this process started), or
+   * null.
+   */
+  lost(): string | null;
   /** Resolves once the consumers have joined the group (never, if stopped before). */
   readonly running: Promise<void>;
   /** Stops fetching, flushes what is in flight and disconnects. */
@@ -119,6 +125,8 @@ export function startConsumers(
   const halted = new Map<string, AheadReport>();
   /** Partitions paused at a batch they cannot decode, with when each was last logged. */
   const undecodable = new Map<string, { report: UndecodableReport; loggedMs: number }>();
+  /** Offsets lost to retention since this process started, by partition. */
+  const overrun = new Map<string, number>();
   const nowMs = () => Math.floor(nowUs() / 1000);
   const restarts = new RestartRate(nowMs);
   const stalls = new StallWatch(nowMs);
@@ -187,6 +195,18 @@ export function startConsumers(
             `partition's end (${report.partitionEnd}): the topic was recreated, or its data moved ` +
             'to another cluster. The partition is paused and nothing of it is skipped; see "A ' +
             `stored offset beyond the partition's end" in docs/ROLLUPS.md for what to do`,
+        );
+      },
+      onOverrun: (report) => {
+        metrics?.countRetentionLost(report.topic, report.partition, report.lost);
+        overrun.set(report.stream, (overrun.get(report.stream) ?? 0) + report.lost);
+        logger.error(
+          report,
+          `${report.stream} lost ${report.lost} offset(s) (${report.logStart - report.lost} to ` +
+            `${report.logStart - 1}): the topic's retention deleted them before they were ` +
+            'folded, and their events are missing from the rollups. Folding goes on from ' +
+            `${report.logStart}; see "A consumer group behind the topic's retention" in ` +
+            'docs/ROLLUPS.md for what to do',
         );
       },
       onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
@@ -312,6 +332,12 @@ export function startConsumers(
       if (looping !== null) reasons.unshift(looping);
       return reasons.length === 0 ? null : reasons.join('; ');
     },
+    lost: () =>
+      overrun.size === 0
+        ? null
+        : [...overrun].map(([stream, offsets]) =>
+          `${stream} lost ${offsets} offset(s) to retention before they were folded`
+        ).join('; '),
     running,
     async stop() {
       // A start step under way is not waited for (kafkajs may retry one for a minute): the

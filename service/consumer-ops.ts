@@ -2,7 +2,8 @@
  * What the `consumers` role serves on `METRICS_PORT`: `/metrics` (the consumers' lag, paused
  * partitions and dead letters, and the process's own figures), `/healthz` (503 with the reason
  * while something is wrong that waiting will not mend, such as a partition paused at a batch it
- * cannot decode) and `/readyz` (503 with the reason while the consumers are not consuming). No API, no keys: it
+ * cannot decode; 200 naming the partitions that lost offsets to retention, if any) and `/readyz`
+ * (503 with the reason while the consumers are not consuming). No API, no keys: it
  * tells nothing about the data, only offsets and counts, and listens on `HOST` like the API.
  *
  * @module
@@ -14,6 +15,7 @@ export function consumerOpsHandler(
   registry: Registry,
   notReady: () => string | null,
   unhealthy: () => string | null = () => null,
+  lost: () => string | null = () => null,
 ): (request: Request) => Promise<Response> {
   const text = (status: number, body: string, headers: Record<string, string> = {}) =>
     new Response(body, {
@@ -29,7 +31,10 @@ export function consumerOpsHandler(
         return text(200, await registry.metrics(), { 'Content-Type': registry.contentType });
       case '/healthz': {
         const reason = unhealthy();
-        return reason === null ? text(200, 'ok\n') : text(503, `not ok: consumers: ${reason}\n`);
+        if (reason !== null) return text(503, `not ok: consumers: ${reason}\n`);
+        // Told, not failed: a restart would not bring back what retention deleted.
+        const loss = lost();
+        return text(200, loss === null ? 'ok\n' : `ok; data lost: consumers: ${loss}\n`);
       }
       case '/readyz': {
         const reason = notReady();

@@ -135,7 +135,7 @@ export async function startService(options: StartOptions): Promise<Service> {
       stops.push(() => consumers.stop());
       if (config.metricsPort === null) return { url: null, stop: stopAll };
       const served = await options.serve(
-        consumerOpsHandler(registry, consumers.notReady, consumers.unhealthy),
+        consumerOpsHandler(registry, consumers.notReady, consumers.unhealthy, consumers.lost),
         {
           hostname: config.host,
           port: config.metricsPort,
