@@ -15,6 +15,7 @@ import {
   DEFAULT_ANSWER_MAX_BYTES,
   DEFAULT_INGEST_MAX_ITEMS,
   DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
+  DEFAULT_STORE_TIMEOUT_MS,
   type RateLimitConfig,
 } from '../src/config.ts';
 import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
@@ -62,7 +63,7 @@ export interface AppSettings {
   readonly maxFutureSkewUs: number;
   /** See `Config.resultCacheMs`. */
   readonly resultCacheMs: number;
-  /** Longest wait for a store read, in ms. Default 5000. */
+  /** Longest wait for a store read, in ms. Default {@link DEFAULT_STORE_TIMEOUT_MS}. */
   readonly storeTimeoutMs?: number;
   /** Longest wait for the ingest sink, in ms. Default 15,000. */
   readonly ingestTimeoutMs?: number;
@@ -127,7 +128,7 @@ export interface Api {
  */
 export function createApp(deps: AppDeps): Api {
   const { settings, logger } = deps;
-  const storeTimeoutMs = settings.storeTimeoutMs ?? 5_000;
+  const storeTimeoutMs = settings.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   const nowMs = () => Math.floor(deps.nowUs() / 1000);
   const records = effectiveRecords(settings.endpointIds);
   const document = openApiDocument(records);

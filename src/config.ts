@@ -45,6 +45,9 @@ export const DEFAULT_TOPIC_PARTITIONS = 12;
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
 
+/** Default of `STORE_TIMEOUT_MS`: the longest the API waits for a store read, in ms. */
+export const DEFAULT_STORE_TIMEOUT_MS = 5_000;
+
 /**
  * Distinct projects one API key may ingest events of per UTC day unless configured
  * (`INGEST_MAX_PROJECTS_PER_KEY_PER_DAY`).
@@ -117,6 +120,11 @@ export interface Config extends HttpConfig {
    * parameters), in ms; 0 = only concurrent identical requests share one store read.
    */
   readonly resultCacheMs: number;
+  /**
+   * Longest wait of the API for a store read (an endpoint's rows, the explorer's projects,
+   * `/readyz`'s ping), in ms: past it the answer is 503 `unavailable` with `Retry-After`.
+   */
+  readonly storeTimeoutMs: number;
   /** Feed synthetic traffic into the embedded store at start (`DEMO=1`). */
   readonly demo: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -324,6 +332,7 @@ export function loadConfig(env: Env): Config {
       100_000_000,
     ),
     resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
+    storeTimeoutMs: integer(env, 'STORE_TIMEOUT_MS', DEFAULT_STORE_TIMEOUT_MS, 100, 60_000),
     demo: flag(env, 'DEMO'),
     logLevel: level,
   };

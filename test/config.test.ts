@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       apiKeys: null,
       endpointIds: {},
       resultCacheMs: 1_000,
+      storeTimeoutMs: 5_000,
       rateLimit: {
         perSecond: 1_000,
         burst: 2_000,
@@ -143,6 +144,10 @@ describe('loadConfig', () => {
     [{ KAFKA_SESSION_TIMEOUT_MS: '1000' }, 'an integer from 6000 to 300000'],
     [{ MAX_FUTURE_SKEW: 'soon' }, 'MAX_FUTURE_SKEW="soon" is not allowed: a duration such as 30s'],
     [{ RESULT_CACHE_MS: '5000' }, 'an integer from 0 to 2000'],
+    [
+      { STORE_TIMEOUT_MS: '0' },
+      'STORE_TIMEOUT_MS="0" is not allowed: an integer from 100 to 60000 (default 5000)',
+    ],
     [
       { HTTP_MAX_CONNECTIONS_PER_ADDRESS: '-1' },
       'HTTP_MAX_CONNECTIONS_PER_ADDRESS="-1" is not allowed: an integer from 0 to 1000000 (default 64)',
