@@ -22,7 +22,7 @@ import { pairsOf, scoreBound } from './score-bound.ts';
 import { scriptSha1 } from './script-sha.ts';
 import { ScriptedOperations } from './scripted.ts';
 import { sortedSetCommands } from './sorted-set-commands.ts';
-import type { ScriptCall } from './scripts.ts';
+import { READ_ONLY_SCRIPTS, type ScriptCall } from './scripts.ts';
 
 /**
  * How a connection logs in and whether it is encrypted: for one Redis, and for every node of a
@@ -347,7 +347,13 @@ async function closeCluster(cluster: Cluster): Promise<void> {
   if (cluster.isOpen) await cluster.close();
 }
 
-/** Runs a script by its SHA-1, loading it on the node that does not know it yet. */
+/** Connections to a Redis before 7.0, which has no `EVALSHA_RO`: they read with `EVALSHA`. */
+const withoutReadOnlyScripts = new WeakSet<Connection>();
+
+/**
+ * Runs a script by its SHA-1, loading it on the node that does not know it yet; a script that
+ * only reads as `EVALSHA_RO`, which Redis answers while writes are paused.
+ */
 async function runScript(
   connection: Connection,
   script: string,
@@ -355,10 +361,17 @@ async function runScript(
 ): Promise<unknown> {
   const firstKey = call.keys[0];
   const tail = [String(call.keys.length), ...call.keys, ...call.args];
+  const readOnly = READ_ONLY_SCRIPTS.has(script) && !withoutReadOnlyScripts.has(connection);
+  const suffix = readOnly ? '_RO' : '';
   try {
-    return await connection.send(firstKey, ['EVALSHA', scriptSha1(script), ...tail]);
+    return await connection.send(firstKey, [`EVALSHA${suffix}`, scriptSha1(script), ...tail]);
   } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return await connection.send(firstKey, ['EVAL', script, ...tail]);
+    if (!(error instanceof Error)) throw error;
+    if (readOnly && /unknown command/i.test(error.message)) {
+      withoutReadOnlyScripts.add(connection);
+      return await runScript(connection, script, call);
+    }
+    if (!error.message.startsWith('NOSCRIPT')) throw error;
+    return await connection.send(firstKey, [`EVAL${suffix}`, script, ...tail]);
   }
 }

@@ -228,6 +228,16 @@ end
 return out
 `;
 
+/**
+ * The scripts that only read: sent as `EVALSHA_RO` (Redis 7), which Redis runs while writes are
+ * paused (`CLIENT PAUSE WRITE`, as during a manual failover) and plain `EVALSHA` does not.
+ */
+export const READ_ONLY_SCRIPTS: ReadonlySet<string> = new Set([
+  READ_PARTS_SCRIPT,
+  READ_SLOTS_SCRIPT,
+  READ_BUCKETS_SCRIPT,
+]);
+
 /** The KEYS and ARGV of one script call. */
 export interface ScriptCall {
   readonly keys: string[];

@@ -96,9 +96,12 @@ describeWithServices(['kafka'], 'Redis paused under load', ({ kafka }) => {
   const call = (path: string) =>
     fetch(`${api?.url ?? ''}${path}`, { headers: { 'X-API-KEY': TEST_KEY } });
 
+  /** The stream of the first test; the second adds to it. */
+  const first = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 6_000);
+
   test('503 with Retry-After while paused, bounded consumers, exact after', async () => {
-    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
-    const stream = generatedStream(nowUs, 6_000);
+    const { nowUs } = first;
+    const stream = first;
     const third = Math.floor(stream.lines.length / 3);
     // Small flushes: under this load a partition reaches its bound of folded, unwritten events
     // while Redis is paused, and folding must wait there.
@@ -148,4 +151,32 @@ describeWithServices(['kafka'], 'Redis paused under load', ({ kafka }) => {
     );
     await expectStoreMatchesReference(world.store, stream.events, nowUs, 60);
   }, 240_000);
+
+  test('while only writes are paused, reads are answered, exactly', async () => {
+    // What Redis does for a moment during a manual failover, and an operator for longer: reads
+    // go on, so the API must not wait for the writes to resume.
+    const more = generatedStream(first.nowUs, 300);
+    const admin = await createClient({ url: redis.address }).connect();
+    admin.on('error', () => undefined);
+    try {
+      await world.publish(more.lines);
+      await world.drained(120_000);
+      await admin.sendCommand(['CLIENT', 'PAUSE', '120000', 'WRITE']);
+      const project = more.events[0]?.project ?? '';
+      const answers = await Promise.all([
+        call(`/api/endpoints/functions.invocation-stats?project=${project}&interval=1min`),
+        call(`/api/endpoints/logs.all?project=${project}&project_tier=ENTERPRISE`),
+        call(`/api/endpoints/usage.api-counts?project=${project}&interval=minutely`),
+        call('/readyz'),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status, `${answer.url}: ${await answer.text()}`).toBe(200);
+      }
+      const events = [...first.events, ...more.events];
+      await expectStoreMatchesReference(world.store, events, first.nowUs, 60);
+    } finally {
+      await admin.sendCommand(['CLIENT', 'UNPAUSE']).catch(() => undefined);
+      await admin.close().catch(() => undefined);
+    }
+  }, 180_000);
 });
