@@ -12,6 +12,7 @@ import {
   type PartitionProcessorOptions,
 } from '../../consumers/partition-processor.ts';
 import type { DeadLetter } from '../../consumers/dead-letter.ts';
+import type { OverrunReport } from '../../consumers/retention-gap.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import {
   functionScope,
@@ -504,6 +505,45 @@ describe('PartitionProcessor: where a batch may start and stop', () => {
     });
     await processor.drain();
     expect(processor.offset).toBe(200);
+  });
+
+  test('a gap below the log start is reported as lost to retention, once; above it, not', async () => {
+    const { store, messages } = world(nowUs);
+    const reports: OverrunReport[] = [];
+    const sinks = { letters: [], reports: [], errors: [] };
+    let logStart = 0;
+    const processor = processorOn(store, nowUs, 1_000, sinks, {
+      earliestOffset: () => Promise.resolve(logStart),
+      onOverrun: (report) => reports.push(report),
+    });
+    await consume(processor, messages.slice(0, 100), 100);
+    // Records with nothing to fold (a transaction's markers): a gap above the log start.
+    expect(await processor.process(messages.slice(103, 120), () => true)).toEqual({
+      kind: 'seek',
+      offset: 100,
+    });
+    expect(await processor.process(messages.slice(103, 120), () => true)).toEqual({
+      kind: 'consumed',
+      nextOffset: 120,
+    });
+    expect(reports).toEqual([]);
+    // Retention deleted 120 to 159 before they were folded.
+    logStart = 160;
+    await processor.process(messages.slice(160, 200), () => true);
+    expect(await processor.process(messages.slice(160, 200), () => true)).toEqual({
+      kind: 'consumed',
+      nextOffset: 200,
+    });
+    await processor.drain();
+    expect(processor.offset).toBe(200);
+    expect(reports).toEqual([{
+      stream: `${TOPIC}/0`,
+      topic: TOPIC,
+      partition: 0,
+      stored: 120,
+      logStart: 160,
+      lost: 40,
+    }]);
   });
 
   test('stops folding a batch once the consumer is no longer running', async () => {
