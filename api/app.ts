@@ -163,6 +163,7 @@ export function createApp(deps: AppDeps): Api {
     hosts,
     coalescer,
     maxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
+    onAnswer: (endpoint, how) => deps.metrics.countAnswer(endpoint, how),
   });
   const storeCalls = reportStoreCalls({
     logger,

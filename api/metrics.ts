@@ -54,6 +54,8 @@ export interface ApiMetrics {
   countRateLimitEviction(): void;
   /** Counts a connection or request the server refused or cut (see `Refusal`). */
   countRefused(reason: Refusal): void;
+  /** Counts one endpoint answer: `reused` (shared another request's read) or `computed`. */
+  countAnswer(endpoint: string, how: 'reused' | 'computed'): void;
 }
 
 /** Whose bucket refused: an API key's, or a client address's (requests without a valid key). */
@@ -142,6 +144,13 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  const answers = new Counter({
+    name: 'api_answers_total',
+    help: "Endpoint answers, by endpoint and how: reused (shared another request's store read, " +
+      'in flight or within RESULT_CACHE_MS) or computed (read from the store).',
+    labelNames: ['endpoint', 'how'] as const,
+    registers: [registry],
+  });
   // Every reason from 0, so that a rate or an alert on one has a series before its first refusal.
   for (const reason of REFUSALS) refused.inc({ reason }, 0);
   return {
@@ -171,6 +180,9 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countRefused(reason) {
       refused.inc({ reason });
+    },
+    countAnswer(endpoint, how) {
+      answers.inc({ endpoint, how });
     },
   };
 }

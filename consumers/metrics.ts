@@ -1,13 +1,15 @@
 /**
  * Prometheus metrics of the consumers, on the registry of the process that runs them: how far
  * each partition's stored offset is behind the topic's end, which partitions are paused, the
- * offsets retention deleted before they were folded, and the dead letters published, by the kind
- * of rule the message broke. Labels are topics, partitions and rejection kinds: bounded, and
- * never a project or a message's content.
+ * offsets retention deleted before they were folded, the dead letters published, by the kind of
+ * rule the message broke, and per flush: its events folded and dead-lettered, its duration and
+ * size, and the freshness it left the store in (its newest event's Kafka timestamp to its commit).
+ * Labels are topics, partitions, rejection kinds and failure reasons: bounded, and never a project
+ * or a message's content. docs/OPERATIONS.md says what each series means.
  *
  * @module
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { withTimeout } from '../src/async/timeout.ts';
 import { REJECTION_KINDS } from '../src/events/types.ts';
 
@@ -34,8 +36,47 @@ export interface ConsumerMetricSources {
   undecodable(): readonly { readonly topic: string; readonly partition: number }[];
 }
 
+/** Freshness buckets, in seconds: from a flush interval's worth to an hour behind. */
+const FRESHNESS_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 3600];
+
+/** Flush duration buckets, in seconds. */
+const FLUSH_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Flush size buckets, in events (folded and dead-lettered). */
+const FLUSH_SIZE_BUCKETS = [1, 10, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000];
+
+/**
+ * Why a batch failed and is fetched again: the store away, Kafka away, the store changed under
+ * the consumer (a write refused: another member took the partition, or the store lost or rolled
+ * back data; consuming resumes where the store says), or anything else.
+ */
+export type BatchFailure = 'store_away' | 'kafka_away' | 'store_changed' | 'other';
+
+/** Every {@link BatchFailure}. */
+export const BATCH_FAILURES: readonly BatchFailure[] = [
+  'store_away',
+  'kafka_away',
+  'store_changed',
+  'other',
+];
+
+/** What a flush reports to the metrics (a `FlushReport` fits). */
+export interface FlushFigures {
+  /** `topic/partition`. */
+  readonly stream: string;
+  readonly events: number;
+  readonly rejected: number;
+  readonly durationMs: number;
+  /** Kafka timestamp (ms) of the newest message flushed, if any had one. */
+  readonly newestProducedMs: number | null;
+}
+
 /** What the consumers count. */
 export interface ConsumerMetrics {
+  /** Records one flush committed at `committedMs` (Unix ms). */
+  observeFlush(flush: FlushFigures, committedMs: number): void;
+  /** Counts one batch that failed and is fetched again, by why. */
+  countBatchFailure(reason: BatchFailure): void;
   /** Counts one dead letter published, by its `rejection-kind`. */
   countDeadLetter(kind: string): void;
   /** Counts messages a replay found already folded (see `FlushReport.skipped`). */
@@ -126,7 +167,62 @@ export function registerConsumerMetrics(
     labelNames: ['topic', 'partition'] as const,
     registers: [registry],
   });
+  const freshness = new Histogram({
+    name: 'consumer_freshness_seconds',
+    help: "Per flush, from its newest event's Kafka timestamp to its commit: how far behind " +
+      'the producers the answers are once the flush is visible.',
+    labelNames: ['topic'] as const,
+    buckets: FRESHNESS_BUCKETS,
+    registers: [registry],
+  });
+  const folded = new Counter({
+    name: 'consumer_events_folded_total',
+    help: 'Events folded into the store (committed), by topic.',
+    labelNames: ['topic'] as const,
+    registers: [registry],
+  });
+  const deadLettered = new Counter({
+    name: 'consumer_events_dead_lettered_total',
+    help: 'Messages sent to the dead-letter topic instead of folded, by the topic they came from.',
+    labelNames: ['topic'] as const,
+    registers: [registry],
+  });
+  const flushDuration = new Histogram({
+    name: 'consumer_flush_duration_seconds',
+    help: 'Time of one flush: its dead letters published, its parts read and merged, its ' +
+      'projects committed and its resume offset moved.',
+    labelNames: ['topic'] as const,
+    buckets: FLUSH_BUCKETS,
+    registers: [registry],
+  });
+  const flushSize = new Histogram({
+    name: 'consumer_flush_events',
+    help: 'Events of one flush, folded and dead-lettered.',
+    labelNames: ['topic'] as const,
+    buckets: FLUSH_SIZE_BUCKETS,
+    registers: [registry],
+  });
+  const batchFailures = new Counter({
+    name: 'consumer_batch_failures_total',
+    help: 'Batches that failed and are fetched again, by reason: store_away, kafka_away, ' +
+      'store_changed (a write refused; consuming resumes where the store says), other.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of BATCH_FAILURES) batchFailures.inc({ reason }, 0);
   return {
+    observeFlush(flush, committedMs) {
+      const topic = flush.stream.slice(0, flush.stream.lastIndexOf('/'));
+      const labels = { topic };
+      folded.inc(labels, flush.events);
+      deadLettered.inc(labels, flush.rejected);
+      flushDuration.observe(labels, flush.durationMs / 1000);
+      flushSize.observe(labels, flush.events + flush.rejected);
+      if (flush.newestProducedMs !== null) {
+        freshness.observe(labels, Math.max(0, committedMs - flush.newestProducedMs) / 1000);
+      }
+    },
+    countBatchFailure: (reason) => batchFailures.inc({ reason }),
     countDeadLetter: (kind) => deadLetters.inc({ kind }),
     countSkipped: (messages) => skipped.inc(messages),
     countUndecodable: (topic, partition) =>

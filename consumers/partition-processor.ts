@@ -24,6 +24,7 @@ import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
 import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
+import { type ProducedSpan, widenProducedSpan } from './produced-span.ts';
 
 /** A message as the processor needs it (a kafkajs message fits). */
 export interface InputMessage {
@@ -80,6 +81,8 @@ export interface FlushReport {
   readonly durationMs: number;
   /** Earliest Kafka timestamp (ms) of the messages flushed: produce-to-visible is measured from it. */
   readonly oldestProducedMs: number | null;
+  /** Latest Kafka timestamp (ms) of the messages flushed: the store's freshness once committed. */
+  readonly newestProducedMs: number | null;
 }
 
 /** The runner's next step for the partition. */
@@ -93,7 +96,7 @@ export type BatchOutcome =
   | { readonly kind: 'ahead'; readonly stored: number; readonly end: number };
 
 /** What is folded and not yet handed to the writer. */
-interface Pending {
+interface Pending extends ProducedSpan {
   fold: Fold;
   letters: DeadLetter[];
   rejected: number;
@@ -101,7 +104,6 @@ interface Pending {
   skipped: number;
   /** Bytes of the message values folded into it, rejected ones included. */
   bytes: number;
-  oldestProducedMs: number | null;
   /** The offset after the last message folded into it. */
   nextOffset: number | null;
 }
@@ -145,6 +147,7 @@ function emptyPending(stream: string): Pending {
     skipped: 0,
     bytes: 0,
     oldestProducedMs: null,
+    newestProducedMs: null,
     nextOffset: null,
   };
 }
@@ -438,13 +441,7 @@ export class PartitionProcessor {
     const admission = result.ok && !held ? this.#writer.admit(result.event) : null;
     const nowUs = this.#options.nowUs();
     const pending = this.#pending;
-    const produced = Number(message.timestamp);
-    if (
-      Number.isFinite(produced) &&
-      (pending.oldestProducedMs === null || produced < pending.oldestProducedMs)
-    ) {
-      pending.oldestProducedMs = produced;
-    }
+    widenProducedSpan(pending, message.timestamp);
     pending.nextOffset = offset + 1;
     pending.bytes += message.value?.length ?? 0;
     if (!result.ok) {
@@ -532,6 +529,7 @@ export class PartitionProcessor {
       skipped: pending.skipped,
       durationMs: performance.now() - started,
       oldestProducedMs: pending.oldestProducedMs,
+      newestProducedMs: pending.newestProducedMs,
     });
   }
 }

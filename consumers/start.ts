@@ -20,10 +20,17 @@ import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import { isStoreAway } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
-import { registerConsumerMetrics } from './metrics.ts';
+import { type BatchFailure, registerConsumerMetrics } from './metrics.ts';
 import { RestartRate } from './restart-rate.ts';
 import { StallWatch } from './stall-watch.ts';
 import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
+
+/** Why a batch failed, for the log and the metrics. */
+function batchFailure(error: unknown): BatchFailure {
+  if (isStoreAway(error)) return 'store_away';
+  if (isKafkaAway(error)) return 'kafka_away';
+  return error instanceof OffsetConflictError ? 'store_changed' : 'other';
+}
 
 /**
  * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
@@ -36,20 +43,22 @@ function logBatchError(
   error: unknown,
   stream: string,
   kafkaAway: (error: unknown) => void,
-): void {
-  if (isStoreAway(error)) {
+): BatchFailure {
+  const reason = batchFailure(error);
+  if (reason === 'store_away') {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: the store is away; retrying');
-  } else if (isKafkaAway(error)) {
+  } else if (reason === 'kafka_away') {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: Kafka is away; retrying');
     kafkaAway(error);
-  } else if (error instanceof OffsetConflictError) {
+  } else if (reason === 'store_changed') {
     logger.warn(
-      { stream, reason: error.message },
+      { stream, reason: messageOf(error) },
       'the store changed under this consumer; resuming where it says',
     );
   } else {
     logger.warn({ err: error, stream }, 'batch failed; retrying');
   }
+  return reason;
 }
 
 /** How often a partition paused at a batch it cannot decode is logged, at most. */
@@ -165,9 +174,13 @@ export function startConsumers(
       onFlush: (report) => {
         logger.debug(report, 'flushed');
         if (report.skipped > 0) metrics?.countSkipped(report.skipped);
+        metrics?.observeFlush(report, nowMs());
         if (waiting === null) outage.recovered();
       },
-      onError: (error, stream) => logBatchError(logger, error, stream, (e) => outage.failed(e)),
+      onError: (error, stream) => {
+        const reason = logBatchError(logger, error, stream, (e) => outage.failed(e));
+        metrics?.countBatchFailure(reason);
+      },
       onUnreadable: (state) => {
         logger.error(state, MOVED_ASIDE_MESSAGE);
         hooks.onUnreadable?.(state);

@@ -17,7 +17,7 @@ import { createApp } from '../api/app.ts';
 import { directSink } from '../api/ingest/direct-sink.ts';
 import { openKafkaSink } from '../api/ingest/kafka-sink.ts';
 import type { IngestSink } from '../api/ingest/sink.ts';
-import { createMetrics } from '../api/metrics.ts';
+import { type ApiMetrics, createMetrics } from '../api/metrics.ts';
 import { refusalReporter } from '../api/refusal-report.ts';
 import type { Serve } from '../api/adapters/serve.ts';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -29,6 +29,10 @@ import { topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableState } from '../src/rollup/unreadable.ts';
 import { type OpenedStore, openStore } from '../src/store/open.ts';
+import { observedStore } from '../src/store/observed.ts';
+import type { RollupStore } from '../src/store/port.ts';
+import { watchRedisEvents } from '../src/store/redis-events.ts';
+import { registerStoreMetrics } from './store-metrics.ts';
 import { OutageLog } from '../src/async/outage-log.ts';
 import { bannerLines } from './banner.ts';
 import { consumerOpsHandler } from './consumer-ops.ts';
@@ -96,6 +100,10 @@ export async function startService(options: StartOptions): Promise<Service> {
   const outage = new OutageLog({ logger, what: `the store (${storeAddress(config)})`, nowMs });
   let storeChecked: () => void = () => undefined;
   const storeReady = new Promise<void>((resolve) => (storeChecked = resolve));
+  // One registry per process: the API's (the consumers share it in role `all`) or the consumers'.
+  const apiMetrics = options.role === 'consumers' ? null : createMetrics({ processMetrics: true });
+  const registry = apiMetrics?.registry ?? processRegistry();
+  const storeMetrics = registerStoreMetrics(registry);
   const opened = openStore(config.store, {
     nowMs,
     onError: (error) => outage.failed(error),
@@ -107,8 +115,12 @@ export async function startService(options: StartOptions): Promise<Service> {
       });
     },
   });
-  const store = opened.store;
-  const stops: (() => Promise<void>)[] = [() => store.close()];
+  const store = observedStore(opened.store, storeMetrics);
+  const unwatch = watchRedisEvents(storeMetrics);
+  const stops: (() => Promise<void>)[] = [
+    () => store.close(),
+    () => Promise.resolve(unwatch()),
+  ];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) {
       try {
@@ -119,15 +131,13 @@ export async function startService(options: StartOptions): Promise<Service> {
     }
   };
   try {
-    if (options.role === 'consumers') {
+    if (apiMetrics === null) {
       if (config.store.kind === 'memory') {
         logger.warn(
           "no REDIS_URL or UPSTASH_REDIS_REST_URL: folding into this process's memory, " +
             'which no separate API process can read',
         );
       }
-      const registry = new Registry();
-      collectDefaultMetrics({ register: registry });
       const consumers = startConsumers(config, store, logger, nowUs, {
         storeReady,
         metrics: registry,
@@ -146,11 +156,24 @@ export async function startService(options: StartOptions): Promise<Service> {
       logger.info({ url: `${served.url}/metrics` }, 'consumer metrics listening');
       return { url: served.url, stop: stopAll };
     }
-    return await startHttp(options, { opened, outage }, storeReady, stops, stopAll);
+    return await startHttp(
+      options,
+      { opened, outage, store, metrics: apiMetrics },
+      storeReady,
+      stops,
+      stopAll,
+    );
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/** A registry with prom-client's process and Node metrics, for the consumers role. */
+function processRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
 }
 
 /** Where the store is, for the log (a URL's password is left out). */
@@ -191,15 +214,18 @@ async function checkEviction(
 /** The `all` and `api` roles: API, ingest, and (role `all` with Kafka) the consumers. */
 async function startHttp(
   options: StartOptions,
-  storeParts: { readonly opened: OpenedStore; readonly outage: OutageLog },
+  storeParts: {
+    readonly opened: OpenedStore;
+    readonly outage: OutageLog;
+    readonly store: RollupStore;
+    readonly metrics: ApiMetrics;
+  },
   storeReady: Promise<void>,
   stops: (() => Promise<void>)[],
   stopAll: () => Promise<void>,
 ): Promise<Service> {
   const { config, logger, nowUs } = options;
-  const { opened } = storeParts;
-  const store = opened.store;
-  const metrics = createMetrics({ processMetrics: true });
+  const { opened, store, metrics } = storeParts;
   const movedAside = (state: UnreadableState) => {
     logger.error(state, MOVED_ASIDE_MESSAGE);
     metrics.countUnreadable('write');

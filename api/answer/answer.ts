@@ -69,6 +69,11 @@ export interface AnswererDeps {
   readonly coalescer: Coalescer<Computed>;
   /** Most bytes of one answer's body; rows beyond are left out whole. */
   readonly maxBytes: number;
+  /**
+   * Told of each answer: `reused` when it shared another request's computation (in flight, or
+   * kept for the result window), `computed` when this request started one (a refresh included).
+   */
+  readonly onAnswer?: (endpoint: string, how: 'reused' | 'computed') => void;
 }
 
 /** The envelope of every answer's rows: `{"result":[…]}`. */
@@ -144,7 +149,9 @@ export function createAnswerer(
     const refusal = share === undefined ? null : patternRefusal(record, params, share);
     if (refusal !== null) return Promise.reject(refusal);
     const key = `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`;
+    let computed = false;
     const compute = async (): Promise<Computed> => {
+      computed = true;
       const base = deps.context();
       const hosts = deps.hosts;
       const context: ReadContext = {
@@ -171,7 +178,13 @@ export function createAnswerer(
         truncated: sent.truncated ? { rows: sent.rows, maxBytes: deps.maxBytes } : null,
       };
     };
-    return coalesced(deps.coalescer, key, compute, share);
+    const answered = coalesced(deps.coalescer, key, compute, share);
+    const onAnswer = deps.onAnswer;
+    if (onAnswer === undefined) return answered;
+    return answered.then((result) => {
+      onAnswer(record.name, computed ? 'computed' : 'reused');
+      return result;
+    });
   };
 }
 
