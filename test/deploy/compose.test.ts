@@ -83,6 +83,18 @@ function commandFlag(service: ComposeService, flag: string): string | null {
   return at === -1 ? null : (command[at + 1] ?? null);
 }
 
+/** The value of a `--flag=value` argument of a service's command, or null. */
+function commandOption(service: ComposeService, flag: string): string | null {
+  const command = Array.isArray(service.command) ? service.command : [];
+  const found = command.find((argument) => argument.startsWith(`${flag}=`));
+  return found === undefined ? null : found.slice(flag.length + 1);
+}
+
+/** The host of a `host:port` listen address (`:9090` listens on every interface). */
+function hostOf(address: string): string {
+  return address.slice(0, address.lastIndexOf(':'));
+}
+
 /**
  * Where `service` listens inside its container for `containerPort`, by what it runs; a reason
  * when the file does not say (an image's default is not something this file can promise).
@@ -108,6 +120,13 @@ export function listenAddress(
       if (match?.[2] === containerPort) return match[1]!;
     }
     return `${name}: no KAFKA_LISTENERS entry for port ${containerPort}`;
+  }
+  if (image.startsWith('prom/prometheus:')) {
+    const listen = commandOption(service, '--web.listen-address');
+    return listen === null ? `${name}: prometheus without --web.listen-address` : hostOf(listen);
+  }
+  if (image.startsWith('grafana/grafana:')) {
+    return env['GF_SERVER_HTTP_ADDR'] ?? `${name}: no GF_SERVER_HTTP_ADDR`;
   }
   if (name === 'upstash-rest') {
     return env['UPSTASH_REST_HOST'] ?? `${name}: no UPSTASH_REST_HOST`;
@@ -184,7 +203,7 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
-  test("the check catches the old app service (node:24, npm start, HOST's default)", () => {
+  test("the check catches the old app service (node:24, npm start, HOST's default) and monitoring on loopback", () => {
     const old = readCompose(
       [
         'services:',
@@ -208,6 +227,22 @@ describe('docker-compose.yml', () => {
     );
     expect(unreachable(built, imageEnv)).toEqual([
       'app (127.0.0.1:8080:8080) listens on 127.0.0.1',
+    ]);
+    const monitoring = readCompose(
+      [
+        'services:',
+        '  prometheus:',
+        '    image: prom/prometheus:v3.5.0',
+        "    command: ['--web.listen-address=127.0.0.1:9090']",
+        "    ports: ['127.0.0.1:9090:9090']",
+        '  grafana:',
+        '    image: grafana/grafana:12.1.1',
+        "    ports: ['127.0.0.1:3000:3000']",
+      ].join('\n'),
+    );
+    expect(unreachable(monitoring, imageEnv)).toEqual([
+      'prometheus (127.0.0.1:9090:9090) listens on 127.0.0.1',
+      'grafana (127.0.0.1:3000:3000) listens on grafana: no GF_SERVER_HTTP_ADDR',
     ]);
   });
 });
