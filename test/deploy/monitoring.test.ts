@@ -2,8 +2,9 @@
  * The monitoring kit of deploy/ held together: the alert rules pass `promtool check rules` and
  * their unit tests (`promtool test rules`), Prometheus's configuration passes `promtool check
  * config` and scrapes the containers docker-compose.yml runs on the ports they listen on, every
- * alert has a unit test and a runbook section in docs/OPERATIONS.md, and Grafana's provisioning
- * names the data source the dashboard's panels use. Whether the dashboard's and the rules'
+ * alert has a unit test and a runbook section in docs/OPERATIONS.md, every command the runbook
+ * gives is one that exists and that a test runs, and Grafana's provisioning names the data source
+ * the dashboard's panels use. Whether the dashboard's and the rules'
  * series exist is checked against a running consumer and API in
  * test/service/operator-metrics.test.ts.
  *
@@ -15,6 +16,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
+import { PUBLIC_PATHS } from '../../api/routes/operations.ts';
 import { metricNames } from './exposition.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -189,5 +191,104 @@ describe('the monitoring profile of docker-compose.yml', () => {
     const panels = dashboard.panels.filter((panel) => panel.type !== 'row');
     expect(panels.length).toBeGreaterThan(0);
     for (const panel of panels) expect(panel.datasource?.uid).toBe(source?.uid);
+  });
+});
+
+/** The lines of the `sh` code blocks of a Markdown text. */
+function shellLines(markdown: string): string[] {
+  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((block) =>
+    (block[1] ?? '').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'))
+  );
+}
+
+/** Every test file's text, by path. */
+function testTexts(): string[] {
+  const run = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'test'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return run.stdout.split('\n').filter((path) => path.endsWith('.ts')).map(read);
+}
+
+/** The paths the consumers role serves on METRICS_PORT (service/consumer-ops.ts). */
+const CONSUMER_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
+
+describe("the runbook's commands", () => {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> })
+    .scripts;
+  const compose = read('docker-compose.yml');
+  const tested = testTexts();
+  /** Why `line` is not a command that exists and is tested, or null. */
+  const unsupported = (line: string): string | null => {
+    const npm = /^npm run ([\w:-]+)(?: -- .*)?$/.exec(line);
+    if (npm !== null) {
+      const script = scripts[npm[1] ?? ''];
+      if (script === undefined) return `no npm script ${npm[1]}`;
+      // The script's entry file (and role) run by some test.
+      const entry = /\S+\.ts\b/.exec(script)?.[0] ?? '';
+      const role = /--role (\w+)/.exec(script)?.[1];
+      const runs = tested.some((text) =>
+        text.includes(entry) &&
+        (role === undefined || text.includes(`'--role', '${role}'`) ||
+          text.includes(`role: '${role}'`))
+      );
+      return runs ? null : `no test runs ${entry}${role === undefined ? '' : ` --role ${role}`}`;
+    }
+    const curl = /^curl -s http:\/\/127\.0\.0\.1:(8080|9464)(\/\w+)(?: \| grep '\^\w+')?$/.exec(
+      line,
+    );
+    if (curl !== null) {
+      const paths = curl[1] === '8080' ? PUBLIC_PATHS : CONSUMER_PATHS;
+      return paths.has(curl[2] ?? '') ? null : `no route ${curl[2]} on port ${curl[1]}`;
+    }
+    const up = /^docker compose((?: --profile \w+)+) up$/.exec(line);
+    if (up !== null) {
+      const profiles = [...(up[1] ?? '').matchAll(/--profile (\w+)/g)].map((m) => m[1]);
+      const missing = profiles.filter((profile) => !compose.includes(`profiles: [${profile}]`));
+      return missing.length === 0 ? null : `no compose profile ${missing.join(', ')}`;
+    }
+    if (
+      line === 'promtool check rules deploy/prometheus/alerts.yml' ||
+      line === 'promtool test rules deploy/prometheus/alerts.test.yml'
+    ) return null;
+    return 'not a command this test knows to be tested';
+  };
+
+  test('docs/OPERATIONS.md gives commands', () => {
+    expect(shellLines(read('docs/OPERATIONS.md')).length).toBeGreaterThan(5);
+  });
+
+  test.each(shellLines(read('docs/OPERATIONS.md')).map((line) => [line]))(
+    '%s exists and is tested',
+    (line) => {
+      expect(unsupported(line)).toBeNull();
+    },
+  );
+
+  test('a command that does not exist is refused', () => {
+    expect(unsupported('npm run consumers:rebuild')).toBe('no npm script consumers:rebuild');
+    expect(unsupported('curl -s http://127.0.0.1:9464/status')).toBe(
+      'no route /status on port 9464',
+    );
+    expect(unsupported('docker compose --profile grafana up')).toBe('no compose profile grafana');
+    expect(unsupported('redis-cli FLUSHALL')).toBe('not a command this test knows to be tested');
+  });
+});
+
+describe('the dashboard', () => {
+  test('has one row per question', () => {
+    const dashboard = JSON.parse(read('deploy/grafana/streaming-endpoints.json')) as {
+      panels: { type: string; title: string }[];
+    };
+    const rows = dashboard.panels.filter((panel) => panel.type === 'row').map(({ title }) =>
+      title.split(':')[0]
+    );
+    expect(rows).toEqual([
+      'Freshness',
+      'Throughput and lag',
+      'Errors and dead letters',
+      'Store health',
+      'API',
+    ]);
   });
 });
