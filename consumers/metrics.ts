@@ -210,16 +210,26 @@ export function registerConsumerMetrics(
     registers: [registry],
   });
   for (const reason of BATCH_FAILURES) batchFailures.inc({ reason }, 0);
+  /** Each topic's series, bound at its first flush (a flush is not charged for finding them). */
+  const byTopic = new Map<string, ReturnType<typeof topicSeries>>();
+  const topicSeries = (topic: string) => ({
+    folded: folded.labels({ topic }),
+    deadLettered: deadLettered.labels({ topic }),
+    duration: flushDuration.labels({ topic }),
+    size: flushSize.labels({ topic }),
+    freshness: freshness.labels({ topic }),
+  });
   return {
     observeFlush(flush, committedMs) {
       const topic = flush.stream.slice(0, flush.stream.lastIndexOf('/'));
-      const labels = { topic };
-      folded.inc(labels, flush.events);
-      deadLettered.inc(labels, flush.rejected);
-      flushDuration.observe(labels, flush.durationMs / 1000);
-      flushSize.observe(labels, flush.events + flush.rejected);
+      let series = byTopic.get(topic);
+      if (series === undefined) byTopic.set(topic, series = topicSeries(topic));
+      series.folded.inc(flush.events);
+      series.deadLettered.inc(flush.rejected);
+      series.duration.observe(flush.durationMs / 1000);
+      series.size.observe(flush.events + flush.rejected);
       if (flush.newestProducedMs !== null) {
-        freshness.observe(labels, Math.max(0, committedMs - flush.newestProducedMs) / 1000);
+        series.freshness.observe(Math.max(0, committedMs - flush.newestProducedMs) / 1000);
       }
     },
     countBatchFailure: (reason) => batchFailures.inc({ reason }),

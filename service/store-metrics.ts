@@ -63,14 +63,22 @@ export function registerStoreMetrics(registry: Registry): StoreObserver & RedisE
     labelNames: ['kind'] as const,
     registers: [registry],
   });
-  // Every series from 0, so that rates and alerts have a series before the first event.
-  for (const command of STORE_COMMANDS) errors.inc({ command }, 0);
+  // Every series from 0, so that rates and alerts have a series before the first event; each
+  // call's series bound once, so that a call is not charged for finding them by its labels.
+  const byCommand = new Map(STORE_COMMANDS.map((command) => {
+    errors.inc({ command }, 0);
+    return [command, {
+      duration: duration.labels({ command }),
+      errors: errors.labels({ command }),
+    }];
+  }));
   for (const reason of REFUSAL_REASONS) refused.inc({ reason }, 0);
   for (const kind of ['moved', 'ask']) redirections.inc({ kind }, 0);
   return {
     command(command, seconds, failed) {
-      duration.observe({ command }, seconds);
-      if (failed) errors.inc({ command });
+      const series = byCommand.get(command);
+      series?.duration.observe(seconds);
+      if (failed) series?.errors.inc();
     },
     refused: (reason) => refused.inc({ reason }),
     partsRead: (parts) => partsRead.inc(parts),
