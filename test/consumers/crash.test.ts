@@ -10,7 +10,7 @@
  * ten more kills are made until one does).
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { describeOnRedisStores } from '../support/store-target.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { createWorld, exited, type World } from './harness.ts';

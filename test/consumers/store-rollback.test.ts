@@ -16,7 +16,7 @@ import { serviceDir } from '../../tools/services/paths.ts';
 import { redisServerService } from '../../tools/services/redis.ts';
 import type { Service } from '../../tools/services/service.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { gone, signal } from '../support/own-services.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, type World } from './harness.ts';

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { dirname, join, relative, resolve } from 'node:path';
 import { builtinModules } from 'node:module';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { dockerfileEnv, finalStage, readDockerfile } from './dockerfile.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -29,7 +29,7 @@ import { type Call, expectLiveAnswersMatchReference, ingestLines } from '../api/
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { gone, signal } from '../support/own-services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -21,7 +21,7 @@ import { serviceDir } from '../../tools/services/paths.ts';
 import { redisServerService } from '../../tools/services/redis.ts';
 import type { Service } from '../../tools/services/service.ts';
 import { describeWithServices } from '../support/services.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 
 const KEY = 'start-faults-test-key-0123456789';
 

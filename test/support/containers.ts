@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import type { StartedTestContainer } from 'testcontainers';
 import type { ServiceAddresses } from './services.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 
 /** The same Kafka as tools/services/kafka/pom.xml, as Apache's official image. */
 export const KAFKA_IMAGE = 'apache/kafka:4.3.1';

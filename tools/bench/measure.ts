@@ -97,10 +97,28 @@ export function processCpuSeconds(pid: number | undefined): number | null {
  * ```
  */
 export function processPeakRssBytes(pid: number | undefined): number | null {
+  return statusBytes(pid, 'VmHWM');
+}
+
+/**
+ * The resident set size of a process now, in bytes, from Linux's `/proc/<pid>/status`
+ * (`VmRSS`); null where that file cannot be read.
+ *
+ * @example
+ * ```ts
+ * const rss = processRssBytes(child.pid); // e.g. 150_994_944
+ * ```
+ */
+export function processRssBytes(pid: number | undefined): number | null {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** A size field (kB) of `/proc/<pid>/status` in bytes; null where it cannot be read. */
+function statusBytes(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | null {
   if (pid === undefined) return null;
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    const kib = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1];
     return kib === undefined ? null : Number(kib) * 1024;
   } catch {
     return null;

@@ -70,6 +70,8 @@ export class Prober {
   readonly #freshness: number[] = [];
   readonly #work = new Set<Promise<void>>();
   #markers = 0;
+  /** Markers published since the start (their ids), never reset. */
+  #sequence = 0;
   #timers: ReturnType<typeof setInterval>[] = [];
 
   constructor(options: ProbeOptions) {
@@ -94,6 +96,23 @@ export class Prober {
   async stop(): Promise<ProbeReport> {
     for (const timer of this.#timers) clearInterval(timer);
     await Promise.all(this.#work);
+    return this.#figures();
+  }
+
+  /**
+   * The figures since the last call (or the start), then starts counting afresh: a long run's
+   * report by period. A marker counts where it was published; its freshness where it was seen.
+   */
+  interval(): ProbeReport {
+    const figures = this.#figures();
+    for (const latencies of this.#latencies.values()) latencies.length = 0;
+    for (const name of ENDPOINTS) this.#errors.set(name, {});
+    this.#freshness.length = 0;
+    this.#markers = 0;
+    return figures;
+  }
+
+  #figures(): ProbeReport {
     const endpoints: Record<string, EndpointFigures> = {};
     for (const name of ENDPOINTS) {
       const latencies = this.#latencies.get(name) ?? [];
@@ -102,7 +121,7 @@ export class Prober {
         requests: latencies.length + Object.values(errors).reduce((sum, n) => sum + n, 0),
         p50Ms: round(quantileOf(latencies, 0.5)),
         p99Ms: round(quantileOf(latencies, 0.99)),
-        errors,
+        errors: { ...errors },
       };
     }
     return {
@@ -158,7 +177,8 @@ export class Prober {
 
   async #marker(): Promise<void> {
     this.#markers += 1;
-    const id = `loadtest-marker-${Date.now()}-${this.#markers}`;
+    this.#sequence += 1;
+    const id = `loadtest-marker-${Date.now()}-${this.#sequence}`;
     const line = JSON.stringify({
       id,
       timestamp: Date.now() * 1000,

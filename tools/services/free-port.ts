@@ -1,5 +1,5 @@
 /**
- * A free TCP port on loopback, for a server a test starts itself.
+ * A free TCP port on loopback, for a server a test or a tool starts itself.
  *
  * @module
  */
