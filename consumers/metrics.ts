@@ -5,7 +5,8 @@
  * rule the message broke, and per flush: its events folded and dead-lettered, its duration and
  * size, and the freshness it left the store in (its newest event's Kafka timestamp to its commit).
  * Labels are topics, partitions, rejection kinds and failure reasons: bounded, and never a project
- * or a message's content. docs/OPERATIONS.md says what each series means.
+ * or a message's content. Also the group joins (rebalances). docs/OPERATIONS.md says what each
+ * series means.
  *
  * @module
  */
@@ -85,6 +86,8 @@ export interface ConsumerMetrics {
   countUndecodable(topic: string, partition: number): void;
   /** Counts offsets of a partition that retention deleted before they were folded. */
   countRetentionLost(topic: string, partition: number, offsets: number): void;
+  /** Counts one join of the group by this process: its first, and one per rebalance after. */
+  countJoin(): void;
 }
 
 /**
@@ -219,6 +222,12 @@ export function registerConsumerMetrics(
     size: flushSize.labels({ topic }),
     freshness: freshness.labels({ topic }),
   });
+  const joins = new Counter({
+    name: 'consumer_group_joins_total',
+    help: 'Times this process joined the consumer group: once at start, then once per ' +
+      'rebalance (a member came or went, or the group was rejoined after an error).',
+    registers: [registry],
+  });
   return {
     observeFlush(flush, committedMs) {
       const topic = flush.stream.slice(0, flush.stream.lastIndexOf('/'));
@@ -233,6 +242,7 @@ export function registerConsumerMetrics(
       }
     },
     countBatchFailure: (reason) => batchFailures.inc({ reason }),
+    countJoin: () => joins.inc(),
     countDeadLetter: (kind) => deadLetters.inc({ kind }),
     countSkipped: (messages) => skipped.inc(messages),
     countUndecodable: (topic, partition) =>

@@ -258,6 +258,7 @@ export function startConsumers(
         );
       },
       onJoin: () => {
+        metrics?.countJoin();
         if (waiting !== REJOINING) return;
         waiting = null;
         outage.recovered();

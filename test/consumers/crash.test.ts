@@ -14,6 +14,7 @@ import { freePort } from '../../tools/services/free-port.ts';
 import { describeOnRedisStores } from '../support/store-target.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { createWorld, exited, type World } from './harness.ts';
+import { memberMetrics } from './member-metrics.ts';
 
 const KILLS = 10;
 /** Events per generated half-stream; CI_CRASH_EVENTS raises it for a longer local run. */
@@ -21,16 +22,7 @@ const EVENTS_PER_STREAM = Number(process.env.CI_CRASH_EVENTS ?? 100_000);
 
 /** The consumer's count of messages found already folded, or null when it did not answer. */
 async function skippedOf(port: number): Promise<number | null> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
-      signal: AbortSignal.timeout(2_000),
-    });
-    const line = (await response.text()).split('\n')
-      .find((text) => text.startsWith('consumer_skipped_messages_total '));
-    return line === undefined ? null : Number(line.split(' ')[1]);
-  } catch {
-    return null;
-  }
+  return (await memberMetrics(port))?.skipped ?? null;
 }
 
 /** What one kill left behind, and what the member after it did about it. */

@@ -1,0 +1,164 @@
+/**
+ * A consumer group that churns: four consumer processes (`service/main.ts --role consumers`) on
+ * two topics of 12 partitions; for five minutes (`CHURN_MINUTES`), every 10 to 30 s one of them,
+ * drawn at random (seeded), is stopped with SIGKILL or SIGTERM (drawn too) and started again,
+ * while a producer keeps publishing. Once the stream is drained, every answer must equal the
+ * reference evaluator.
+ *
+ * The test reports what the churn cost: the rebalances (each member's `consumer_group_joins_total`
+ * beyond its first join), the messages each SIGKILL left folded and acknowledged to Kafka but not
+ * stored on the partitions the killed member held (the next owner folds them again), and the
+ * messages the members found already folded and skipped. That the faults landed is asserted:
+ * kills of both kinds while events were still arriving, and more joins than starts.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { resumeKey } from '../../src/rollup/keys.ts';
+import { freePort } from '../../tools/services/free-port.ts';
+import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
+import { describeWithServices } from '../support/services.ts';
+import { createWorld, exited, type World } from './harness.ts';
+import { memberMetrics } from './member-metrics.ts';
+
+/** Minutes of churn; CHURN_MINUTES makes a longer (or shorter) run. */
+const CHURN_MINUTES = Number(process.env.CHURN_MINUTES ?? 5);
+const MEMBERS = 4;
+/** Events a second the producer publishes while the group churns. */
+const RATE = 400;
+
+/** One member: its process and the port of its metrics. */
+interface Member {
+  readonly child: ChildProcess;
+  readonly port: number;
+}
+
+/** What one stop of a member did. */
+interface Stop {
+  readonly signal: 'SIGKILL' | 'SIGTERM';
+  readonly atSecond: number;
+  /** Whether the producer was still publishing when the member was stopped. */
+  readonly midStream: boolean;
+  /** Messages the member had acknowledged to Kafka, not stored, on the partitions it held. */
+  readonly replayed: number | null;
+}
+
+describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafka, redis }) => {
+  let world: World;
+  const members: Member[] = [];
+  // Spread over the churn: 8 days of history and the last 10 minutes, late and invalid events.
+  const stream = generatedStream(
+    Math.floor(Date.now() / 1000) * 1_000_000,
+    Math.ceil((RATE * 60 * CHURN_MINUTES) / 2),
+  );
+
+  beforeAll(async () => {
+    world = await createWorld(kafka.brokers, { kind: 'redis', url: redis.url });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const { child } of members) child.kill('SIGKILL');
+    await Promise.all(members.map(({ child }) => exited(child)));
+    await world?.close();
+  });
+
+  test('every answer equals the reference after five minutes of kills and restarts', async () => {
+    let seed = 35;
+    const next = () => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const start = async (): Promise<Member> => {
+      const port = await freePort();
+      return { port, child: world.consumerProcess({ METRICS_PORT: String(port) }) };
+    };
+    for (let i = 0; i < MEMBERS; i++) members.push(await start());
+
+    // The producer: one second's worth of the stream a second, until all of it is out.
+    const startedMs = Date.now();
+    let publishedLines = 0;
+    const publishing = (async () => {
+      for (let second = 0; publishedLines < stream.lines.length; second++) {
+        const chunk = stream.lines.slice(publishedLines, publishedLines + RATE);
+        await world.publish(chunk);
+        publishedLines += chunk.length;
+        await new Promise((resolve) =>
+          setTimeout(resolve, startedMs + (second + 1) * 1000 - Date.now())
+        );
+      }
+    })();
+
+    // Joins and skips counted by members that are gone (read just before each stop).
+    let joinsOfStopped = 0;
+    let skippedOfStopped = 0;
+    let scrapesMissed = 0;
+    const stops: Stop[] = [];
+    const churnEndMs = startedMs + CHURN_MINUTES * 60_000;
+    while (Date.now() < churnEndMs) {
+      await new Promise((resolve) => setTimeout(resolve, 10_000 + 20_000 * next()));
+      const index = Math.floor(next() * MEMBERS);
+      const signal = next() < 0.5 ? 'SIGKILL' : 'SIGTERM';
+      const member = members[index];
+      if (member === undefined) throw new Error(`no member ${index}`);
+      const before = await memberMetrics(member.port);
+      if (before === null) scrapesMissed += 1;
+      joinsOfStopped += before?.joins ?? 0;
+      skippedOfStopped += before?.skipped ?? 0;
+      const midStream = publishedLines < stream.lines.length;
+      member.child.kill(signal);
+      await exited(member.child);
+      // What the next owners of its partitions read again: acknowledged, never stored.
+      let replayed: number | null = null;
+      if (before !== null) {
+        const committed = await world.admin.fetchOffsets({
+          groupId: world.groupId,
+          topics: [world.topics.edge, world.topics['function-edge']],
+        });
+        replayed = 0;
+        for (const { topic, partitions } of committed) {
+          for (const { partition, offset } of partitions) {
+            const name = `${topic}/${partition}`;
+            if (!before.streams.includes(name)) continue;
+            const stored = (await world.store.readOffset(resumeKey(name))) ?? 0;
+            replayed += Math.max(0, Number(offset) - stored);
+          }
+        }
+      }
+      stops.push({
+        signal,
+        atSecond: Math.round((Date.now() - startedMs) / 1000),
+        midStream,
+        replayed,
+      });
+      members[index] = await start();
+    }
+    await publishing;
+    await world.drained(300_000);
+
+    const last = await Promise.all(members.map(({ port }) => memberMetrics(port)));
+    for (const { child } of members) child.kill('SIGTERM');
+    await Promise.all(members.map(({ child }) => exited(child)));
+    const joins = joinsOfStopped + last.reduce((sum, metrics) => sum + (metrics?.joins ?? 0), 0);
+    const skipped = skippedOfStopped +
+      last.reduce((sum, metrics) => sum + (metrics?.skipped ?? 0), 0);
+    const starts = MEMBERS + stops.length;
+    const replayed = stops.reduce((sum, stop) => sum + (stop.replayed ?? 0), 0);
+    console.log(
+      `churn test: ${CHURN_MINUTES} min, ${stream.lines.length} messages, ${stops.length} stops ` +
+        `(${stops.filter((stop) => stop.signal === 'SIGKILL').length} SIGKILL), ${starts} ` +
+        `process starts; ${joins} group joins, so ${joins - starts} rebalances met by members ` +
+        `already in the group; ${replayed} messages left to fold again by SIGKILLs, ${skipped} ` +
+        `found already folded and skipped; ${scrapesMissed} member(s) not scraped before their stop\n${
+          stops.map((stop) => `  ${stop.atSecond} s: ${stop.signal}, replayed ${stop.replayed}`)
+            .join('\n')
+        }`,
+    );
+    for (const { child } of members) expect(child.exitCode).toBe(0);
+    // The churn happened while events arrived: stops of both kinds before the last event was
+    // out, and rebalances beyond the members' first joins.
+    expect(stops.length).toBeGreaterThanOrEqual(2 * CHURN_MINUTES);
+    expect(stops.filter((stop) => stop.midStream).length).toBeGreaterThanOrEqual(CHURN_MINUTES);
+    expect(new Set(stops.map((stop) => stop.signal)).size).toBe(2);
+    expect(joins).toBeGreaterThan(starts);
+    await expectStoreMatchesReference(world.store, stream.events, Date.now() * 1000, 60);
+  }, (CHURN_MINUTES + 12) * 60_000);
+});
