@@ -218,6 +218,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       producer,
       topics,
       rate: options.rate,
+      // Half a second's events per produce request: one request is in flight at a time (an
+      // idempotent producer), so on a loaded broker the rate is what a request carries.
+      batchSize: Math.max(500, Math.ceil(options.rate / 2)),
       onProgress: (sent) => (published = sent),
     },
   );
