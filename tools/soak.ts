@@ -42,6 +42,13 @@ try {
 }
 
 const redis = await startOwnRedis(`redis-soak-${process.pid}`);
+// Interrupted (Ctrl-C reaches the consumers and the API too: they stop), the Redis started
+// detached must not outlive the soak.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void stopOwnRedis(redis).finally(() => process.exit(130));
+  });
+}
 try {
   const report = await runSoak({
     ...flags,

@@ -18,7 +18,7 @@ import { freePort } from '../../tools/services/free-port.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, exited, type World } from './harness.ts';
-import { memberMetrics } from './member-metrics.ts';
+import { type MemberMetrics, memberMetrics } from './member-metrics.ts';
 
 /** Minutes of churn; CHURN_MINUTES makes a longer (or shorter) run. */
 const CHURN_MINUTES = Number(process.env.CHURN_MINUTES ?? 5);
@@ -40,6 +40,19 @@ interface Stop {
   readonly midStream: boolean;
   /** Messages the member had acknowledged to Kafka, not stored, on the partitions it held. */
   readonly replayed: number | null;
+}
+
+/**
+ * The member's metrics once it serves them (a process just started may still be loading), or
+ * null after 20 s.
+ */
+async function scrapedOnceUp(port: number): Promise<MemberMetrics | null> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const metrics = await memberMetrics(port);
+    if (metrics !== null || Date.now() > deadline) return metrics;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafka, redis }) => {
@@ -99,7 +112,7 @@ describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafk
       const signal = next() < 0.5 ? 'SIGKILL' : 'SIGTERM';
       const member = members[index];
       if (member === undefined) throw new Error(`no member ${index}`);
-      const before = await memberMetrics(member.port);
+      const before = await scrapedOnceUp(member.port);
       if (before === null) scrapesMissed += 1;
       joinsOfStopped += before?.joins ?? 0;
       skippedOfStopped += before?.skipped ?? 0;
@@ -134,7 +147,9 @@ describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafk
     await publishing;
     await world.drained(300_000);
 
-    const last = await Promise.all(members.map(({ port }) => memberMetrics(port)));
+    await expectStoreMatchesReference(world.store, stream.events, Date.now() * 1000, 60);
+    // Every member is up (a process started last may still be loading) before it is stopped.
+    const last = await Promise.all(members.map(({ port }) => scrapedOnceUp(port)));
     for (const { child } of members) child.kill('SIGTERM');
     await Promise.all(members.map(({ child }) => exited(child)));
     const joins = joinsOfStopped + last.reduce((sum, metrics) => sum + (metrics?.joins ?? 0), 0);
@@ -159,6 +174,5 @@ describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafk
     expect(stops.filter((stop) => stop.midStream).length).toBeGreaterThanOrEqual(CHURN_MINUTES);
     expect(new Set(stops.map((stop) => stop.signal)).size).toBe(2);
     expect(joins).toBeGreaterThan(starts);
-    await expectStoreMatchesReference(world.store, stream.events, Date.now() * 1000, 60);
   }, (CHURN_MINUTES + 12) * 60_000);
 });

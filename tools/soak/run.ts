@@ -267,7 +267,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   options.print(ROW_HEADER);
   const rows: MinuteRow[] = [];
   let lastPublished = 0;
+  let lastPublishedMs = startedMs;
   let lastStored = (await storedOffsets()) ?? 0;
+  let lastStoredMs = Date.now();
   let markersSeen = 0;
   for (let minute = 1; minute <= options.minutes; minute++) {
     const minuteEndMs = startedMs + minute * 60_000;
@@ -287,15 +289,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       happened.push(`Redis restarted (${((Date.now() - shutdownMs) / 1000).toFixed(1)} s away)`);
     }
     await sleep(minuteEndMs - Date.now());
+    // Taken first: reading the store and the broker below may take seconds on a loaded machine.
+    const publishedNow = published;
+    const publishedMs = Date.now();
     const probed = prober.interval();
     markersSeen += probed.freshness.seen;
     const stored = await storedOffsets();
+    const storedMs = Date.now();
     const end = await endOffsets();
     const endpoints = Object.values(probed.endpoints);
     const row: MinuteRow = {
       minute,
-      publishedPerSecond: (published - lastPublished) / 60,
-      foldedPerSecond: stored === null ? null : (stored - lastStored) / 60,
+      publishedPerSecond: (publishedNow - lastPublished) / ((publishedMs - lastPublishedMs) / 1000),
+      foldedPerSecond: stored === null
+        ? null
+        : (stored - lastStored) / ((storedMs - lastStoredMs) / 1000),
       lag: stored === null ? null : end - stored,
       freshnessP99Ms: probed.freshness.p99Ms,
       answered: endpoints.reduce((sum, e) => sum + e.requests - errorCount(e.errors), 0),
@@ -309,8 +317,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     };
     minuteErrors = 0;
     minutePlanned = 0;
-    lastPublished = published;
-    if (stored !== null) lastStored = stored;
+    lastPublished = publishedNow;
+    lastPublishedMs = publishedMs;
+    if (stored !== null) {
+      lastStored = stored;
+      lastStoredMs = storedMs;
+    }
     rows.push(row);
     options.print(rowText(row));
   }
