@@ -44,10 +44,10 @@ interface Stop {
 
 /**
  * The member's metrics once it serves them (a process just started may still be loading), or
- * null after 20 s.
+ * null after 10 s.
  */
 async function scrapedOnceUp(port: number): Promise<MemberMetrics | null> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 10_000;
   for (;;) {
     const metrics = await memberMetrics(port);
     if (metrics !== null || Date.now() > deadline) return metrics;
@@ -106,8 +106,12 @@ describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafk
     let scrapesMissed = 0;
     const stops: Stop[] = [];
     const churnEndMs = startedMs + CHURN_MINUTES * 60_000;
-    while (Date.now() < churnEndMs) {
-      await new Promise((resolve) => setTimeout(resolve, 10_000 + 20_000 * next()));
+    // Stops planned 10 to 30 s apart from one plan to the next (what a stop itself takes on a
+    // slow machine does not stretch the plan), at least two a minute of churn.
+    let plannedMs = startedMs;
+    while (Date.now() < churnEndMs || stops.length < 2 * CHURN_MINUTES) {
+      plannedMs = Math.max(plannedMs + 10_000 + 20_000 * next(), Date.now() + 2_000);
+      await new Promise((resolve) => setTimeout(resolve, plannedMs - Date.now()));
       const index = Math.floor(next() * MEMBERS);
       const signal = next() < 0.5 ? 'SIGKILL' : 'SIGTERM';
       const member = members[index];
@@ -170,7 +174,6 @@ describeWithServices(['kafka', 'redis'], 'a consumer group that churns', ({ kafk
     for (const { child } of members) expect(child.exitCode).toBe(0);
     // The churn happened while events arrived: stops of both kinds before the last event was
     // out, and rebalances beyond the members' first joins.
-    expect(stops.length).toBeGreaterThanOrEqual(2 * CHURN_MINUTES);
     expect(stops.filter((stop) => stop.midStream).length).toBeGreaterThanOrEqual(CHURN_MINUTES);
     expect(new Set(stops.map((stop) => stop.signal)).size).toBe(2);
     expect(joins).toBeGreaterThan(starts);
