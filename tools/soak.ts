@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { positiveFlag } from './bench/measure.ts';
 import { slopePerHour } from './soak/minute-row.ts';
-import { startOwnRedis, stopOwnRedis } from './soak/own-redis.ts';
+import { startOwnRedis, stopOwnRedis } from './services/own-redis.ts';
 import { runSoak } from './soak/run.ts';
 
 const USAGE =

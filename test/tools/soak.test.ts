@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisStore } from '../../src/store/redis.ts';
 import { MARKER_PROJECT } from '../../tools/replay/probe.ts';
-import { startOwnRedis, stopOwnRedis } from '../../tools/soak/own-redis.ts';
+import { startOwnRedis, stopOwnRedis } from '../../tools/services/own-redis.ts';
 import { runSoak } from '../../tools/soak/run.ts';
 import type { Service } from '../../tools/services/service.ts';
 import { expectStoreMatchesReference, queriesFor, validEvents } from '../rollup/fold-and-read.ts';

@@ -1,16 +1,16 @@
 /**
- * A Redis of the soak's own on a free port (`tools/services`' redis-server, persistence off but
- * for the snapshot its planned restart saves), never the shared development Redis: the soak
- * restarts it.
+ * A Redis of a tool's or a test's own on a free port (redis-server, persistence off but
+ * for a snapshot that `SHUTDOWN SAVE` writes), never the shared development Redis: what runs
+ * on it may restart it, and nothing else writes to it.
  *
  * @module
  */
 import { rmSync } from 'node:fs';
-import { freePort } from '../services/free-port.ts';
-import { down, up } from '../services/lifecycle.ts';
-import { serviceDir } from '../services/paths.ts';
-import { redisServerService } from '../services/redis.ts';
-import type { Service } from '../services/service.ts';
+import { freePort } from './free-port.ts';
+import { down, up } from './lifecycle.ts';
+import { serviceDir } from './paths.ts';
+import { redisServerService } from './redis.ts';
+import type { Service } from './service.ts';
 
 /** Starts a fresh Redis named `name` (its folder under `.services/`) on a free port. */
 export async function startOwnRedis(name: string): Promise<Service> {
