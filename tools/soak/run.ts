@@ -275,7 +275,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const minuteEndMs = startedMs + minute * 60_000;
     const happened: string[] = [];
     if (minute > 1 && (minute - 1) % options.restartEveryMinutes === 0) {
-      const index = replaced++ % consumers.length;
+      // Always the first: the others live through the whole soak, so that their memory over
+      // the hour can be read (with one consumer, that one is replaced).
+      const index = 0;
+      replaced += 1;
       const signal = replaced % 2 === 1 ? 'SIGTERM' : 'SIGKILL';
       await consumers[index]?.stop(signal);
       consumers[index] = start('consumers');
