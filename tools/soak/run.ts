@@ -35,6 +35,11 @@ const OUTAGE_SETTLE_MS = 30_000;
 /** How long the consumers may take to fold what is left once publishing stops. */
 const DRAIN_TIMEOUT_MS = 5 * 60_000;
 const MIB = 1024 * 1024;
+/**
+ * How long the restarted Redis may take to answer: it loads its snapshot first (833 MB took
+ * longer than a fresh start's 15 s on a loaded machine).
+ */
+const REDIS_LOAD_TIMEOUT_MS = 5 * 60_000;
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -81,8 +86,21 @@ async function usedMemory(client: ReturnType<typeof createClient>): Promise<numb
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-/** Runs a soak and reports it; the topics are deleted and the processes stopped at the end. */
+/**
+ * Runs a soak and reports it; the topics are deleted and the processes stopped at the end, and
+ * the processes also when the soak fails.
+ */
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const processes: RoleProcess[] = [];
+  try {
+    return await soak(options, processes);
+  } finally {
+    await Promise.all(processes.map((role) => role.stop()));
+  }
+}
+
+/** The soak itself; every process it starts goes into `processes`. */
+async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<SoakReport> {
   const prefix = `soak-${randomUUID().slice(0, 8)}.`;
   const topics = topicNames(prefix);
   registerCodecs();
@@ -137,13 +155,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     KAFKA_SESSION_TIMEOUT_MS: '10000',
     LOG_LEVEL: 'warn',
   };
-  const start = (role: 'consumers' | 'api', env: Record<string, string> = {}) =>
-    RoleProcess.start({
+  const start = (role: 'consumers' | 'api', env: Record<string, string> = {}) => {
+    const started = RoleProcess.start({
       role,
       env: { ...roleEnv, ...env },
       onError: (message) => report(`${role}: ${message}`),
       onUnexpectedExit: (how) => report(`${role} process exited (${how})`),
     });
+    processes.push(started);
+    return started;
+  };
 
   const apiKey = randomBytes(24).toString('hex');
   const apiUrl = `http://127.0.0.1:${await freePort()}`;
@@ -253,7 +274,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const pid = readPid(options.redis.pidFile);
     await redisClient.sendCommand(['SHUTDOWN', 'SAVE']).catch(() => undefined);
     while (pid !== undefined && alive(pid)) await sleep(50);
-    await up(options.redis, () => undefined);
+    await up({ ...options.redis, startTimeoutMs: REDIS_LOAD_TIMEOUT_MS }, () => undefined);
     outageUntil = Date.now() + OUTAGE_SETTLE_MS;
   };
 
