@@ -143,7 +143,12 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
       return;
     }
     minuteErrors += 1;
-    if (errors.length < 1000) errors.push(`${new Date().toISOString()} ${what}`);
+    const error = `${new Date().toISOString()} ${what}`;
+    // Printed as they happen (a soak that dies still tells them), and kept for the summary.
+    if (errors.length < 1000) {
+      errors.push(error);
+      options.print(`  error: ${error}`);
+    }
   };
   const roleEnv = {
     STORE: 'redis',
@@ -375,7 +380,6 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
   options.print(
     `published ${published} events and ${markersPublished} markers; ${errors.length} error(s)`,
   );
-  for (const error of errors.slice(0, 20)) options.print(`  ${error}`);
 
   await Promise.all([api, ...consumers].map((role) => role.stop()));
   await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
