@@ -24,7 +24,7 @@ import {
   generatedStream,
   validEvents,
 } from '../rollup/fold-and-read.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, PARTITIONS, type World } from './harness.ts';

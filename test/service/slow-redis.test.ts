@@ -21,7 +21,7 @@ import type { Service } from '../../tools/services/service.ts';
 import { TEST_KEY } from '../api/helpers/app.ts';
 import { createWorld, exited, type World } from '../consumers/harness.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { startTestService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 

@@ -11,7 +11,7 @@ import { down, up } from '../../tools/services/lifecycle.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
 import { redisServerService } from '../../tools/services/redis.ts';
 import type { Service } from '../../tools/services/service.ts';
-import { freePort } from '../support/free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { describeWithServices } from '../support/services.ts';
 
 describeWithServices([], 'RedisStore on a Redis without EVALSHA_RO', () => {

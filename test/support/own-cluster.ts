@@ -18,7 +18,7 @@ import {
   type RedisClusterSpec,
 } from '../../tools/services/redis-cluster.ts';
 import type { Service } from '../../tools/services/service.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 
 /** One shard: a master and its replica, as services of ours. */
 export interface Shard {
