@@ -19,10 +19,15 @@
  * registered again ({@link CommitLedger.registerAgain}), a maximum that changes nothing where
  * the registry kept them.
  *
+ * A loss found lowers the stream's stored resume offset to the project's stored watermark
+ * before it is answered, and only then does the entry take the stored value: a writer dropped
+ * before it reopens (a rebalance, a stop) leaves the next owner resuming where the project needs.
+ * A lowering that fails leaves the entry as it was, so the next check finds the loss again.
+ *
  * @module
  */
 import type { RollupStore, ScoredMember } from '../store/port.ts';
-import { EXPIRY_SLACK_US, HOST_HORIZON_US, HOSTS_KEY } from './keys.ts';
+import { EXPIRY_SLACK_US, HOST_HORIZON_US, HOSTS_KEY, resumeKey } from './keys.ts';
 
 /** A project whose stored watermark is below what the writer committed. */
 export interface Loss {
@@ -42,11 +47,25 @@ export interface CommitLedgerOptions {
   readonly limit: number;
   /** How long a watermark lives after its last commit (µs): older entries are forgotten. */
   readonly watermarkLifeUs: number;
+  /**
+   * The stream's earliest offset, where a project that holds nothing resumes; undefined for a
+   * stream that is never replayed (it keeps no resume offset to lower on a loss).
+   */
+  readonly earliestOffset: (() => Promise<number>) | undefined;
 }
 
 interface Committed {
   offset: number;
-  atUs: number;
+  /** When this writer committed it; null when only read (its commit time is unknown). */
+  atUs: number | null;
+}
+
+/** How many host sightings one registration call sends. */
+const REGISTER_CHUNK = 1_000;
+
+/** A loss found, with the entry it was found against. */
+interface FoundLoss extends Loss {
+  readonly entry: Committed;
 }
 
 /** Why the stream is folded again from a project's stored watermark. */
@@ -71,35 +90,34 @@ export class CommitLedger {
     return { projects: this.#committed.size, sightings: this.#sightings.size };
   }
 
-  /** `project` now holds `offset` from the stream, committed at `nowUs`. */
-  committed(project: string, offset: number, nowUs: number): void {
+  /** `project` now holds `offset` from the stream, committed by this writer at `atUs`. */
+  committed(project: string, offset: number, atUs: number | null): void {
     this.#committed.delete(project);
-    this.#committed.set(project, { offset, atUs: nowUs });
+    this.#committed.set(project, { offset, atUs });
     trim(this.#committed, this.#options.limit);
   }
 
   /**
-   * The writer read `stored` as the watermarks of `projects`: each remembered when nothing is,
-   * and answered as a loss when below what was committed (the entry then takes the stored value).
+   * The writer read `stored` as the watermarks of `projects`: each remembered when nothing is
+   * (committed at a time unknown), and answered as a loss when below what was committed, once
+   * the stored resume offset is lowered to it (see the module's doc).
    */
-  loaded(
+  async loaded(
     projects: readonly string[],
     stored: readonly (number | null)[],
     nowUs: number,
-  ): Loss[] {
-    return projects.flatMap((project, i) => {
-      const loss = this.#loadedOne(project, stored[i] ?? null, nowUs);
+  ): Promise<Loss[]> {
+    const found = projects.flatMap((project, i) => {
+      const offset = stored[i] ?? null;
+      const entry = this.#committed.get(project);
+      if (entry === undefined) {
+        if (offset !== null) this.committed(project, offset, null);
+        return [];
+      }
+      const loss = this.#compare(project, entry, offset, nowUs);
       return loss === null ? [] : [loss];
     });
-  }
-
-  #loadedOne(project: string, offset: number | null, nowUs: number): Loss | null {
-    const entry = this.#committed.get(project);
-    if (entry === undefined) {
-      if (offset !== null) this.committed(project, offset, nowUs);
-      return null;
-    }
-    return this.#compare(project, entry, offset, nowUs);
+    return await this.#secure(found);
   }
 
   /**
@@ -114,11 +132,15 @@ export class CommitLedger {
   }
 
   /**
-   * A loss when `stored` is below `entry`; the entry follows the store either way. A watermark
-   * that may have expired (its last commit a life ago, less the slack of clocks) is no loss.
+   * A loss when `stored` is below `entry` (the entry follows the store only once the loss is
+   * secured); otherwise the entry follows the store. A watermark that may have expired is no
+   * loss: none is stored, and this writer did not commit it within a life (less the slack of
+   * clocks), or only read it (committed when, by whom, is unknown).
    */
   #compare(project: string, entry: Committed, stored: number | null, nowUs: number) {
-    if (stored === null && entry.atUs < nowUs - this.#options.watermarkLifeUs + EXPIRY_SLACK_US) {
+    const mayHaveExpired = entry.atUs === null ||
+      entry.atUs < nowUs - this.#options.watermarkLifeUs + EXPIRY_SLACK_US;
+    if (stored === null && mayHaveExpired) {
       this.#committed.delete(project);
       return null;
     }
@@ -126,10 +148,37 @@ export class CommitLedger {
       entry.offset = stored;
       return null;
     }
-    if (stored === null) this.#committed.delete(project);
-    const loss = { project, stored, committed: entry.offset };
-    if (stored !== null) entry.offset = stored;
-    return loss;
+    return { project, stored, committed: entry.offset, entry };
+  }
+
+  /**
+   * Lowers the stored resume offset to the earliest stored watermark of `found` (when later),
+   * then lets their entries follow the store, unless a commit moved one meanwhile or the resume
+   * offset moved (the lowering then fails and the losses are found again at the next check).
+   */
+  async #secure(found: readonly FoundLoss[]): Promise<Loss[]> {
+    const first = found[0];
+    if (first === undefined) return [];
+    const earliest = this.#options.earliestOffset;
+    let lowered = true;
+    if (earliest !== undefined) {
+      const wanted = found.reduce<number | null>(
+        (to, { stored }) => to === null || stored === null ? null : Math.min(to, stored),
+        first.stored,
+      );
+      const to = wanted ?? (await earliest());
+      const key = resumeKey(this.#options.stream);
+      const current = await this.#options.store.readOffset(key);
+      lowered = current === null || to >= current ||
+        (await this.#options.store.advanceOffset(key, current, to));
+    }
+    return found.map(({ project, stored, committed, entry }) => {
+      if (lowered && this.#committed.get(project) === entry && entry.offset === committed) {
+        if (stored === null) this.#committed.delete(project);
+        else entry.offset = stored;
+      }
+      return { project, stored, committed };
+    });
   }
 
   /** The registry now holds these (project, host) members at least at their scores. */
@@ -144,9 +193,9 @@ export class CommitLedger {
 
   /**
    * Reads the stored watermarks of `sample` remembered projects (a different slice each call;
-   * every one when `sample` is absent) and answers those below what was committed. A loss is
-   * remembered at its stored value from then on (the caller folds the stream again from there),
-   * as is a watermark beyond it (another writer's commits).
+   * every one when `sample` is absent) and answers those below what was committed, once the
+   * stored resume offset is lowered to them: a loss is then remembered at its stored value (the
+   * stream is folded again from there), as is a watermark beyond it (another writer's commits).
    */
   async lost(nowUs: number, sample?: number): Promise<Loss[]> {
     const picked = sample === undefined
@@ -161,12 +210,13 @@ export class CommitLedger {
       live.map(([project]) => this.#options.watermarkKey(project)),
       this.#options.stream,
     );
-    return live.flatMap(([project, entry], i) => {
+    const found = live.flatMap(([project, entry], i) => {
       // A commit landed while the read was under way: nothing to compare.
       if (this.#committed.get(project) !== entry || entry.offset !== expected[i]) return [];
       const loss = this.#compare(project, entry, stored[i] ?? null, nowUs);
       return loss === null ? [] : [loss];
     });
+    return await this.#secure(found);
   }
 
   /**
@@ -186,15 +236,17 @@ export class CommitLedger {
       this.#sightings.delete(member);
       return [];
     });
-    if (members.length === 0) return;
-    await this.#options.store.updateSortedSet({
-      key: HOSTS_KEY,
-      members,
-      mode: 'max',
-      keepHighest: null,
-      dropBelow: horizonUs,
-      expireAtMs: null,
-    });
+    // In bounded calls: a request of every sighting at once may be refused (Upstash REST).
+    for (let i = 0; i < members.length; i += REGISTER_CHUNK) {
+      await this.#options.store.updateSortedSet({
+        key: HOSTS_KEY,
+        members: members.slice(i, i + REGISTER_CHUNK),
+        mode: 'max',
+        keepHighest: null,
+        dropBelow: horizonUs,
+        expireAtMs: null,
+      });
+    }
   }
 }
 

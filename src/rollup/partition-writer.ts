@@ -286,6 +286,7 @@ export class PartitionWriter {
       watermarkKey: (project) => this.#watermarkKey(project),
       limit: this.#cacheLimit,
       watermarkLifeUs: this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US,
+      earliestOffset: options.earliestOffset,
     });
   }
 
@@ -343,7 +344,7 @@ export class PartitionWriter {
     return offset ?? null;
   }
 
-  /** On `losses`, rewinds to the earliest and throws (see `commit-ledger.ts`). */
+  /** On `losses` (the stored resume offset lowered), rewinds to the earliest and throws. */
   #lost(losses: readonly Loss[]): void {
     for (const { stored } of losses) this.rewindTo(stored);
     const first = losses[0];
@@ -386,7 +387,7 @@ export class PartitionWriter {
       this.#store.readWatermarks(keys, this.#stream),
       this.#store.readReaches(keys, this.#stream),
     ]);
-    this.#lost(this.#ledger.loaded(unknown, stored, nowUs));
+    this.#lost(await this.#ledger.loaded(unknown, stored, nowUs));
     unknown.forEach((project, i) => {
       if (this.#projects.has(project)) return;
       const offset = stored[i] ?? null;
@@ -586,8 +587,8 @@ export class PartitionWriter {
   /**
    * Compares what this writer wrote with what the store holds: the resume offset, and the
    * watermarks of up to `sample` projects it knows (a different slice each call, so that a
-   * project on a Redis Cluster shard that lost data is found even when no new event of it comes).
-   * On a difference, the next {@link open} resumes where the store needs it.
+   * project on a Redis Cluster shard that lost data is found even when no new event of it comes,
+   * and lowers the stored resume offset). On a difference, the next {@link open} resumes there.
    */
   async verify(sample = 256): Promise<Verdict> {
     if (this.#earliestOffset !== undefined) {
@@ -605,9 +606,8 @@ export class PartitionWriter {
     }
     const nowUs = this.#nowUs();
     await this.#ledger.registerAgain(nowUs, sample);
-    const [first, ...more] = await this.#ledger.lost(nowUs, sample);
+    const [first] = await this.#ledger.lost(nowUs, sample);
     if (first === undefined) return { consistent: true };
-    for (const { stored } of [first, ...more]) this.rewindTo(stored);
     return { consistent: false, reason: lossReason(first) };
   }
 
