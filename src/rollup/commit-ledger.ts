@@ -122,13 +122,15 @@ export class CommitLedger {
 
   /**
    * A commit of `project` was refused: the store holds `stored`, from where the writer folds
-   * again (it has rewound): remembered as such, so that no later read reports it again.
+   * again (it has rewound). Below what was committed, a loss: the stored resume offset is lowered
+   * to it first (see the module's doc); then remembered as such, so that no later read reports it
+   * again.
    */
-  refused(project: string, stored: number | null): void {
+  async refused(project: string, stored: number | null): Promise<void> {
     const entry = this.#committed.get(project);
     if (entry === undefined) return;
-    if (stored === null) this.#committed.delete(project);
-    else entry.offset = stored;
+    if (stored !== null && stored >= entry.offset) entry.offset = stored;
+    else await this.#secure([{ project, stored, committed: entry.offset, entry }]);
   }
 
   /**

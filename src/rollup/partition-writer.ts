@@ -562,7 +562,7 @@ export class PartitionWriter {
                 'its reach (a watermark that expired before its parts, or was evicted)',
             });
           } else {
-            this.#ledger.refused(project, result.stored);
+            await this.#ledger.refused(project, result.stored);
             refused.push({
               rewindTo: result.stored,
               reason: `project ${project} holds offset ${result.stored ?? 'none'} from it, ` +

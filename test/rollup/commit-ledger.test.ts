@@ -114,6 +114,16 @@ describe('a loss, once found, survives the writer', () => {
     expect(await writer.open()).toBe(2);
   });
 
+  test('found by a commit refused', async () => {
+    const store = memoryStore();
+    const writer = await writerAfter(store, 3);
+    await rollBackWatermark(store, 's/0', 3, 1);
+    await expect(flushOne(writer, invocationEvent('d', 10), 3)).rejects.toThrow(
+      /holds offset 1 from it, not 3/,
+    );
+    expect(await partitionWriter(store, 's/0').open()).toBe(1);
+  });
+
   test('found by a load of the watermark', async () => {
     const store = memoryStore();
     const writer = await writerAfter(store, 3);
