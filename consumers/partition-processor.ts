@@ -23,6 +23,7 @@ import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
+import { eventsOf, projectsOf } from './parsed-batch.ts';
 import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
 import { type ProducedSpan, widenProducedSpan } from './produced-span.ts';
 
@@ -115,17 +116,6 @@ interface ParsedMessage {
   readonly result: ParseResult;
 }
 
-function projectsOf(parsed: readonly ParsedMessage[]): Set<string> {
-  const projects = new Set<string>();
-  for (const { result } of parsed) if (result.ok) projects.add(result.event.project);
-  return projects;
-}
-
-/** The valid events of a batch. */
-function* eventsOf(parsed: readonly ParsedMessage[]): Generator<LogEvent> {
-  for (const { result } of parsed) if (result.ok) yield result.event;
-}
-
 /** Default of `flushBytes`. */
 export const DEFAULT_FLUSH_BYTES = 16 * 1024 * 1024;
 
@@ -176,7 +166,7 @@ export class PartitionProcessor {
     this.#options = options;
     this.#stream = `${options.topic}/${options.partition}`;
     this.#pending = emptyPending(this.#stream);
-    this.#gap = new RetentionGap(options);
+    this.#gap = new RetentionGap({ ...options, passOver: (to) => this.#passOver(to) });
     this.#writer = new PartitionWriter({
       store: options.store,
       stream: this.#stream,
@@ -354,6 +344,14 @@ export class PartitionProcessor {
       this.#coverThrough(through);
       this.#startFlush();
     });
+  }
+
+  /** Stores `logStart` as the resume offset, past offsets retention deleted (reported once). */
+  async #passOver(logStart: number): Promise<void> {
+    this.#coverThrough(logStart);
+    this.#startFlush();
+    await this.drain();
+    if (this.#failure !== null) throw this.#failure;
   }
 
   /** Moves the pending offset to `through` when it is beyond what was folded. */

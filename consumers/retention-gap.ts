@@ -5,7 +5,9 @@
  * such as a transaction's markers, or records retention deleted) and folding goes on from the
  * batch. Where the gap lies below the partition's log start, the offsets between the stored one
  * and the log start were deleted before they were folded: that is reported, never passed over in
- * silence (see "A consumer group behind the topic's retention" in docs/ROLLUPS.md).
+ * silence (see "A consumer group behind the topic's retention" in docs/ROLLUPS.md), then passed
+ * over: the stored resume offset moves to the log start, so that the next processor of the
+ * partition (after it moved away and back, or a restart) does not meet, and count, the loss again.
  *
  * @example
  * ```ts
@@ -14,6 +16,7 @@
  *   partition: 3,
  *   earliestOffset,
  *   onOverrun: (report) => log.error(report),
+ *   passOver: (logStart) => storeResumeOffset(logStart),
  * });
  * if ((await gap.judge(expected, firstOffset)) === 'seek') return { kind: 'seek', offset: expected };
  * ```
@@ -45,6 +48,8 @@ export interface RetentionGapOptions {
   /** The partition's log start (its earliest retained offset), read when a gap is met. */
   readonly earliestOffset: () => Promise<number>;
   readonly onOverrun?: OverrunReporter;
+  /** Stores `logStart` as where the partition resumes: the offsets before it are gone. */
+  readonly passOver: (logStart: number) => Promise<void>;
 }
 
 /** Decides whether a batch that starts after the expected offset is sought back or folded. */
@@ -53,6 +58,7 @@ export class RetentionGap {
   readonly #partition: number;
   readonly #earliestOffset: () => Promise<number>;
   readonly #onOverrun: OverrunReporter | undefined;
+  readonly #passOver: (logStart: number) => Promise<void>;
   /** Where this partition last asked to seek, to accept a gap Kafka leaves after a seek. */
   #seekedTo: number | null = null;
   /** The offset up to which a loss was reported: a replay of the gap is not counted twice. */
@@ -63,6 +69,7 @@ export class RetentionGap {
     this.#partition = options.partition;
     this.#earliestOffset = options.earliestOffset;
     this.#onOverrun = options.onOverrun;
+    this.#passOver = options.passOver;
   }
 
   /** Forgets the last seek: the next gap is sought back once more (after a re-read of the store). */
@@ -73,7 +80,8 @@ export class RetentionGap {
   /**
    * `'seek'` when a batch starting at `first` must be fetched again from `expected` (the first
    * time this gap is met), else `'fold'`, after reporting any offsets of the gap below the
-   * partition's log start.
+   * partition's log start and passing over them. Reported before they are passed over: a crash
+   * between the two may count them twice, never not at all.
    */
   async judge(expected: number, first: number): Promise<'seek' | 'fold'> {
     if (first <= expected) return 'fold';
@@ -96,6 +104,7 @@ export class RetentionGap {
         lost,
       });
     }
+    if (logStart > expected) await this.#passOver(logStart);
     return 'fold';
   }
 }

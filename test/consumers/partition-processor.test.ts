@@ -546,6 +546,39 @@ describe('PartitionProcessor: where a batch may start and stop', () => {
     }]);
   });
 
+  test('a loss reported is not reported again by the next processor of the partition', async () => {
+    // The partition moves away and back before a flush past the gap lands: the runner drops
+    // its processor and makes a new one over the same store.
+    const { store, messages } = world(nowUs);
+    const reports: OverrunReport[] = [];
+    const sinks = { letters: [], reports: [], errors: [] };
+    let logStart = 0;
+    const overrides = {
+      earliestOffset: () => Promise.resolve(logStart),
+      onOverrun: (report: OverrunReport) => reports.push(report),
+    };
+    const first = processorOn(store, nowUs, 1_000, sinks, overrides);
+    await consume(first, messages.slice(0, 100), 100);
+    await first.drain();
+    // Retention deletes 100 to 159 before they are folded.
+    logStart = 160;
+    expect(await first.process(messages.slice(160, 200), () => true)).toEqual({
+      kind: 'seek',
+      offset: 100,
+    });
+    store.failCommits = 1;
+    await first.process(messages.slice(160, 200), () => true);
+    await first.drain();
+    expect(reports.map((report) => report.lost)).toEqual([60]);
+    const second = processorOn(store, nowUs, 1_000, sinks, overrides);
+    // As kafkajs fetches it: from 160 (the log start), whatever the stored offset.
+    await second.process(messages.slice(160, 200), () => true);
+    await second.process(messages.slice(160, 200), () => true);
+    await second.drain();
+    expect(second.offset).toBe(200);
+    expect(reports.map((report) => report.lost)).toEqual([60]);
+  });
+
   test('stops folding a batch once the consumer is no longer running', async () => {
     const { messages, processor } = world(nowUs);
     expect(await processor.process(messages.slice(0, 50), () => false)).toEqual({

@@ -7,13 +7,18 @@ import { type OverrunReport, RetentionGap } from '../../consumers/retention-gap.
 
 function gap(logStart: number) {
   const reports: OverrunReport[] = [];
+  const passedOver: number[] = [];
   const judge = new RetentionGap({
     topic: 'logs.edge',
     partition: 3,
     earliestOffset: () => Promise.resolve(logStart),
     onOverrun: (report) => reports.push(report),
+    passOver: (to) => {
+      passedOver.push(to);
+      return Promise.resolve();
+    },
   });
-  return { judge, reports };
+  return { judge, reports, passedOver };
 }
 
 describe('RetentionGap', () => {
@@ -41,10 +46,20 @@ describe('RetentionGap', () => {
   });
 
   test('a gap above the log start (a transaction marker) loses nothing', async () => {
-    const { judge, reports } = gap(0);
+    const { judge, reports, passedOver } = gap(0);
     expect(await judge.judge(100, 102)).toBe('seek');
     expect(await judge.judge(100, 102)).toBe('fold');
     expect(reports).toEqual([]);
+    expect(passedOver).toEqual([]);
+  });
+
+  test('the deleted offsets are passed over once reported: the store resumes at the log start', async () => {
+    const { judge, reports, passedOver } = gap(500);
+    await judge.judge(100, 500);
+    expect(passedOver).toEqual([]);
+    await judge.judge(100, 500);
+    expect(reports.map((report) => report.lost)).toEqual([400]);
+    expect(passedOver).toEqual([500]);
   });
 
   test('only what the batch skips counts: a log start past the batch is not', async () => {
