@@ -92,11 +92,13 @@ describe('the alert rules, their tests and the runbook', () => {
     expect(rules.map((rule) => rule.alert).sort()).toEqual([
       'ConsumerLagGrowing',
       'DeadLettersAppearing',
+      'EventsLostToRetention',
       'FreshnessObjectiveMissed',
       'HttpServerErrors',
       'PartitionPaused',
       'ProcessDown',
       'StoreErrors',
+      'StoreWentBack',
     ]);
   });
 
