@@ -5,6 +5,7 @@
  * @module
  */
 import { withTimeout } from '../src/async/timeout.ts';
+import { StoreTimeoutError } from '../src/store/away.ts';
 import { HttpError, unavailable } from './errors.ts';
 import type { StoreCalls } from './store-calls.ts';
 
@@ -24,7 +25,8 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
 
 /**
  * `work` (a store call), with its failure answered as 503 `unavailable`: past `ms`, or when
- * it rejects (the cause goes to `calls`, never to the caller).
+ * it rejects (the cause, a {@link StoreTimeoutError} past `ms`, goes to `calls`, never to the
+ * caller).
  *
  * @example
  * ```ts
@@ -34,11 +36,17 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
 export async function guardStore<T>(work: Promise<T>, ms: number, calls: StoreCalls): Promise<T> {
   let answer: T;
   try {
-    answer = await withDeadline(work, ms, 'the store');
+    answer = await withTimeout(work, ms, (): never => {
+      throw new StoreTimeoutError(ms);
+    });
   } catch (error) {
     if (error instanceof HttpError) throw error;
     calls.failed(error);
-    throw unavailable('the store is not answering; retry shortly', { cause: error });
+    const timedOut = error instanceof StoreTimeoutError;
+    throw unavailable(
+      timedOut ? `${error.message}; retry shortly` : 'the store is not answering; retry shortly',
+      { cause: error },
+    );
   }
   calls.answered();
   return answer;

@@ -2,7 +2,8 @@
  * Where the cause of a store call the API answered 503 goes. A store that is away (every call
  * fails at once until it is back) is one outage, said in the store's {@link OutageLog}: once when
  * it goes, then every half minute with how many calls failed meanwhile, never a stack per call.
- * Any other failure is logged whole.
+ * Calls that time out are an outage of their own (the connection may be up: a slow or stuck
+ * store), said alike and over once a call answers. Any other failure is logged whole.
  *
  * @example
  * ```ts
@@ -14,7 +15,7 @@
  */
 import { OutageLog } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
-import { isStoreAway } from '../src/store/away.ts';
+import { isStoreAway, StoreTimeoutError } from '../src/store/away.ts';
 
 /** Told of each guarded store call's outcome. */
 export interface StoreCalls {
@@ -39,15 +40,16 @@ export interface StoreCallsOptions {
 /** The outcome of store calls, logged as {@link StoreCallsOptions} says. */
 export function reportStoreCalls(options: StoreCallsOptions): StoreCalls {
   const { logger } = options;
-  const own = options.outage === undefined;
-  const outage = options.outage ??
-    new OutageLog({ logger, what: 'the store', nowMs: options.nowMs });
+  // Told the store is back when a call answers (an answer may come from a cache meanwhile).
+  const answers = new OutageLog({ logger, what: 'the store', nowMs: options.nowMs });
+  // A connection's owner knows when it is back.
+  const connection = options.outage ?? answers;
   return {
     failed: (error) => {
-      if (isStoreAway(error)) outage.failed(error);
+      if (error instanceof StoreTimeoutError) answers.failed(error);
+      else if (isStoreAway(error)) connection.failed(error);
       else logger.warn({ err: error }, 'store call failed');
     },
-    // A connection's owner knows when it is back; an answer may come from a cache meanwhile.
-    answered: own ? () => outage.recovered() : () => undefined,
+    answered: () => answers.recovered(),
   };
 }

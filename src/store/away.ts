@@ -24,3 +24,22 @@ export function isStoreAway(error: unknown): boolean {
       .test(error.message) ||
     /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING)\b/.test(error.message);
 }
+
+/**
+ * A store call that did not answer within its bound: the store is slow or unreachable while its
+ * connection may look up. Said like a store that is away (one outage line, never a stack per call),
+ * and over once a call answers.
+ *
+ * @example
+ * ```ts
+ * await withTimeout(store.ping(), 2_000, (): never => {
+ *   throw new StoreTimeoutError(2_000);
+ * });
+ * ```
+ */
+export class StoreTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`the store did not answer within ${ms} ms`);
+    this.name = 'StoreTimeoutError';
+  }
+}

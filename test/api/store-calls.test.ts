@@ -6,11 +6,14 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, test } from 'vitest';
+import { guardStore } from '../../api/deadline.ts';
+import { HttpError } from '../../api/errors.ts';
 import { reportStoreCalls } from '../../api/store-calls.ts';
 import { OutageLog } from '../../src/async/outage-log.ts';
 
 interface Line {
   readonly msg: string;
+  readonly reason?: string;
   readonly failures?: number;
   readonly err?: { readonly message: string };
 }
@@ -72,5 +75,40 @@ describe('reportStoreCalls', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]?.msg).toBe('store call failed');
     expect(lines[0]?.err?.message).toContain('WRONGTYPE');
+  });
+
+  test('calls that time out are the store not answering: one outage line, and back once one answers', async () => {
+    const { lines, logger } = captured();
+    let nowMs = 1_000_000;
+    const calls = reportStoreCalls({ logger, nowMs: () => nowMs });
+    const never = new Promise<never>(() => undefined);
+    for (let i = 0; i < 3; i++) {
+      const error = await guardStore(never, 5, calls).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(HttpError);
+      expect(error).toMatchObject({ status: 503 });
+    }
+    nowMs += 12_000;
+    expect(await guardStore(Promise.resolve('rows'), 5, calls)).toBe('rows');
+    expect(lines.map(({ msg, reason }) => ({ msg, reason }))).toEqual([
+      {
+        msg: 'the store is not reachable; retrying',
+        reason: 'the store did not answer within 5 ms',
+      },
+      { msg: 'the store is reachable again after 12 s', reason: undefined },
+    ]);
+  });
+
+  test("with the connection's outage log, a timeout (the connection is up) is still said, and its end", async () => {
+    const { lines, logger } = captured();
+    const nowMs = () => 0;
+    const outage = new OutageLog({ logger, what: 'the store (redis://127.0.0.1:6379)', nowMs });
+    const calls = reportStoreCalls({ logger, nowMs, outage });
+    await guardStore(new Promise<never>(() => undefined), 5, calls).catch(() => undefined);
+    await guardStore(Promise.resolve(1), 5, calls);
+    expect(lines.map(({ msg }) => msg)).toEqual([
+      'the store is not reachable; retrying',
+      'the store is reachable again after 0 s',
+    ]);
+    expect(outage.reason).toBeNull();
   });
 });
