@@ -15,9 +15,9 @@ import {
   DEFAULT_ANSWER_MAX_BYTES,
   DEFAULT_INGEST_MAX_ITEMS,
   DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
-  DEFAULT_STORE_TIMEOUT_MS,
   type RateLimitConfig,
 } from '../src/config.ts';
+import { DEFAULT_STORE_TIMEOUT_MS } from '../src/config/defaults.ts';
 import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
 import type { OutageLog } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';

@@ -27,6 +27,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_RECENT_LOGS_CAPACITY,
   DEFAULT_SESSION_TIMEOUT_MS,
+  DEFAULT_STORE_TIMEOUT_MS,
   SERVICE_NAME,
 } from './config/defaults.ts';
 import { ConfigError, type Env, flag, integer, secret, text } from './config/read.ts';
@@ -44,9 +45,6 @@ export const DEFAULT_TOPIC_PARTITIONS = 12;
 
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
-
-/** Default of `STORE_TIMEOUT_MS`: the longest the API waits for a store read, in ms. */
-export const DEFAULT_STORE_TIMEOUT_MS = 5_000;
 
 /**
  * Distinct projects one API key may ingest events of per UTC day unless configured

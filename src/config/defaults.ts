@@ -35,3 +35,6 @@ export const DEFAULT_RECENT_LOGS_CAPACITY = 10_000;
 
 /** How far in the future an event may be unless configured (`MAX_FUTURE_SKEW`): 5 minutes, in µs. */
 export const DEFAULT_MAX_FUTURE_SKEW_US = 5 * 60_000_000;
+
+/** The longest the API waits for a store read or ping unless configured (`STORE_TIMEOUT_MS`), ms. */
+export const DEFAULT_STORE_TIMEOUT_MS = 5_000;

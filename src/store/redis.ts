@@ -47,6 +47,8 @@ export interface RedisStoreOptions {
   readonly onError?: (error: Error) => void;
   /** Called whenever the connection is (re)established. Default: ignore. */
   readonly onReady?: () => void;
+  /** The clock, in Unix ms (a Cluster's slot-map refreshes are spaced by it). Default: `Date.now`. */
+  readonly nowMs?: () => number;
 }
 
 /** How a command reaches Redis: one client, or the cluster node owning `firstKey`'s slot. */
@@ -261,7 +263,10 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   }
 
   static #refresh(options: RedisStoreOptions): ClusterRefresh {
-    return new ClusterRefresh(options.onError === undefined ? {} : { onError: options.onError });
+    return new ClusterRefresh({
+      ...(options.onError === undefined ? {} : { onError: options.onError }),
+      ...(options.nowMs === undefined ? {} : { nowMs: options.nowMs }),
+    });
   }
 
   static #cluster(nodes: readonly string[], options: RedisStoreOptions): Cluster {
