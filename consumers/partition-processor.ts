@@ -19,7 +19,11 @@
 import { parse } from '../src/events/parse.ts';
 import type { LogEvent, ParseResult, Rejection, Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
-import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
+import {
+  OffsetConflictError,
+  PartitionWriter,
+  type Verdict,
+} from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
@@ -309,7 +313,14 @@ export class PartitionProcessor {
       const offset = Number(message.offset);
       if (offset >= expected) parsed.push({ message, offset, result: this.#parse(message) });
     }
-    await this.#writer.loadWatermarks(projectsOf(parsed));
+    try {
+      await this.#writer.loadWatermarks(projectsOf(parsed));
+    } catch (error) {
+      // The store holds less than this stream committed (a failover): resume where it now says.
+      if (!(error instanceof OffsetConflictError)) throw error;
+      this.#options.onFlushError?.(error);
+      return { kind: 'seek', offset: await this.#reopenFromStore() };
+    }
     await this.#writer.loadAdmitted(eventsOf(parsed));
     for (const item of parsed) {
       if (item.offset < (this.#expected ?? expected)) continue;
@@ -371,7 +382,13 @@ export class PartitionProcessor {
     this.#stale = false;
     let offset: number;
     try {
-      offset = await this.#writer.open();
+      offset = await this.#writer.open().catch((error: unknown) => {
+        // The store lost what this stream committed (a failover): the open lowered where the
+        // stream resumes and said so; the next open resumes there.
+        if (!(error instanceof OffsetConflictError)) throw error;
+        this.#options.onFlushError?.(error);
+        return this.#writer.open();
+      });
     } catch (error) {
       // Marked failed, so that the one-second check asks again even if no batch ever comes.
       this.#failure = error;

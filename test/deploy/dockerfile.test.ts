@@ -29,7 +29,8 @@ function closure(): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
   const pending = ENTRY_POINTS.map((file) => join(ROOT, file));
-  const specifiers = /(?:from|import)\s*\(?\s*'([^']+)'|require\.resolve\('([^']+)'\)/g;
+  // A specifier holds no white space: prose in a string ("... from ' + `${x}`") is not an import.
+  const specifiers = /\b(?:from|import)\s*\(?\s*'([^'\s]+)'|require\.resolve\('([^'\s]+)'\)/g;
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (files.has(file)) continue;
     files.add(file);
