@@ -140,6 +140,8 @@ export class ConsumerRunner {
   /** Settles the first join: {@link ConsumerRunner.start} waits for it. */
   #firstJoin: { resolve(): void; reject(error: Error): void } | null = null;
   #offsetCheck: ReturnType<typeof setInterval> | null = null;
+  /** Whether a stored-offset check is under way (see {@link #checkStoredOffsetsAlone}). */
+  #checkingOffsets = false;
 
   constructor(options: ConsumerRunnerOptions) {
     this.#options = options;
@@ -269,10 +271,24 @@ export class ConsumerRunner {
       },
     });
     this.#offsetCheck = setInterval(
-      () => void this.#checkStoredOffsets(),
+      () => void this.#checkStoredOffsetsAlone(),
       this.#options.offsetCheckMs ?? 1_000,
     );
     await joined;
+  }
+
+  /**
+   * One stored-offset check at a time: a check slower than its interval (a loaded machine, a slow
+   * store) is not overlapped by the next, which would clear a paused partition twice.
+   */
+  async #checkStoredOffsetsAlone(): Promise<void> {
+    if (this.#checkingOffsets) return;
+    this.#checkingOffsets = true;
+    try {
+      await this.#checkStoredOffsets();
+    } finally {
+      this.#checkingOffsets = false;
+    }
   }
 
   /**
@@ -446,6 +462,8 @@ export class ConsumerRunner {
     const stored = await this.#options.store.readOffset(resumeKey(stream));
     const end = await this.#partitionEnd(processor.topic, processor.partition);
     if (stored !== null && stored > end) return;
+    // It may have moved to another member meanwhile (reported 'moved' then).
+    if (this.#halted.get(stream) !== processor) return;
     this.#halted.delete(stream);
     processor.reopen();
     this.#consumer.resume([{ topic: processor.topic, partitions: [processor.partition] }]);

@@ -91,8 +91,9 @@ export async function probeRedis(url: string, login?: RedisLogin): Promise<void>
 export type ClusterHealth = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
 /**
- * Asks every node for `CLUSTER INFO`: healthy when each says `cluster_state:ok`, knows all the
- * nodes and sees all 16384 slots assigned.
+ * Asks every node for `CLUSTER INFO`: healthy when each says `cluster_state:ok`, knows at least
+ * the nodes given (a cluster with replicas knows more nodes than the masters it was given by) and
+ * sees all 16384 slots assigned.
  */
 export async function clusterHealth(
   nodes: readonly string[],
@@ -109,7 +110,7 @@ export async function clusterHealth(
       const info = String(await client.sendCommand(['CLUSTER', 'INFO']));
       const field = (name: string) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
       if (field('cluster_state') !== 'ok') return { ok: false, reason: `${node}: state not ok` };
-      if (Number(field('cluster_known_nodes')) !== nodes.length) {
+      if (!(Number(field('cluster_known_nodes')) >= nodes.length)) {
         return { ok: false, reason: `${node} knows ${field('cluster_known_nodes')} nodes` };
       }
       if (field('cluster_slots_assigned') !== '16384') {
