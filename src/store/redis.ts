@@ -141,7 +141,8 @@ function clusterConnection(
           [...args],
           asBytes === true ? AS_BYTES : undefined,
         );
-      } catch (error) {
+      } catch (caught) {
+        const error = slotWithoutMaster(caught);
         // Its node may have died and its replica been promoted: no reply will say so.
         if (isStoreAway(error)) refresh.nodeAway(cluster);
         throw error;
@@ -162,6 +163,23 @@ function clusterConnection(
     },
     close,
   };
+}
+
+/**
+ * `error` as an error that says the cluster is away when it is node-redis's TypeError for a key
+ * whose slot has no master in the client's map of slots (a failover under way, or a slot no
+ * master claims: the map was asked for while the cluster had a hole), else `error` itself. Away,
+ * the caller waits and retries, and the refresh asks for the map again.
+ */
+function slotWithoutMaster(error: unknown): unknown {
+  if (!(error instanceof TypeError) || !/\(reading '(master|replicas)'\)/.test(error.message)) {
+    return error;
+  }
+  return new Error(
+    "CLUSTERDOWN the Redis Cluster client knows no master for this key's slot (a failover " +
+      'under way, or a slot no master serves): retried once the cluster serves it',
+    { cause: error },
+  );
 }
 
 /** The value of a `CONFIG GET` reply (`[name, value]` in RESP2, `{ name: value }` in RESP3). */

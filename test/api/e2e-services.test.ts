@@ -19,8 +19,8 @@ import { drained } from '../support/drained.ts';
 import { startReadyService } from '../support/service.ts';
 import { describeWithServices } from '../support/services.ts';
 import { TEST_KEY } from './helpers/app.ts';
-import { type Call, expectLiveAnswersMatchReference, ingestLines } from './helpers/http.ts';
-import { responseValidator } from './helpers/openapi-validator.ts';
+import { type Call } from './helpers/http.ts';
+import { expectIngestedAnswers } from './helpers/ingested-answers.ts';
 
 const DATABASE = 13;
 const PARTITIONS = 3;
@@ -66,16 +66,11 @@ describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka
   }, 60_000);
 
   test('ingested through Kafka, every endpoint answers what the reference says', async () => {
-    const document = await (await call('/openapi.json')).json();
-    const check = responseValidator(document);
-    const totals = await ingestLines(call, stream.lines, check, 1_000);
-    expect(totals.accepted).toBe(stream.events.length);
-    await drained(kafka.brokers, topics, redisUrl, 90_000);
-    await expectLiveAnswersMatchReference(
+    await expectIngestedAnswers(
       call,
-      stream.events,
+      stream,
       queriesFor(stream.events, nowUs),
-      check,
+      () => drained(kafka.brokers, topics, redisUrl, 90_000),
     );
   }, 180_000);
 

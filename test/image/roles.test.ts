@@ -14,8 +14,8 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { TEST_KEY } from '../api/helpers/app.ts';
-import { type Call, expectLiveAnswersMatchReference, ingestLines } from '../api/helpers/http.ts';
-import { responseValidator } from '../api/helpers/openapi-validator.ts';
+import { type Call } from '../api/helpers/http.ts';
+import { expectIngestedAnswers } from '../api/helpers/ingested-answers.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { drained } from '../support/drained.ts';
 import { freePort, until } from '../support/poll.ts';
@@ -97,16 +97,11 @@ describeWithServices(
     test(
       'ingested through the API container, folded by the consumers container: every endpoint answers what the reference says',
       async () => {
-        const document = await (await call('/openapi.json')).json();
-        const check = responseValidator(document);
-        const totals = await ingestLines(call, stream.lines, check, 1_000);
-        expect(totals.accepted).toBe(stream.events.length);
-        await drained(kafka.brokers, topics, redisUrl, 120_000);
-        await expectLiveAnswersMatchReference(
+        await expectIngestedAnswers(
           call,
-          stream.events,
+          stream,
           queriesFor(stream.events, nowUs),
-          check,
+          () => drained(kafka.brokers, topics, redisUrl, 120_000),
         );
       },
       300_000,

@@ -20,7 +20,6 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { kafkaClient } from '../../src/kafka/client.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { createLogger } from '../../src/logger.ts';
-import { resumeKey } from '../../src/rollup/keys.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { TEST_KEY } from '../api/helpers/app.ts';
@@ -29,6 +28,7 @@ import { responseValidator } from '../api/helpers/openapi-validator.ts';
 import { queriesFor, validEvents } from '../rollup/fold-and-read.ts';
 import { secureTarget } from '../support/secure-target.ts';
 import { startReadyService } from '../support/service.ts';
+import { offsetsReachEnds } from '../support/drained.ts';
 import { describeWithServices } from '../support/services.ts';
 import { emptyStore, openStore } from '../support/store-target.ts';
 
@@ -98,22 +98,7 @@ describeWithServices(
       const store = await openStore(target);
       await admin.connect();
       try {
-        const ends = new Map<string, number>();
-        for (const topic of [topics.edge, topics['function-edge']]) {
-          for (const entry of await admin.fetchTopicOffsets(topic)) {
-            ends.set(`${topic}/${entry.partition}`, Number(entry.high));
-          }
-        }
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-          let behind = 0;
-          for (const [partition, end] of ends) {
-            behind += end - ((await store.readOffset(resumeKey(partition))) ?? 0);
-          }
-          if (behind <= 0) return;
-          if (Date.now() > deadline) throw new Error(`consumers still ${behind} events behind`);
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
+        await offsetsReachEnds(admin, store, topics, timeoutMs);
       } finally {
         await admin.disconnect();
         await store.close();

@@ -4,9 +4,10 @@
  *
  * @module
  */
-import { Kafka, logLevel } from 'kafkajs';
+import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { TopicNames } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
+import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 
 /**
@@ -23,24 +24,37 @@ export async function drained(
   const store = await RedisStore.connect(redisUrl);
   await admin.connect();
   try {
-    const ends = new Map<string, number>();
-    for (const topic of [topics.edge, topics['function-edge']]) {
-      for (const entry of await admin.fetchTopicOffsets(topic)) {
-        ends.set(`${topic}/${entry.partition}`, Number(entry.high));
-      }
-    }
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      let behind = 0;
-      for (const [partition, end] of ends) {
-        behind += end - ((await store.readOffset(resumeKey(partition))) ?? 0);
-      }
-      if (behind <= 0) return;
-      if (Date.now() > deadline) throw new Error(`consumers still ${behind} events behind`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await offsetsReachEnds(admin, store, topics, timeoutMs);
   } finally {
     await admin.disconnect();
     await store.close();
+  }
+}
+
+/**
+ * Resolves once the offsets `store` holds reach the ends `admin` (connected) reads of every
+ * partition of the two source topics; rejects after `timeoutMs` saying how far behind they are.
+ */
+export async function offsetsReachEnds(
+  admin: Admin,
+  store: Pick<RollupStore, 'readOffset'>,
+  topics: TopicNames,
+  timeoutMs: number,
+): Promise<void> {
+  const ends = new Map<string, number>();
+  for (const topic of [topics.edge, topics['function-edge']]) {
+    for (const entry of await admin.fetchTopicOffsets(topic)) {
+      ends.set(`${topic}/${entry.partition}`, Number(entry.high));
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let behind = 0;
+    for (const [partition, end] of ends) {
+      behind += end - ((await store.readOffset(resumeKey(partition))) ?? 0);
+    }
+    if (behind <= 0) return;
+    if (Date.now() > deadline) throw new Error(`consumers still ${behind} events behind`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
