@@ -38,8 +38,9 @@ export function isStoreAway(error: unknown): boolean {
  * ```
  */
 export class StoreTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`the store did not answer within ${ms} ms`);
+  /** `call` names the store call that timed out (a port method), when known. */
+  constructor(ms: number, call?: string) {
+    super(`the store did not answer${call === undefined ? '' : ` ${call}`} within ${ms} ms`);
     this.name = 'StoreTimeoutError';
   }
 }
