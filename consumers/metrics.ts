@@ -47,15 +47,22 @@ const FLUSH_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 const FLUSH_SIZE_BUCKETS = [1, 10, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000];
 
 /**
- * Why a batch failed and is fetched again: the store away, Kafka away, the store changed under
+ * Why a batch failed and is fetched again: the store away, the store not answering within the
+ * consumers' deadline (`STORE_TIMEOUT_MS`, see `store-deadline.ts`), Kafka away, the store changed under
  * the consumer (a write refused: another member took the partition, or the store lost or rolled
  * back data; consuming resumes where the store says), or anything else.
  */
-export type BatchFailure = 'store_away' | 'kafka_away' | 'store_changed' | 'other';
+export type BatchFailure =
+  | 'store_away'
+  | 'store_timeout'
+  | 'kafka_away'
+  | 'store_changed'
+  | 'other';
 
 /** Every {@link BatchFailure}. */
 export const BATCH_FAILURES: readonly BatchFailure[] = [
   'store_away',
+  'store_timeout',
   'kafka_away',
   'store_changed',
   'other',
@@ -207,7 +214,8 @@ export function registerConsumerMetrics(
   });
   const batchFailures = new Counter({
     name: 'consumer_batch_failures_total',
-    help: 'Batches that failed and are fetched again, by reason: store_away, kafka_away, ' +
+    help: 'Batches that failed and are fetched again, by reason: store_away, store_timeout (no ' +
+      'answer within the store deadline), kafka_away, ' +
       'store_changed (a write refused; consuming resumes where the store says), other.',
     labelNames: ['reason'] as const,
     registers: [registry],

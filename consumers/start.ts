@@ -17,24 +17,27 @@ import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
-import { isStoreAway } from '../src/store/away.ts';
+import { isStoreAway, StoreTimeoutError } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
 import { type BatchFailure, registerConsumerMetrics } from './metrics.ts';
 import { RestartRate } from './restart-rate.ts';
 import { StallWatch } from './stall-watch.ts';
+import { consumerStore } from './store-deadline.ts';
 import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
 
 /** Why a batch failed, for the log and the metrics. */
 function batchFailure(error: unknown): BatchFailure {
   if (isStoreAway(error)) return 'store_away';
+  if (error instanceof StoreTimeoutError) return 'store_timeout';
   if (isKafkaAway(error)) return 'kafka_away';
   return error instanceof OffsetConflictError ? 'store_changed' : 'other';
 }
 
 /**
  * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
- * opened it, once; Kafka away, by `kafkaAway` (an outage log: once, then a reminder); a store
+ * opened it, once, and one that does not answer in time by the consumers' store deadline (see
+ * `store-deadline.ts`); Kafka away, by `kafkaAway` (an outage log: once, then a reminder); a store
  * that no longer holds what was written (lost or rolled back, or the partition moved) is repaired
  * by resuming where the store says, and said without a stack; anything else is logged whole.
  */
@@ -45,7 +48,7 @@ function logBatchError(
   kafkaAway: (error: unknown) => void,
 ): BatchFailure {
   const reason = batchFailure(error);
-  if (reason === 'store_away') {
+  if (reason === 'store_away' || reason === 'store_timeout') {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: the store is away; retrying');
   } else if (reason === 'kafka_away') {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: Kafka is away; retrying');
@@ -107,11 +110,13 @@ export interface ConsumerHooks {
  */
 export function startConsumers(
   config: Config,
-  store: RollupStore,
+  unbounded: RollupStore,
   logger: Logger,
   nowUs: () => number,
   hooks: ConsumerHooks = {},
 ): ConsumersHandle {
+  const nowMs = () => Math.floor(nowUs() / 1000);
+  const store = consumerStore(unbounded, config, logger, nowMs);
   const brokers = config.kafkaBrokers;
   if (brokers === null) {
     throw new Error('the consumers need KAFKA_BROKERS (comma-separated host:port pairs)');
@@ -122,7 +127,7 @@ export function startConsumers(
   const outage = new OutageLog({
     logger,
     what: `Kafka (${brokers.join(',')}) or its topics`,
-    nowMs: () => Math.floor(nowUs() / 1000),
+    nowMs,
   });
   const retry: RetryOptions = {
     signal: stopping.signal,
@@ -136,7 +141,8 @@ export function startConsumers(
   const undecodable = new Map<string, { report: UndecodableReport; loggedMs: number }>();
   /** Offsets lost to retention since this process started, by partition. */
   const overrun = new Map<string, number>();
-  const nowMs = () => Math.floor(nowUs() / 1000);
+  /** Offsets the store lost, since this process started, that retention deleted, by partition. */
+  const unstored = new Map<string, number>();
   const restarts = new RestartRate(nowMs);
   const stalls = new StallWatch(nowMs);
   const sampling = setInterval(() => {
@@ -220,6 +226,31 @@ export function startConsumers(
             'folded, and their events are missing from the rollups. Folding goes on from ' +
             `${report.logStart}; see "A consumer group behind the topic's retention" in ` +
             'docs/ROLLUPS.md for what to do',
+        );
+      },
+      onLogStart: (report) => {
+        const { stream, logStart } = report;
+        if (report.knownStored === null) {
+          logger.warn(
+            report,
+            `${stream} has no stored resume offset: folding starts at its log start, ${logStart} ` +
+              `(offsets 0 to ${logStart - 1} are no longer in the topic). Normal for a new ` +
+              'deployment or consumer group on a topic whose older messages expired; if this ' +
+              'store held the partition before (it lost its keys), the events of those offsets ' +
+              `are missing from the rollups: see "A consumer group behind the topic's ` +
+              'retention" in docs/ROLLUPS.md',
+          );
+          return;
+        }
+        metrics?.countRetentionLost(report.topic, report.partition, report.lost);
+        unstored.set(stream, (unstored.get(stream) ?? 0) + report.lost);
+        logger.error(
+          report,
+          `${stream} lost ${report.lost} offset(s) (${report.lostFrom} to ${logStart - 1}): ` +
+            `the store lost the partition's resume offset (it was ${report.knownStored}) and ` +
+            "what it had folded, and the topic's retention deleted those offsets, so their " +
+            `events are missing from the rollups. Folding goes on from ${logStart}; see "A ` +
+            `consumer group behind the topic's retention" in docs/ROLLUPS.md for what to do`,
         );
       },
       onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
@@ -346,12 +377,17 @@ export function startConsumers(
       if (looping !== null) reasons.unshift(looping);
       return reasons.length === 0 ? null : reasons.join('; ');
     },
-    lost: () =>
-      overrun.size === 0
-        ? null
-        : [...overrun].map(([stream, offsets]) =>
+    lost: () => {
+      const said = [
+        ...[...overrun].map(([stream, offsets]) =>
           `${stream} lost ${offsets} offset(s) to retention before they were folded`
-        ).join('; '),
+        ),
+        ...[...unstored].map(([stream, offsets]) =>
+          `${stream} lost ${offsets} offset(s) the store had folded and lost, which retention deleted`
+        ),
+      ];
+      return said.length === 0 ? null : said.join('; ');
+    },
     running,
     async stop() {
       // A start step under way is not waited for (kafkajs may retry one for a minute): the
