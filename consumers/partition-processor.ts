@@ -29,6 +29,7 @@ import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
 import { eventsOf, projectsOf } from './parsed-batch.ts';
 import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
+import { LogStart, type LogStartReporter } from './log-start.ts';
 import { type ProducedSpan, widenProducedSpan } from './produced-span.ts';
 
 /** A message as the processor needs it (a kafkajs message fits). */
@@ -71,6 +72,8 @@ export interface PartitionProcessorOptions {
   readonly onUnreadable?: UnreadableReporter;
   /** Told of offsets retention deleted before they were folded (folding goes on after them). */
   readonly onOverrun?: OverrunReporter;
+  /** Told when folding starts at the log start with no stored offset (see `log-start.ts`). */
+  readonly onLogStart?: LogStartReporter;
 }
 
 /** Figures of one flush. */
@@ -171,7 +174,9 @@ export class PartitionProcessor {
     this.#stream = `${options.topic}/${options.partition}`;
     this.#pending = emptyPending(this.#stream);
     this.#gap = new RetentionGap({ ...options, passOver: (to) => this.#passOver(to) });
+    const start = new LogStart({ ...options, onStart: options.onLogStart });
     this.#writer = new PartitionWriter({
+      onEarliestStart: (logStart, knownStored) => start.started(logStart, knownStored),
       store: options.store,
       stream: this.#stream,
       nowUs: options.nowUs,

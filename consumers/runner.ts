@@ -22,6 +22,7 @@ import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
 import type { PartitionLag } from './metrics.ts';
 import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
 import type { OverrunReporter } from './retention-gap.ts';
+import type { LogStartReporter } from './log-start.ts';
 import { resumeKey } from '../src/rollup/keys.ts';
 import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
@@ -95,6 +96,8 @@ export interface ConsumerRunnerOptions {
   readonly onUndecodableCleared?: (stream: string, why: 'read' | 'moved') => void;
   /** Told of offsets retention deleted before they were folded (folding goes on after them). */
   readonly onOverrun?: OverrunReporter;
+  /** Told when a partition starts at its log start with no stored offset (see `log-start.ts`). */
+  readonly onLogStart?: LogStartReporter;
 }
 
 /** A partition paused at a batch it cannot decode. */
@@ -525,6 +528,7 @@ export class ConsumerRunner {
       earliestOffset: async () => (await this.#partitionOffsets(topic, partition)).low,
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
       ...(options.onOverrun === undefined ? {} : { onOverrun: options.onOverrun }),
+      ...(options.onLogStart === undefined ? {} : { onLogStart: options.onLogStart }),
       ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
       onFlushError: (error) => options.onError?.(error, stream),
     });

@@ -110,6 +110,12 @@ export interface PartitionWriterOptions {
   /** Told about each stored part that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
   /**
+   * Told when an open resumes at {@link earliestOffset} (`logStart`) because nothing is stored
+   * and no project needs an earlier offset; `knownStored` is the resume offset this writer last
+   * knew stored (null: none since it was made), so not null when the store lost it.
+   */
+  readonly onEarliestStart?: (logStart: number, knownStored: number | null) => void;
+  /**
    * How far in the future an event the stream's writers accepted may lie (µs), as its parser
    * was told: no part of the stream written before now is of a bucket that starts after now plus
    * this (and {@link EXPIRY_SLACK_US} for clocks that disagree). Default
@@ -256,6 +262,7 @@ export class PartitionWriter {
   readonly #capacity: number;
   readonly #cacheLimit: number;
   readonly #onUnreadable: UnreadableReporter | undefined;
+  readonly #onEarliestStart: PartitionWriterOptions['onEarliestStart'];
   readonly #maxFutureSkewUs: number;
   /** What this writer knows by project, least recently committed first. */
   readonly #projects = new Map<string, KnownProject>();
@@ -279,6 +286,7 @@ export class PartitionWriter {
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
     this.#cacheLimit = options.cacheLimit ?? 50_000;
     this.#onUnreadable = options.onUnreadable;
+    this.#onEarliestStart = options.onEarliestStart;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
     this.#ledger = new CommitLedger({
       store: this.#store,
@@ -325,6 +333,7 @@ export class PartitionWriter {
     const stored = current ?? (await this.#legacyOffset());
     const wanted = this.#rewind === undefined ? stored : earlier(stored, this.#rewind);
     const from = wanted ?? (await earliest());
+    if (wanted === null && stored === null) this.#onEarliestStart?.(from, this.#resume);
     if (current !== null && from < current) {
       if (!(await this.#store.advanceOffset(key, current, from))) {
         throw new OffsetConflictError(this.#stream, 'the resume offset moved while reopening');
