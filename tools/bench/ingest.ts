@@ -45,11 +45,12 @@ import {
 } from '../../src/kafka/codecs/register.ts';
 import type { FlushReport } from '../../consumers/partition-processor.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
-import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
-import { projectKey, publishLines, replayProducer } from '../replay/publish.ts';
+import { bareConsume } from './bare-consume.ts';
+import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import { processCpuSeconds, processPeakRssBytes } from './measure.ts';
+import { publishGenerated } from './publish-generated.ts';
 import { type BenchStore, RedisNodes } from './redis-nodes.ts';
 
 const { values } = parseArgs({
@@ -127,26 +128,13 @@ console.log(
 
 // 1. Publish.
 const nowUs = Date.now() * 1000;
-const producer = replayProducer(kafka);
-await producer.connect();
-let published = Date.now();
-const projects = new Set<string>();
-const lines = (function* () {
-  for (const line of generateEvents({ seed: 1, events: EVENTS, nowUs, spanUs: 3_600_000_000 })) {
-    const key = projectKey(line.source, line.line);
-    if (key !== null) projects.add(key);
-    yield line;
-  }
-})();
-await publishLines(lines, {
-  producer,
+const published = await publishGenerated(kafka, {
   topics,
-  batchSize: 1000,
+  events: EVENTS,
+  nowUs,
   keys: KEYS,
   compression: COMPRESSION,
 });
-await producer.disconnect();
-published = (Date.now() - published) / 1000;
 results.publishEventsPerSecond = Math.round(EVENTS / published);
 console.log(
   `1. published ${EVENTS} events in ${
@@ -186,31 +174,14 @@ if (COMPRESSION !== 'none') {
 
 // 2. Bare kafkajs consume-and-discard.
 {
-  const consumer = kafka.consumer({ groupId: `${prefix}bare`, maxWaitTimeInMs: 100 });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [topics.edge, topics['function-edge']], fromBeginning: true });
-  let seen = 0;
-  let first = 0;
-  // From before the first fetch: that fetch may carry most of a small run's events. The group
-  // join it includes costs milliseconds.
-  const cpuBefore = process.cpuUsage();
-  const done = new Promise<void>((resolve) => {
-    void consumer.run({
-      partitionsConsumedConcurrently: PARTITIONS,
-      eachBatch: ({ batch }) => {
-        if (first === 0) first = Date.now();
-        seen += batch.messages.length;
-        if (seen >= EVENTS) resolve();
-        return Promise.resolve();
-      },
-    });
+  const bare = await bareConsume(kafka, {
+    groupId: `${prefix}bare`,
+    topics: [topics.edge, topics['function-edge']],
+    partitions: PARTITIONS,
+    events: EVENTS,
   });
-  await done;
-  const seconds = (Date.now() - first) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  await consumer.disconnect();
-  results.bareEventsPerSecond = Math.round(EVENTS / seconds);
-  results.bareCpuUsPerEvent = Number(((cpu.user + cpu.system) / EVENTS).toFixed(2));
+  results.bareEventsPerSecond = bare.eventsPerSecond;
+  results.bareCpuUsPerEvent = bare.cpuUsPerEvent;
   console.log(
     `2. bare kafkajs consume-and-discard: ${results.bareEventsPerSecond} events/s, ` +
       `${results.bareCpuUsPerEvent} µs of CPU per event`,
@@ -229,25 +200,16 @@ const freshness: number[] = [];
 const liveFlushDurations: number[] = [];
 let measuringFreshness = false;
 const children = Array.from({ length: CONSUMERS }, () => {
-  const child = spawn(process.execPath, [
-    '--disable-warning=TimeoutNegativeWarning',
-    ...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]),
-    'service/main.ts',
-    '--role',
-    'consumers',
-  ], {
-    env: {
-      ...process.env,
-      KAFKA_BROKERS: brokers.join(','),
-      ...(STORE === 'redis'
-        ? { REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: '' }
-        : { REDIS_CLUSTER_NODES: clusterNodes.join(','), REDIS_URL: '' }),
-      STORE,
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_GROUP_ID: `${prefix}rollups`,
-      LOG_LEVEL: 'debug',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const child = startConsumerProcess({
+    brokers,
+    store: STORE,
+    redisUrl,
+    clusterNodes,
+    prefix,
+    logLevel: 'debug',
+    nodeFlags: values.profile === undefined
+      ? []
+      : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`],
   });
   // Each flush is a debug line {"msg":"flushed","time":<ms>,...FlushReport}.
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -261,14 +223,7 @@ const children = Array.from({ length: CONSUMERS }, () => {
   });
   return child;
 });
-const streams = [topics.edge, topics['function-edge']].flatMap((topic) =>
-  Array.from({ length: PARTITIONS }, (_, partition) => `${topic}/${partition}`)
-);
-const stored = async () => {
-  let total = 0;
-  for (const stream of streams) total += (await store.readOffset(resumeKey(stream))) ?? 0;
-  return total;
-};
+const stored = () => storedEvents(store, topics, PARTITIONS);
 const brokerPidFile = '.services/kafka/kafka.pid';
 const brokerPid = existsSync(brokerPidFile)
   ? Number(readFileSync(brokerPidFile, 'utf8').trim())
