@@ -76,9 +76,27 @@ export function rate(perSecond: number): string {
  * ```
  */
 export function processCpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+  return pid === undefined ? null : statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds (user + system) a process's main thread has used so far (the thread that runs
+ * JavaScript, the one a CPU profile samples), from `/proc/<pid>/task/<pid>/stat`; null where
+ * that file cannot be read.
+ *
+ * @example
+ * ```ts
+ * const helpers = processCpuSeconds(pid) - mainThreadCpuSeconds(pid); // GC helpers, compilers
+ * ```
+ */
+export function mainThreadCpuSeconds(pid: number | undefined): number | null {
+  return pid === undefined ? null : statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** User + system CPU seconds of a `/proc` `stat` file; null where it cannot be read. */
+function statCpuSeconds(path: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     // Fields after the command name, which is in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;

@@ -1,0 +1,279 @@
+/**
+ * The cost budget of one consumer (`npm run bench:consumer -- [--events 200000]
+ * [--partitions 12] [--interval 1000] [--profile-dir DIR]`): where its CPU per event goes, stage
+ * by stage, beside the floor it cannot go below, measured in the same run on the same events.
+ *
+ * 1. N generated events (`bench:ingest`'s: seed 1, the last hour, 1,000 projects, Zipf-skewed)
+ *    are published, keyed by project, to fresh topics of `--partitions` partitions on the broker
+ *    of KAFKA_BROKERS, and a fresh Redis of this run's own is started on a free port;
+ * 2. the floor, in this process: kafkajs consuming and discarding the N messages (its CPU per
+ *    event), plus `parse` (src/events/parse.ts) of the same N messages' bytes (read again from
+ *    the generator, not from Kafka);
+ * 3. one consumer process (`service/main.ts --role consumers`, the production entry point) with
+ *    `node --cpu-prof --cpu-prof-interval=<interval µs> --trace-gc-nvp` catches up on the N
+ *    events into that Redis. The window opens when it logs that it joined the group (start-up
+ *    excluded) and closes when every partition's stored offset reaches the end; over it are read
+ *    the process's CPU and its main thread's (`/proc`), its peak RSS (`VmHWM`), the bytes V8
+ *    allocated (the `allocated=` of every GC traced in the window) and Redis's CPU (`INFO cpu`);
+ * 4. the profile's samples of the window are split by stage (tools/bench/profile-stages.ts):
+ *    each stage's share of the main thread's busy samples (all but idle) times the main thread's
+ *    measured CPU per event gives its µs of CPU per event; samples × interval / events is printed
+ *    beside it (on a loaded machine, preempted time is sampled too). The other threads' CPU (V8's
+ *    concurrent GC and compilers, libuv) is printed as its own row.
+ *
+ * The ratio printed last is the consumer process's CPU per event over the floor (issue 33's
+ * target: at most 1.5). Figures also go to bench-results/consumer.json.
+ *
+ * @module
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
+import { registerCodecs } from '../../src/kafka/codecs/register.ts';
+import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
+import { RedisStore } from '../../src/store/redis.ts';
+import { startOwnRedis, stopOwnRedis } from '../services/own-redis.ts';
+import { bareConsume } from './bare-consume.ts';
+import { startConsumerProcess, storedEvents } from './consumer-process.ts';
+import {
+  environment,
+  mainThreadCpuSeconds,
+  positiveFlag,
+  processCpuSeconds,
+  processPeakRssBytes,
+} from './measure.ts';
+import { parseCpuUsPerEvent } from './parse-cost.ts';
+import { type CpuProfile, splitProfile, STAGE_LABELS, STAGES } from './profile-stages.ts';
+import { publishGenerated } from './publish-generated.ts';
+import { RedisNodes } from './redis-nodes.ts';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '200000' },
+    partitions: { type: 'string', default: '12' },
+    interval: { type: 'string', default: '1000' },
+    'profile-dir': { type: 'string' },
+  },
+});
+const EVENTS = positiveFlag('events', values.events);
+const PARTITIONS = positiveFlag('partitions', values.partitions);
+const INTERVAL_US = positiveFlag('interval', values.interval);
+/** How long the consumer may take to join its group before the run is given up. */
+const JOIN_DEADLINE_MS = 120_000;
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const nowHrUs = () => Number(process.hrtime.bigint() / 1000n);
+const perEvent = (seconds: number) => Number((seconds / EVENTS * 1e6).toFixed(2));
+const mib = (bytes: number | null) => bytes === null ? null : Number((bytes / 1048576).toFixed(1));
+
+console.log(`consumer cost budget: ${environment()}`);
+const prefix = `bench-consumer-${randomUUID().slice(0, 8)}.`;
+const topics = topicNames(prefix);
+registerCodecs();
+const kafka = new Kafka({ clientId: 'bench-consumer', brokers, logLevel: logLevel.NOTHING });
+const admin = kafka.admin();
+await admin.connect();
+await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics) });
+const redis = await startOwnRedis(`redis-bench-consumer-${process.pid}`);
+const profileDir = values['profile-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-consumer-'));
+mkdirSync(profileDir, { recursive: true });
+const results: Record<string, unknown> = { events: EVENTS, partitions: PARTITIONS };
+let child: ReturnType<typeof startConsumerProcess> | undefined;
+try {
+  // 1. Publish.
+  const nowUs = Date.now() * 1000;
+  const published = await publishGenerated(kafka, {
+    topics,
+    events: EVENTS,
+    nowUs,
+    keys: 'project',
+    compression: 'none',
+  });
+  console.log(
+    `1. published ${EVENTS} events keyed by project to ${PARTITIONS} partitions per topic ` +
+      `in ${published.toFixed(1)} s (topics ${prefix}*); Redis of its own at ${redis.address}`,
+  );
+
+  // 2. The floor.
+  const bare = await bareConsume(kafka, {
+    groupId: `${prefix}bare`,
+    topics: [topics.edge, topics['function-edge']],
+    partitions: PARTITIONS,
+    events: EVENTS,
+  });
+  const parseUs = Number(parseCpuUsPerEvent(EVENTS, nowUs).toFixed(2));
+  const floor = Number((bare.cpuUsPerEvent + parseUs).toFixed(2));
+  Object.assign(results, {
+    bareEventsPerSecond: bare.eventsPerSecond,
+    bareCpuUsPerEvent: bare.cpuUsPerEvent,
+    parseCpuUsPerEvent: parseUs,
+    floorCpuUsPerEvent: floor,
+  });
+  console.log(
+    `2. floor: bare kafkajs consume-and-discard ${bare.cpuUsPerEvent} µs (${bare.eventsPerSecond} ` +
+      `events/s) + parse ${parseUs} µs = ${floor} µs of CPU per event`,
+  );
+
+  // 3. One profiled consumer catching up.
+  const store = await RedisStore.connect(redis.address);
+  const nodes = await RedisNodes.connect('redis', { REDIS_URL: redis.address });
+  child = startConsumerProcess({
+    brokers,
+    store: 'redis',
+    redisUrl: redis.address,
+    clusterNodes: [],
+    prefix,
+    logLevel: 'info',
+    nodeFlags: [
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      `--cpu-prof-interval=${INTERVAL_US}`,
+      '--trace-gc-nvp',
+    ],
+  });
+  const running = child;
+  const exited = new Promise<number | null>((resolve) => running.once('exit', resolve));
+  /** `[ms since the isolate started, bytes allocated since the GC before]` of every GC. */
+  const gcs: [number, number][] = [];
+  let joined: () => void = () => undefined;
+  const inGroup = new Promise<void>((resolve) => (joined = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const gc = /^\[\d+:[^\]]*\]\s+(\d+) ms: .* allocated=(\d+) /.exec(line);
+    if (gc !== null) gcs.push([Number(gc[1]), Number(gc[2])]);
+    else if (line.includes('"msg":"consumers running"')) joined();
+  });
+  const gone = exited.then((code) => {
+    throw new Error(`the consumer process exited (${code}) before the run ended`);
+  });
+  const late = new Promise<never>((_, reject) =>
+    setTimeout(
+      () => reject(new Error(`the consumer did not join its group in ${JOIN_DEADLINE_MS} ms`)),
+      JOIN_DEADLINE_MS,
+    ).unref()
+  );
+  await Promise.race([inGroup, gone, late]);
+  const from = {
+    us: nowHrUs(),
+    cpu: processCpuSeconds(child.pid),
+    main: mainThreadCpuSeconds(child.pid),
+    redis: (await nodes.cpuSeconds())[0] ?? 0,
+  };
+  const wallStart = Date.now();
+  while ((await storedEvents(store, topics, PARTITIONS)) < EVENTS) {
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 50)), gone]);
+  }
+  const to = {
+    us: nowHrUs(),
+    cpu: processCpuSeconds(child.pid),
+    main: mainThreadCpuSeconds(child.pid),
+    redis: (await nodes.cpuSeconds())[0] ?? 0,
+  };
+  const seconds = (Date.now() - wallStart) / 1000;
+  const peakRss = processPeakRssBytes(child.pid);
+  gone.catch(() => undefined);
+  child.kill('SIGTERM');
+  await exited;
+  await store.close();
+  await nodes.close();
+  if (from.cpu === null || to.cpu === null || from.main === null || to.main === null) {
+    throw new Error("the consumer process's CPU could not be read from /proc (Linux only)");
+  }
+  const consumerUs = perEvent(to.cpu - from.cpu);
+  const mainUs = perEvent(to.main - from.main);
+  const otherThreadsUs = Number((consumerUs - mainUs).toFixed(2));
+
+  // 4. The profile, split by stage.
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`the consumer wrote no CPU profile in ${profileDir}`);
+  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
+  const split = splitProfile(profile, { fromUs: from.us, toUs: to.us, root: process.cwd() });
+  // The GC trace counts from the isolate's start, which the profile's start follows closely.
+  const isolateMs = (us: number) => (us - profile.startTime) / 1000;
+  const allocated = gcs
+    .filter(([ms]) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us))
+    .reduce((total, [, bytes]) => total + bytes, 0);
+  const busy = split.total - (split.samples.get('idle') ?? 0);
+  const stages = STAGES.map((stage) => {
+    const samples = split.samples.get(stage) ?? 0;
+    return {
+      stage,
+      samples,
+      share: stage === 'idle' || busy === 0 ? null : Number((samples / busy).toFixed(3)),
+      cpuUsPerEvent: stage === 'idle' || busy === 0
+        ? null
+        : Number((samples / busy * mainUs).toFixed(2)),
+      sampledUsPerEvent: Number((samples * INTERVAL_US / EVENTS).toFixed(2)),
+    };
+  });
+  Object.assign(results, {
+    eventsPerSecond: Math.round(EVENTS / seconds),
+    consumerCpuUsPerEvent: consumerUs,
+    mainThreadCpuUsPerEvent: mainUs,
+    otherThreadsCpuUsPerEvent: otherThreadsUs,
+    redisCpuUsPerEvent: perEvent(to.redis - from.redis),
+    ratioToFloor: Number((consumerUs / floor).toFixed(2)),
+    peakRssMiB: mib(peakRss),
+    allocatedBytesPerEvent: Math.round(allocated / EVENTS),
+    profileIntervalUs: INTERVAL_US,
+    samples: split.total,
+    sampledSeconds: Number((split.sampledUs / 1e6).toFixed(2)),
+    stages,
+  });
+  console.log(
+    `3. one consumer caught up on ${EVENTS} events in ${seconds.toFixed(1)} s ` +
+      `(${results.eventsPerSecond}/s): ${consumerUs} µs of CPU per event (main thread ${mainUs}, ` +
+      `other threads ${otherThreadsUs}); Redis ${results.redisCpuUsPerEvent} µs; ` +
+      `peak RSS ${results.peakRssMiB ?? '?'} MiB; V8 allocated ${results.allocatedBytesPerEvent} ` +
+      `B per event (${gcs.length} GCs traced)`,
+  );
+  console.log(
+    `4. the profile: ${split.total} samples in the window (${busy} busy), every ${INTERVAL_US} µs; ` +
+      `the main thread's measured CPU split by the busy samples' shares\n`,
+  );
+  const row = (cells: readonly (string | number | null)[]) =>
+    console.log(`| ${cells.map((cell) => cell ?? '—').join(' | ')} |`);
+  row(['stage', 'µs of CPU per event', 'share', 'samples × interval / events, µs']);
+  row(['---', '---:', '---:', '---:']);
+  for (const { stage, share, cpuUsPerEvent, sampledUsPerEvent } of stages) {
+    if (stage === 'idle') continue;
+    const percent = share === null ? null : `${(share * 100).toFixed(1)}%`;
+    row([STAGE_LABELS[stage], cpuUsPerEvent, percent, sampledUsPerEvent]);
+  }
+  row(['**main thread** (measured)', mainUs, '100%', perEvent(split.sampledUs / 1e6)]);
+  row([
+    'other threads (V8 GC helpers, compilers, libuv; measured)',
+    otherThreadsUs,
+    '',
+    '',
+  ]);
+  row(['**consumer process** (measured)', consumerUs, '', '']);
+  row([
+    STAGE_LABELS.idle,
+    '',
+    '',
+    stages.find((s) => s.stage === 'idle')?.sampledUsPerEvent ?? null,
+  ]);
+  row(['floor: bare kafkajs consume-and-discard', bare.cpuUsPerEvent, '', '']);
+  row(['floor: parse of the same messages', parseUs, '', '']);
+  row(['**floor**', floor, '', '']);
+  row(['**consumer / floor** (target ≤ 1.5)', `${results.ratioToFloor}×`, '', '']);
+  const others = [...split.otherLeaves].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  console.log(
+    `\n"other" by leaf frame: ${
+      others.map(([leaf, count]) => `${leaf} ${(count / Math.max(1, busy) * 100).toFixed(1)}%`)
+        .join(', ')
+    }`,
+  );
+} finally {
+  if (child !== undefined && child.exitCode === null) child.kill('SIGTERM');
+  await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
+  await admin.disconnect();
+  await stopOwnRedis(redis);
+  if (values['profile-dir'] === undefined) rmSync(profileDir, { recursive: true, force: true });
+}
+mkdirSync('bench-results', { recursive: true });
+writeFileSync('bench-results/consumer.json', `${JSON.stringify(results, null, 2)}\n`);
+console.log(JSON.stringify(results));
