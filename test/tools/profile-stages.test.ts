@@ -64,7 +64,7 @@ describe('frameStage', () => {
       ['src/rollup/partition-writer.ts', 'serialize', 'encode'],
       ['src/rollup/partition-writer.ts', 'loadWatermarks', 'writer'],
       ['src/store/scripts.ts', 'commitProjectCall', 'encode'],
-      ['node_modules/ioredis/built/Redis.js', 'sendCommand', 'redis'],
+      ['node_modules/@redis/client/dist/lib/client/index.js', 'sendCommand', 'redis'],
       ['src/store/redis.ts', 'runScript', 'redis'],
       ['', '(garbage collector)', 'gc'],
       ['', '(idle)', 'idle'],
@@ -146,7 +146,7 @@ describe('splitProfile', () => {
       ],
       [
         writerFlush,
-        frame('node_modules/ioredis/built/Redis.js', 'sendCommand'),
+        frame('node_modules/@redis/client/dist/lib/client/index.js', 'sendCommand'),
         frame('node:net', 'writeGeneric'),
       ],
       [frame('', '(garbage collector)')],

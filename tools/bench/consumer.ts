@@ -196,6 +196,10 @@ try {
     .filter(([ms]) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us))
     .reduce((total, [, bytes]) => total + bytes, 0);
   const busy = split.total - (split.samples.get('idle') ?? 0);
+  // Work of the catch-up the window missed (it opens when the parent reads the joining line).
+  const before = splitProfile(profile, { fromUs: 0, toUs: from.us, root: process.cwd() });
+  const missed = ['parse', 'fold'] as const;
+  const missedSamples = missed.reduce((sum, stage) => sum + (before.samples.get(stage) ?? 0), 0);
   const stages = STAGES.map((stage) => {
     const samples = split.samples.get(stage) ?? 0;
     return {
@@ -219,6 +223,7 @@ try {
     allocatedBytesPerEvent: Math.round(allocated / EVENTS),
     profileIntervalUs: INTERVAL_US,
     samples: split.total,
+    samplesBeforeWindow: missedSamples,
     sampledSeconds: Number((split.sampledUs / 1e6).toFixed(2)),
     stages,
   });
@@ -231,7 +236,8 @@ try {
   );
   console.log(
     `4. the profile: ${split.total} samples in the window (${busy} busy), every ${INTERVAL_US} µs; ` +
-      `the main thread's measured CPU split by the busy samples' shares\n`,
+      `the main thread's measured CPU split by the busy samples' shares (before the window: ` +
+      `${missedSamples} samples of parse and fold)\n`,
   );
   const row = (cells: readonly (string | number | null)[]) =>
     console.log(`| ${cells.map((cell) => cell ?? '—').join(' | ')} |`);
@@ -242,7 +248,12 @@ try {
     const percent = share === null ? null : `${(share * 100).toFixed(1)}%`;
     row([STAGE_LABELS[stage], cpuUsPerEvent, percent, sampledUsPerEvent]);
   }
-  row(['**main thread** (measured)', mainUs, '100%', perEvent(split.sampledUs / 1e6)]);
+  row([
+    '**main thread** (measured)',
+    mainUs,
+    '100%',
+    Number((busy * INTERVAL_US / EVENTS).toFixed(2)),
+  ]);
   row([
     'other threads (V8 GC helpers, compilers, libuv; measured)',
     otherThreadsUs,

@@ -3,7 +3,7 @@
  * it: each sample goes to the stage of the first frame, walking its stack from the leaf towards
  * the root, that names one (see {@link frameStage}). Frames that name none (Node's internals,
  * V8's builtins, helpers shared by several stages such as `src/rollup/keys.ts`) pass the sample
- * on to their caller, so a socket write issued by ioredis is the Redis client's and a
+ * on to their caller, so a socket write issued by node-redis is the Redis client's and a
  * `TextDecoder` call made by `parse` is parsing's.
  *
  * @example
@@ -68,9 +68,9 @@ export const STAGE_LABELS: Record<Stage, string> = {
   writer: 'writer bookkeeping: watermarks, admission, caches',
   merge: 'merge with stored parts: deserialize, merge',
   encode: 'encode stored states and script arguments',
-  redis: 'Redis client: ioredis, socket reads and writes',
+  redis: 'Redis client: node-redis, its socket reads and writes',
   gc: 'garbage collector (main thread)',
-  other: 'other: runner, processor, metrics, logging, (program)',
+  other: 'other: runner, processor, promise jobs, metrics, logging',
   idle: 'idle: waiting for Kafka or Redis',
 };
 
@@ -115,12 +115,9 @@ const FILE_STAGES: readonly (readonly [prefix: string, stage: Stage])[] = [
   ['src/store/scripts.ts', 'encode'],
   ['src/store/sorted-set-commands.ts', 'encode'],
   ['src/store/part-field.ts', 'encode'],
-  ['node_modules/ioredis/', 'redis'],
-  ['node_modules/@ioredis/', 'redis'],
-  ['node_modules/redis-parser/', 'redis'],
-  ['node_modules/denque/', 'redis'],
+  ['node_modules/@redis/', 'redis'],
+  ['node_modules/redis/', 'redis'],
   ['node_modules/cluster-key-slot/', 'redis'],
-  ['node_modules/standard-as-callback/', 'redis'],
   ['src/store/redis.ts', 'redis'],
   ['src/store/scripted.ts', 'redis'],
   ['src/store/script-sha.ts', 'redis'],
@@ -142,7 +139,7 @@ const FILE_STAGES: readonly (readonly [prefix: string, stage: Stage])[] = [
  * ```ts
  * frameStage('src/rollup/fold.ts', 'add'); // 'fold'
  * frameStage('src/rollup/quantiles.ts', 'merge'); // 'merge'
- * frameStage('node:net', 'writeGeneric'); // null: its caller (ioredis, kafkajs) says whose
+ * frameStage('node:net', 'writeGeneric'); // null: its caller (node-redis, kafkajs) says whose
  * ```
  */
 export function frameStage(file: string, functionName: string): Stage | null {
