@@ -45,6 +45,7 @@ import {
   positiveFlag,
   processCpuSeconds,
   processPeakRssBytes,
+  threadCpuSeconds,
 } from './measure.ts';
 import { parseCpuUsPerEvent } from './parse-cost.ts';
 import { type CpuProfile, splitProfile, STAGE_LABELS, STAGES } from './profile-stages.ts';
@@ -159,6 +160,7 @@ try {
     us: nowHrUs(),
     cpu: processCpuSeconds(child.pid),
     main: mainThreadCpuSeconds(child.pid),
+    threads: threadCpuSeconds(child.pid),
     redis: (await nodes.cpuSeconds())[0] ?? 0,
   };
   const wallStart = Date.now();
@@ -169,6 +171,7 @@ try {
     us: nowHrUs(),
     cpu: processCpuSeconds(child.pid),
     main: mainThreadCpuSeconds(child.pid),
+    threads: threadCpuSeconds(child.pid),
     redis: (await nodes.cpuSeconds())[0] ?? 0,
   };
   const seconds = (Date.now() - wallStart) / 1000;
@@ -184,6 +187,17 @@ try {
   const consumerUs = perEvent(to.cpu - from.cpu);
   const mainUs = perEvent(to.main - from.main);
   const otherThreadsUs = Number((consumerUs - mainUs).toFixed(2));
+  // The other threads by name: V8's helpers (GC, compilers), libuv's, the profiler's own.
+  const byName = new Map<string, number>();
+  for (const [tid, { name, seconds }] of to.threads) {
+    if (tid === child.pid) continue;
+    const used = seconds - (from.threads.get(tid)?.seconds ?? 0);
+    byName.set(name, (byName.get(name) ?? 0) + used);
+  }
+  const threadsUs = Object.fromEntries(
+    [...byName].filter(([, used]) => used > 0).map(([name, used]) => [name, perEvent(used)]),
+  );
+  const profilerUs = threadsUs['v8:ProfEvntProc'] ?? 0;
 
   // 4. The profile, split by stage.
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
@@ -217,6 +231,9 @@ try {
     consumerCpuUsPerEvent: consumerUs,
     mainThreadCpuUsPerEvent: mainUs,
     otherThreadsCpuUsPerEvent: otherThreadsUs,
+    otherThreadsByName: threadsUs,
+    consumerCpuUsPerEventWithoutProfiler: Number((consumerUs - profilerUs).toFixed(2)),
+    ratioToFloorWithoutProfiler: Number(((consumerUs - profilerUs) / floor).toFixed(2)),
     redisCpuUsPerEvent: perEvent(to.redis - from.redis),
     ratioToFloor: Number((consumerUs / floor).toFixed(2)),
     peakRssMiB: mib(peakRss),
@@ -255,12 +272,15 @@ try {
     Number((busy * INTERVAL_US / EVENTS).toFixed(2)),
   ]);
   row([
-    'other threads (V8 GC helpers, compilers, libuv; measured)',
+    `other threads (measured): ${
+      Object.entries(threadsUs).map(([name, us]) => `${name} ${us}`).join(', ')
+    }`,
     otherThreadsUs,
     '',
     '',
   ]);
   row(['**consumer process** (measured)', consumerUs, '', '']);
+  row(["consumer process without the profiler's own thread", consumerUs - profilerUs, '', '']);
   row([
     STAGE_LABELS.idle,
     '',
@@ -271,6 +291,12 @@ try {
   row(['floor: parse of the same messages', parseUs, '', '']);
   row(['**floor**', floor, '', '']);
   row(['**consumer / floor** (target ≤ 1.5)', `${results.ratioToFloor}×`, '', '']);
+  row([
+    "consumer without the profiler's thread / floor",
+    `${results.ratioToFloorWithoutProfiler}×`,
+    '',
+    '',
+  ]);
   const others = [...split.otherLeaves].sort((a, b) => b[1] - a[1]).slice(0, 8);
   console.log(
     `\n"other" by leaf frame: ${

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import process from 'node:process';
 
@@ -91,6 +91,41 @@ export function processCpuSeconds(pid: number | undefined): number | null {
  */
 export function mainThreadCpuSeconds(pid: number | undefined): number | null {
   return pid === undefined ? null : statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/**
+ * CPU seconds (user + system) each thread of a process has used so far, by thread id, with its
+ * name (`/proc/<pid>/task/<tid>/comm`: `node` for the main thread, `V8 DefaultWorke` for V8's
+ * GC and compiler helpers, `libuv-worker`, `v8:ProfEvntProc` for a CPU profiler's own thread);
+ * empty where `/proc` cannot be read.
+ *
+ * @example
+ * ```ts
+ * const threads = threadCpuSeconds(child.pid); // Map { 4242 => { name: 'node', seconds: 1.5 }, ... }
+ * ```
+ */
+export function threadCpuSeconds(
+  pid: number | undefined,
+): Map<number, { readonly name: string; readonly seconds: number }> {
+  const threads = new Map<number, { readonly name: string; readonly seconds: number }>();
+  if (pid === undefined) return threads;
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads;
+  }
+  for (const tid of tids) {
+    const seconds = statCpuSeconds(`/proc/${pid}/task/${tid}/stat`);
+    let name = '?';
+    try {
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      // A thread that ended between the listing and this read.
+    }
+    if (seconds !== null) threads.set(Number(tid), { name, seconds });
+  }
+  return threads;
 }
 
 /** User + system CPU seconds of a `/proc` `stat` file; null where it cannot be read. */
