@@ -280,7 +280,12 @@ try {
     '',
   ]);
   row(['**consumer process** (measured)', consumerUs, '', '']);
-  row(["consumer process without the profiler's own thread", consumerUs - profilerUs, '', '']);
+  row([
+    "consumer process without the profiler's own thread",
+    Number((consumerUs - profilerUs).toFixed(2)),
+    '',
+    '',
+  ]);
   row([
     STAGE_LABELS.idle,
     '',
