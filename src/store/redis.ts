@@ -19,10 +19,10 @@ import { isStoreAway } from './away.ts';
 import { ClusterRefresh } from './cluster-refresh.ts';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
-import { scriptSha1 } from './script-sha.ts';
 import { ScriptedOperations } from './scripted.ts';
 import { sortedSetCommands } from './sorted-set-commands.ts';
-import { READ_ONLY_SCRIPTS, type ScriptCall } from './scripts.ts';
+import type { LuaScript } from './lua-script.ts';
+import type { ScriptCall } from './scripts.ts';
 
 /**
  * How a connection logs in and whether it is encrypted: for one Redis, and for every node of a
@@ -379,15 +379,15 @@ const withoutReadOnlyScripts = new WeakSet<Connection>();
  */
 async function runScript(
   connection: Connection,
-  script: string,
+  script: LuaScript,
   call: ScriptCall,
 ): Promise<unknown> {
   const firstKey = call.keys[0];
   const tail = [String(call.keys.length), ...call.keys, ...call.args];
-  const readOnly = READ_ONLY_SCRIPTS.has(script) && !withoutReadOnlyScripts.has(connection);
+  const readOnly = script.readOnly && !withoutReadOnlyScripts.has(connection);
   const suffix = readOnly ? '_RO' : '';
   try {
-    return await connection.send(firstKey, [`EVALSHA${suffix}`, scriptSha1(script), ...tail]);
+    return await connection.send(firstKey, [`EVALSHA${suffix}`, script.sha1, ...tail]);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     if (readOnly && /unknown command/i.test(error.message)) {
@@ -395,6 +395,6 @@ async function runScript(
       return await runScript(connection, script, call);
     }
     if (!error.message.startsWith('NOSCRIPT')) throw error;
-    return await connection.send(firstKey, [`EVAL${suffix}`, script, ...tail]);
+    return await connection.send(firstKey, [`EVAL${suffix}`, script.source, ...tail]);
   }
 }

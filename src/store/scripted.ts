@@ -17,16 +17,19 @@ import type {
 } from './port.ts';
 import { parseReach, reachField } from './reach.ts';
 import { groupByHashTag } from './hash-tag.ts';
+import type { LuaScript } from './lua-script.ts';
 import {
   ADVANCE_OFFSET_SCRIPT,
+  advanceOffsetCall,
   bucketParts,
   COMMIT_PROJECT_SCRIPT,
   commitProjectCall,
   commitResult,
   fieldValue,
-  READ_BUCKETS_SCRIPT,
+  READ_HASHES_SCRIPT,
   READ_PARTS_SCRIPT,
-  READ_SLOTS_SCRIPT,
+  readHashesCall,
+  readPartsCall,
   type ScriptCall,
   slottedParts,
   UPDATE_SET_SCRIPT,
@@ -36,13 +39,8 @@ import {
 /** Keys per read script call, so one huge read does not block Redis for long. */
 const READ_CHUNK = 512;
 
-/** The arguments of {@link READ_PARTS_SCRIPT} that read `field` itself of each hash. */
-function wholeFields(field: string, positions: readonly number[]): string[] {
-  return [field, ...positions.map(() => '')];
-}
-
 /** Runs one script call (loading the script where it is not known yet). */
-export type ScriptRunner = (script: string, call: ScriptCall) => Promise<unknown>;
+export type ScriptRunner = (script: LuaScript, call: ScriptCall) => Promise<unknown>;
 
 /** The script-backed part of a {@link RollupStore} on Redis. */
 export class ScriptedOperations {
@@ -63,7 +61,7 @@ export class ScriptedOperations {
     return this.#readEach(
       keys,
       READ_PARTS_SCRIPT,
-      (positions) => wholeFields(stream, positions),
+      (group) => readPartsCall(group, stream),
       (value) => {
         const text = fieldValue(value);
         return text === null ? null : Number(text);
@@ -75,7 +73,7 @@ export class ScriptedOperations {
     return this.#readEach(
       keys,
       READ_PARTS_SCRIPT,
-      (positions) => wholeFields(reachField(stream), positions),
+      (group) => readPartsCall(group, reachField(stream)),
       (value) => parseReach(fieldValue(value)),
     );
   }
@@ -84,27 +82,27 @@ export class ScriptedOperations {
     return this.#readEach(
       parts.map((part) => part.key),
       READ_PARTS_SCRIPT,
-      (positions) => [stream, ...positions.map((p) => parts[p]?.slot ?? '')],
+      (group, positions) => readPartsCall(group, stream, positions.map((p) => parts[p]?.slot)),
       fieldValue,
     );
   }
 
   readBuckets(keys: readonly string[]): Promise<string[][]> {
-    return this.#readEach(keys, READ_BUCKETS_SCRIPT, () => [], bucketParts);
+    return this.#readEach(keys, READ_HASHES_SCRIPT, (group) => readHashesCall(group), bucketParts);
   }
 
   readSlots(reads: readonly HashRead[]): Promise<SlottedPart[][]> {
     return this.#readEach(
       reads.map((read) => read.key),
-      READ_SLOTS_SCRIPT,
-      (positions) => positions.map((p) => String(reads[p]?.headBytes ?? '')),
+      READ_HASHES_SCRIPT,
+      (group, positions) => readHashesCall(group, positions.map((p) => reads[p]?.headBytes)),
       slottedParts,
     );
   }
 
   async advanceOffset(key: string, expected: number | null, next: number): Promise<boolean> {
-    const call = { keys: [key], args: [expected === null ? '' : String(expected), String(next)] };
-    return Number(await this.#run(ADVANCE_OFFSET_SCRIPT, call)) === 1;
+    const reply = await this.#run(ADVANCE_OFFSET_SCRIPT, advanceOffsetCall(key, expected, next));
+    return Number(reply) === 1;
   }
 
   async updateSortedSet(write: SortedSetWrite): Promise<void> {
@@ -113,13 +111,13 @@ export class ScriptedOperations {
 
   /**
    * Reads `keys` with a read script, in calls of at most {@link READ_CHUNK} keys (of one hash
-   * tag, on a Cluster) sent at once, with the arguments `argsOf` gives for the positions (in
-   * `keys`) of each call, and puts each key's value back in its place.
+   * tag, on a Cluster) sent at once, each the call `callOf` makes of its keys and their positions
+   * in `keys`, and puts each key's value back in its place.
    */
   async #readEach<T>(
     keys: readonly string[],
-    script: string,
-    argsOf: (positions: readonly number[]) => string[],
+    script: LuaScript,
+    callOf: (group: string[], positions: readonly number[]) => ScriptCall,
     read: (value: unknown) => T,
   ): Promise<T[]> {
     const out = new Array<T>(keys.length);
@@ -128,7 +126,7 @@ export class ScriptedOperations {
     for (const group of groups) {
       for (let i = 0; i < group.length; i += READ_CHUNK) {
         const positions = group.slice(i, i + READ_CHUNK);
-        const call = { keys: positions.map((p) => keys[p] as string), args: argsOf(positions) };
+        const call = callOf(positions.map((p) => keys[p] as string), positions);
         calls.push(
           this.#run(script, call).then((reply) => {
             const values = Array.isArray(reply) ? reply : [];

@@ -14,7 +14,7 @@ import { Redis } from '@upstash/redis';
 import type { RollupStore, ScoredMember, ScoreRange } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations } from './scripted.ts';
-import { READ_ONLY_SCRIPTS } from './scripts.ts';
+import type { LuaScript } from './lua-script.ts';
 
 const UTF8 = new TextEncoder();
 
@@ -37,14 +37,14 @@ export class UpstashStore extends ScriptedOperations implements RollupStore {
       enableTelemetry: false,
     });
     // One runner per script: it sends EVALSHA and loads the script when Redis does not know it.
-    const scripts = new Map<string, Pick<ReturnType<Redis['createScript']>, 'exec'>>();
+    const scripts = new Map<LuaScript, Pick<ReturnType<Redis['createScript']>, 'exec'>>();
     super((script, call) => {
       let runner = scripts.get(script);
       if (runner === undefined) {
         // A script that only reads goes as EVALSHA_RO: Redis runs it while writes are paused.
-        runner = READ_ONLY_SCRIPTS.has(script)
-          ? redis.createScript(script, { readonly: true })
-          : redis.createScript(script);
+        runner = script.readOnly
+          ? redis.createScript(script.source, { readonly: true })
+          : redis.createScript(script.source);
         scripts.set(script, runner);
       }
       return runner.exec(call.keys, call.args);

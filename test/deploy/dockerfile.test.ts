@@ -24,19 +24,26 @@ function arguments_(keyword: string): string[] {
   return final.filter((i) => i.keyword === keyword).map((i) => i.argument);
 }
 
-/** Every file the entry points load, and every package they import, following relative imports. */
+/**
+ * Every file the entry points load, and every package they import, following relative imports,
+ * the files and folders a module reads beside it (`new URL('./…', import.meta.url)`) and a Lua script's
+ * fragments (`-- @include '…'`, relative to the script).
+ */
 function closure(): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
   const pending = ENTRY_POINTS.map((file) => join(ROOT, file));
   // A specifier holds no white space: prose in a string ("... from ' + `${x}`") is not an import.
-  const specifiers = /\b(?:from|import)\s*\(?\s*'([^'\s]+)'|require\.resolve\('([^'\s]+)'\)/g;
+  const specifiers =
+    /\b(?:from|import)\s*\(?\s*'([^'\s]+)'|require\.resolve\('([^'\s]+)'\)|new URL\('(\.[^'\s]+)', import\.meta\.url\)|^-- @include '([^'\s]+)'$/gm;
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (files.has(file)) continue;
     files.add(file);
     for (const match of readFileSync(file, 'utf8').matchAll(specifiers)) {
-      const specifier = match[1] ?? match[2]!;
-      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
+      const specifier = match[1] ?? match[2] ?? match[3] ?? `./${match[4]!}`;
+      // A folder read at run time (the explorer's page) is held as a whole: its top is checked.
+      if (specifier.endsWith('/')) files.add(resolve(dirname(file), specifier));
+      else if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
       else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier)) {
         const parts = specifier.split('/');
         packages.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
