@@ -62,8 +62,9 @@ export function longUrlHost(
   requests: readonly EdgeRequest[],
   maxLength: number,
 ): { path: string; length: number } | null {
-  let index = requests.findIndex((request) => (request.host?.length ?? 0) > maxLength);
-  if (index === -1) return null;
+  let index = 0;
+  while (index < requests.length && (requests[index]?.host?.length ?? 0) <= maxLength) index++;
+  if (index === requests.length) return null;
   const length = requests[index]?.host?.length ?? 0;
   for (const [entry, { request }] of metadata.entries()) {
     const count = request?.length ?? 0;
@@ -88,15 +89,21 @@ export function illFormedKeyField(event: {
   readonly metadata: readonly (EdgeMetadata | FunctionEdgeMetadata)[];
 }): string | null {
   if (isIllFormed(event.project)) return '/project';
-  for (const [i, entry] of event.metadata.entries()) {
+  // Index loops: this runs on every event, and `entries()` builds an iterator and a pair per item.
+  const { metadata } = event;
+  for (let i = 0; i < metadata.length; i++) {
+    const entry = metadata[i];
+    if (entry === undefined) continue;
     if ('project_ref' in entry && isIllFormed(entry.project_ref)) {
       return `/metadata/${i}/project_ref`;
     }
     if ('function_id' in entry && isIllFormed(entry.function_id)) {
       return `/metadata/${i}/function_id`;
     }
-    for (const [j, request] of (entry.request ?? []).entries()) {
-      if (isIllFormed(request.host)) return `/metadata/${i}/request/${j}/host`;
+    const requests = entry.request;
+    if (requests === undefined) continue;
+    for (let j = 0; j < requests.length; j++) {
+      if (isIllFormed(requests[j]?.host)) return `/metadata/${i}/request/${j}/host`;
     }
   }
   return null;

@@ -99,7 +99,11 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
   merge(into, other) {
     into.count += other.count;
     into.errorCount += other.errorCount;
-    into.statusClasses = into.statusClasses.map((n, i) => n + (other.statusClasses[i] ?? 0));
+    // In place: a flush merges every bucket it touches into the stored state.
+    const classes = into.statusClasses;
+    for (let i = 0; i < classes.length; i++) {
+      classes[i] = (classes[i] ?? 0) + (other.statusClasses[i] ?? 0);
+    }
     into.timedCount += other.timedCount;
     into.sum += other.sum;
     into.min = minOf(into.min, other.min);

@@ -83,6 +83,10 @@ function toBins(values: readonly number[]): BinnedSketch {
   return sketch;
 }
 
+/**
+ * Inserts `value` after every value not above it. Shifted by hand: `splice` would build an array
+ * of the removed values on every call, and this runs for every timed invocation of every bucket.
+ */
 function insertSorted(values: number[], value: number): void {
   let low = 0;
   let high = values.length;
@@ -91,25 +95,30 @@ function insertSorted(values: number[], value: number): void {
     if ((values[mid] ?? 0) <= value) low = mid + 1;
     else high = mid;
   }
-  values.splice(low, 0, value);
+  values.push(value);
+  for (let i = values.length - 1; i > low; i--) values[i] = values[i - 1] ?? 0;
+  values[low] = value;
 }
 
-function mergeSorted(a: readonly number[], b: readonly number[]): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const x = a[i];
-    const y = b[j];
-    if (y === undefined || (x !== undefined && x <= y)) {
-      out.push(x as number);
-      i++;
+/**
+ * Merges sorted `other` into sorted `into`, in place, from the back (no new array: a flush merges
+ * every bucket it touches into the stored one). Among equal values those of `into` come first.
+ */
+function mergeSortedInto(into: number[], other: readonly number[]): void {
+  let i = into.length - 1;
+  let j = other.length - 1;
+  for (const value of other) into.push(value);
+  for (let k = into.length - 1; j >= 0; k--) {
+    const x = into[i] ?? 0;
+    const y = other[j] ?? 0;
+    if (i >= 0 && x > y) {
+      into[k] = x;
+      i--;
     } else {
-      out.push(y);
-      j++;
+      into[k] = y;
+      j--;
     }
   }
-  return out;
 }
 
 /** Bins in ascending order of the values they hold: negatives (largest magnitude first), then positives. */
@@ -248,8 +257,12 @@ export const quantileSketch: Aggregate<QuantileSketch, number, QuantileSketch> =
 
   merge(into, other) {
     if (into.kind === 'exact' && other.kind === 'exact') {
-      const values = mergeSorted(into.values, other.values);
-      return values.length <= EXACT_LIMIT ? { kind: 'exact', values } : toBins(values);
+      if (into.values.length + other.values.length <= EXACT_LIMIT) {
+        // A sketch merged with itself reads a copy of its values.
+        const values = other.values === into.values ? [...other.values] : other.values;
+        mergeSortedInto(into.values, values);
+        return into;
+      }
     }
     const bins = into.kind === 'bins' ? into : toBins(into.values);
     if (other.kind === 'exact') {

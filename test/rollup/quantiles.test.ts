@@ -98,6 +98,27 @@ describe('quantile sketch', () => {
     }
   });
 
+  test('merging exact sketches keeps every value in order and leaves the other unchanged', () => {
+    fc.assert(
+      fc.property(upToExactValues, fc.nat(), (values, cut) => {
+        const split = cut % (values.length + 1);
+        const other = sketchOf(values.slice(split));
+        const before = quantileSketch.serialize(other);
+        const merged = quantileSketch.merge(sketchOf(values.slice(0, split)), other);
+        expect(merged).toEqual({ kind: 'exact', values: [...values].sort((a, b) => a - b) });
+        expect(quantileSketch.serialize(other)).toBe(before);
+      }),
+    );
+  });
+
+  test('a sketch merged with itself holds each of its values twice', () => {
+    const sketch = sketchOf([3, 1, 2]);
+    expect(quantileSketch.merge(sketch, sketch)).toEqual({
+      kind: 'exact',
+      values: [1, 1, 2, 2, 3, 3],
+    });
+  });
+
   test('serializes and reads back both forms', () => {
     const small = sketchOf([3, 1, 2]);
     expect(quantileSketch.serialize(small)).toBe('{"v":[1,2,3]}');
