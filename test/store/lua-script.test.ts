@@ -162,6 +162,17 @@ describe('loadLuaScript', () => {
     );
   });
 
+  test('a checkout with CRLF line endings includes its fragments too', () => {
+    file('crlf-shared.lua', 'local function shared() return 1 end\r\n');
+    const url = file(
+      'crlf-main.lua',
+      "--[[\r\n  KEYS none\r\n]]\r\n-- @include 'crlf-shared.lua'\r\nreturn shared()\r\n",
+    );
+    const { source } = loadLuaScript(url);
+    expect(source).not.toMatch(/@include/);
+    expect(source).toContain('local function shared() return 1 end');
+  });
+
   test('a script or fragment that cannot be read stops the load with its path', () => {
     const missing = join(dir, 'missing.lua');
     expect(() => loadLuaScript(pathToFileURL(missing))).toThrow(

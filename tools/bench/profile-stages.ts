@@ -120,7 +120,9 @@ const FILE_STAGES: readonly (readonly [prefix: string, stage: Stage])[] = [
   ['node_modules/cluster-key-slot/', 'redis'],
   ['src/store/redis.ts', 'redis'],
   ['src/store/scripted.ts', 'redis'],
-  ['src/store/script-sha.ts', 'redis'],
+  ['src/store/lua-script.ts', 'redis'],
+  ['src/store/deadline.ts', 'redis'],
+  ['src/async/timeout.ts', 'redis'],
   // The consumer's own loop and everything it calls that no stage above claims: a boundary, so
   // that the kafkajs frames below the runner's callbacks do not take them.
   ['consumers/', 'other'],
