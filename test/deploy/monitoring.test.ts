@@ -98,6 +98,7 @@ describe('the alert rules, their tests and the runbook', () => {
       'PartitionPaused',
       'ProcessDown',
       'StoreErrors',
+      'StoreTimeouts',
       'StoreWentBack',
     ]);
   });
