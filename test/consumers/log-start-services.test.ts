@@ -11,9 +11,7 @@
  *   start is gone for good, and it is counted in `consumer_retention_lost_offsets_total`,
  *   logged and told by `/healthz`.
  */
-import { Writable } from 'node:stream';
 import { createClient } from 'redis';
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Service } from '../../service/start.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -27,6 +25,7 @@ import {
 } from '../rollup/fold-and-read.ts';
 import { until } from '../support/poll.ts';
 import { startTestService } from '../support/service.ts';
+import { messagesLogger } from '../support/logged-messages.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, PARTITIONS, type World } from './harness.ts';
 
@@ -108,17 +107,7 @@ describeWithServices(['kafka'], 'a partition that starts at its log start', (ser
           REDIS_URL: redis.address,
           METRICS_PORT: String(await freePort()),
         }),
-        logger: pino(
-          { level: 'warn', name: 'log-start' },
-          new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              for (const raw of chunk.toString('utf8').split('\n')) {
-                if (raw !== '') logged.push((JSON.parse(raw) as { msg: string }).msg);
-              }
-              done();
-            },
-          }),
-        ),
+        logger: messagesLogger('warn', 'log-start', logged),
         role: 'consumers',
         onFatal: (message) => {
           throw new Error(message);

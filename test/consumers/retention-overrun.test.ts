@@ -8,8 +8,6 @@
  * topic still holds, exactly.
  */
 import { rmSync } from 'node:fs';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerRunner } from '../../consumers/runner.ts';
 import type { Service } from '../../service/start.ts';
@@ -26,6 +24,7 @@ import {
 } from '../rollup/fold-and-read.ts';
 import { freePort } from '../../tools/services/free-port.ts';
 import { startTestService } from '../support/service.ts';
+import { messagesLogger } from '../support/logged-messages.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, PARTITIONS, type World } from './harness.ts';
 
@@ -118,17 +117,7 @@ describeWithServices(['kafka'], 'a consumer group behind the retention', (servic
         REDIS_URL: redis.address,
         METRICS_PORT: '0',
       }),
-      logger: pino(
-        { level: 'error', name: 'retention-overrun' },
-        new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            for (const raw of chunk.toString('utf8').split('\n')) {
-              if (raw !== '') logged.push((JSON.parse(raw) as { msg: string }).msg);
-            }
-            done();
-          },
-        }),
-      ),
+      logger: messagesLogger('error', 'retention-overrun', logged),
       role: 'consumers',
       onFatal: (message) => {
         throw new Error(message);
