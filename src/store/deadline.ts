@@ -5,6 +5,11 @@
  * long as it is away: a consumer's batch that waits that long stops heartbeating and is evicted
  * from its group.
  *
+ * Once a call has timed out, nothing more is sent until the store answers a ping (one ping in
+ * flight, shared by every caller, each waiting for it up to the deadline): a store stalled for
+ * hours would otherwise queue every retry's commands in its client, without bound, to be sent at
+ * once when it wakes. A call that answers, or the ping, ends the stall.
+ *
  * The call itself cannot be cancelled: it may still apply once the store answers again. Every
  * write the consumers make is fenced for that (a project commit by the project's watermark and
  * the stream's resume offset, a resume offset's move by compare-and-set, the ring buffers and
@@ -42,16 +47,36 @@ export function storeWithDeadline(
   ms: number,
   observer: DeadlineObserver = SILENT,
 ): RollupStore {
+  /** A call timed out and nothing has answered since: callers wait for {@link probe} first. */
+  let stalled = false;
+  /** The ping sent since the stall began, until it settles: never more than one. */
+  let ping: Promise<unknown> | null = null;
+  const timeout = (command: StoreCommand) => (): never => {
+    throw new StoreTimeoutError(ms, command);
+  };
+  const probe = async (): Promise<void> => {
+    if (ping === null) {
+      const sent = store.ping();
+      ping = sent;
+      // Settled late (after every waiter gave up), its outcome is nobody's: only the slot frees.
+      sent.then(() => (stalled = false), () => undefined).finally(() => (ping = null));
+    }
+    await withTimeout(ping, ms, timeout('ping'));
+    stalled = false;
+  };
   const bounded = async <T>(command: StoreCommand, call: () => Promise<T>): Promise<T> => {
     try {
-      const result = await withTimeout(call(), ms, (): never => {
-        throw new StoreTimeoutError(ms, command);
-      });
+      if (stalled) await probe();
+      const result = await withTimeout(call(), ms, timeout(command));
+      stalled = false;
       observer.answered();
       return result;
     } catch (error) {
       // Any other failure (the connection refused, say) is its owner's to report.
-      if (error instanceof StoreTimeoutError) observer.timedOut(error);
+      if (error instanceof StoreTimeoutError) {
+        stalled = true;
+        observer.timedOut(error);
+      }
       throw error;
     }
   };

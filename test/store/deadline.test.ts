@@ -1,7 +1,8 @@
 /**
  * `storeWithDeadline`: answers within the deadline pass through; a call that does not answer
  * fails with a `StoreTimeoutError` naming it, once the deadline passed, and the observer hears of
- * each. On the embedded store (a real adapter), with one call held back as a stopped Redis holds it.
+ * each; after a timeout nothing more is sent until a ping answers. On the embedded store (a real
+ * adapter), with calls held back as a stopped Redis holds them.
  */
 import { describe, expect, test } from 'vitest';
 import { StoreTimeoutError } from '../../src/store/away.ts';
@@ -71,5 +72,64 @@ describe('storeWithDeadline', () => {
     });
     await expect(store.ping()).rejects.toThrow('ECONNREFUSED');
     expect(said).toEqual([]);
+  });
+
+  test('after a timeout, calls wait for one shared ping instead of queueing more commands', async () => {
+    const memory = new MemoryStore({ nowMs: Date.now });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const sent: string[] = [];
+    const stopped = replacing(memory, {
+      readOffset: async (key) => {
+        sent.push('readOffset');
+        await released;
+        return await memory.readOffset(key);
+      },
+      ping: async () => {
+        sent.push('ping');
+        await released;
+      },
+    });
+    const said: string[] = [];
+    const store = storeWithDeadline(stopped, 30, {
+      timedOut: (error) => said.push(error.message),
+      answered: () => said.push('answered'),
+    });
+    // The first call reaches the stopped store and times out; the stall begins.
+    await expect(store.readOffset('offset')).rejects.toThrow('readOffset within 30 ms');
+    // Twenty retries, five at a time: each waits for the one ping, and fails with it.
+    for (let round = 0; round < 4; round += 1) {
+      const retries = Array.from({ length: 5 }, () => store.readOffset('offset'));
+      for (const retry of retries) {
+        await expect(retry).rejects.toThrow('the store did not answer ping within 30 ms');
+      }
+    }
+    expect(sent).toEqual(['readOffset', 'ping']);
+    // The store wakes: the held ping answers, which ends the stall; calls are sent again.
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(await store.advanceOffset('offset', null, 4)).toBe(true);
+    expect(await store.readOffset('offset')).toBe(4);
+    expect(sent).toEqual(['readOffset', 'ping', 'readOffset']);
+    expect(said.filter((line) => line === 'answered')).toHaveLength(2);
+    expect(said.filter((line) => line !== 'answered')).toHaveLength(21);
+  });
+
+  test('a ping that answers after a timeout lets the next call through', async () => {
+    const { store: held, release } = heldReads();
+    let pings = 0;
+    const counted = replacing(held as MemoryStore, {
+      ping: () => {
+        pings += 1;
+        return Promise.resolve();
+      },
+    });
+    const store = storeWithDeadline(counted, 30);
+    await expect(store.readOffset('offset')).rejects.toThrow('readOffset within 30 ms');
+    expect(await store.advanceOffset('offset', null, 9)).toBe(true);
+    expect(await store.advanceOffset('offset', 9, 10)).toBe(true);
+    // One ping, for the first call after the stall; none once a call answered.
+    expect(pings).toBe(1);
+    release();
   });
 });
