@@ -4,8 +4,9 @@
  * packets) holds a batch for as long as it is away; past the group's session timeout the member,
  * which heartbeats only between batches, is evicted and the group rebalances. With it, the batch
  * fails, is fetched again after a pause (the processor re-reads the stored offset first), and the
- * member heartbeats in between; the outage is said once in the log, then every half minute, and
- * once more when a call answers again.
+ * member heartbeats in between; once a call timed out, nothing more is sent until a ping answers.
+ * An outage (two timeouts in a row) is said once in the log, then every half minute, and once
+ * more when a call answers again; the deadline in force is logged at the start.
  *
  * The deadline is `STORE_TIMEOUT_MS`, the API's, but never more than a quarter of the session
  * timeout: a failed batch may wait for up to three calls in turn (a recovery of the partition
@@ -54,10 +55,21 @@ export function consumerStore(
   nowMs: () => number,
 ): RollupStore {
   const ms = consumerStoreDeadlineMs(config);
+  logger.info(
+    { storeDeadlineMs: ms },
+    ms < config.storeTimeoutMs
+      ? `the consumers give up on a store call after ${ms} ms: a quarter of ` +
+        `KAFKA_SESSION_TIMEOUT_MS (${config.consumerSessionTimeoutMs}), which is less than ` +
+        `STORE_TIMEOUT_MS (${config.storeTimeoutMs})`
+      : `the consumers give up on a store call after ${ms} ms (STORE_TIMEOUT_MS)`,
+  );
+  // Two timeouts in a row, the second the stall's ping (see storeWithDeadline), make an outage;
+  // one slow call followed by an answer is counted (store_timeout) but not said.
   const outage = new OutageLog({
     logger,
     what: 'the store (for the consumers)',
     nowMs,
+    warnAfterFailures: 2,
   });
   return storeWithDeadline(store, ms, {
     timedOut: (error) => outage.failed(error),

@@ -26,6 +26,12 @@ export interface OutageLogOptions {
   readonly nowMs: () => number;
   /** Least time between two reminders, in ms. Default {@link OUTAGE_REPEAT_MS}. */
   readonly repeatMs?: number;
+  /**
+   * Failures in a row (no answer between) before the outage is said. Default 1. With 2, one slow
+   * call followed by an answer says nothing: a single timeout is no news (a metric counts those),
+   * and "not reachable", then "reachable again after 0 s", would be noise.
+   */
+  readonly warnAfterFailures?: number;
 }
 
 /** Default of {@link OutageLogOptions.repeatMs}: a reminder every half minute, in ms. */
@@ -34,10 +40,13 @@ export const OUTAGE_REPEAT_MS = 30_000;
 /** Tracks one dependency's outages and logs them sparingly. */
 export class OutageLog {
   readonly #options: OutageLogOptions;
+  /** When the first of the failures in a row came, or null while it answers. */
   #since: number | null = null;
+  /** Whether this outage was said (see {@link OutageLogOptions.warnAfterFailures}). */
+  #said = false;
   #lastLogged = 0;
   #reason = '';
-  /** Failures since the last line. */
+  /** Failures since the last line (or since the outage began, before it is said). */
   #failures = 0;
 
   constructor(options: OutageLogOptions) {
@@ -55,8 +64,10 @@ export class OutageLog {
     this.#reason = messageOf(error);
     this.#failures += 1;
     const { logger, what } = this.#options;
-    if (this.#since === null) {
-      this.#since = now;
+    this.#since ??= now;
+    if (!this.#said) {
+      if (this.#failures < (this.#options.warnAfterFailures ?? 1)) return;
+      this.#said = true;
       this.#lastLogged = now;
       this.#failures = 0;
       logger.warn({ reason: this.#reason }, `${what} is not reachable; retrying`);
@@ -76,8 +87,11 @@ export class OutageLog {
   recovered(): void {
     if (this.#since === null) return;
     const seconds = Math.round((this.#options.nowMs() - this.#since) / 1000);
+    const said = this.#said;
     this.#since = null;
+    this.#said = false;
     this.#failures = 0;
+    if (!said) return;
     this.#options.logger.info(`${this.#options.what} is reachable again after ${seconds} s`);
   }
 }

@@ -115,6 +115,8 @@ describeWithServices(['kafka'], 'a Redis that stops answering', ({ kafka }) => {
     expect(logged).toContain('the store (for the consumers) is not reachable; retrying');
     expect(logged.some((line) => /^the store \(for the consumers\) is reachable again/.test(line)))
       .toBe(true);
+    expect(logged.filter((line) => line.startsWith('the consumers give up on a store call after ')))
+      .toHaveLength(1);
   }, 400_000);
 
   test('a commit that applied after its deadline is not applied again by the retry', async () => {
