@@ -142,7 +142,7 @@ function clusterConnection(
           asBytes === true ? AS_BYTES : undefined,
         );
       } catch (caught) {
-        const error = slotWithoutMaster(caught);
+        const error = clusterMapHole(caught);
         // Its node may have died and its replica been promoted: no reply will say so.
         if (isStoreAway(error)) refresh.nodeAway(cluster);
         throw error;
@@ -166,20 +166,30 @@ function clusterConnection(
 }
 
 /**
- * `error` as an error that says the cluster is away when it is node-redis's TypeError for a key
- * whose slot has no master in the client's map of slots (a failover under way, or a slot no
- * master claims: the map was asked for while the cluster had a hole), else `error` itself. Away,
- * the caller waits and retries, and the refresh asks for the map again.
+ * `error` as an error that says the cluster is away when it is one of node-redis's errors for a
+ * hole in its map of slots, else `error` itself: a TypeError for a key whose slot has no master in
+ * the map (a failover under way, or a slot no master claims: the map was asked for while the
+ * cluster had a hole), or `Cannot find node <address>` for an ASK to a master the map does not
+ * list (a slot being moved to a node that serves no slot yet: scaling out). Away, the caller waits
+ * and retries, and the refresh asks for the map again; either passes once the cluster settles.
  */
-function slotWithoutMaster(error: unknown): unknown {
-  if (!(error instanceof TypeError) || !/\(reading '(master|replicas)'\)/.test(error.message)) {
-    return error;
+function clusterMapHole(error: unknown): unknown {
+  if (error instanceof TypeError && /\(reading '(master|replicas)'\)/.test(error.message)) {
+    return new Error(
+      "CLUSTERDOWN the Redis Cluster client knows no master for this key's slot (a failover " +
+        'under way, or a slot no master serves): retried once the cluster serves it',
+      { cause: error },
+    );
   }
-  return new Error(
-    "CLUSTERDOWN the Redis Cluster client knows no master for this key's slot (a failover " +
-      'under way, or a slot no master serves): retried once the cluster serves it',
-    { cause: error },
-  );
+  if (error instanceof Error && /^Cannot find node \S+$/.test(error.message)) {
+    return new Error(
+      `CLUSTERDOWN this key's slot is moving to a node the Redis Cluster client does not know ` +
+        `(${error.message.slice('Cannot find node '.length)}, a master without slots yet): ` +
+        'retried once the move is done',
+      { cause: error },
+    );
+  }
+  return error;
 }
 
 /** The value of a `CONFIG GET` reply (`[name, value]` in RESP2, `{ name: value }` in RESP3). */
