@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
 import { COMPRESSION_TYPES, type CompressionName } from '../../src/kafka/codecs/register.ts';
@@ -33,6 +34,12 @@ export interface PublishOptions {
   /** Messages per produce request. Default 500. */
   readonly batchSize?: number;
   /**
+   * Most bytes of keys and values per produce request (a request is sent once it holds this
+   * many, whatever {@link batchSize} says). Default {@link MAX_REQUEST_BYTES}: a partition's batch,
+   * which the broker takes as one message, then stays under its default largest message (1 MiB).
+   */
+  readonly maxRequestBytes?: number;
+  /**
    * Produce requests in flight at once. Default 1: an idempotent kafkajs producer (which
    * {@link replayProducer} makes, so that a retry never duplicates an event) allows no more.
    */
@@ -49,6 +56,9 @@ export interface PublishOptions {
   /** Stops reading lines: what was read is still published, then the count resolves. */
   readonly signal?: AbortSignal;
 }
+
+/** Default of {@link PublishOptions.maxRequestBytes}: 512 KiB. */
+export const MAX_REQUEST_BYTES = 512 * 1024;
 
 /**
  * A producer for replays: idempotent (a retried request is never written twice, so a replay
@@ -94,11 +104,13 @@ export async function publishLines(
   options: PublishOptions,
 ): Promise<number> {
   const batchSize = options.batchSize ?? 500;
+  const maxRequestBytes = options.maxRequestBytes ?? MAX_REQUEST_BYTES;
   const maxInFlight = options.inFlight ?? 1;
   const started = performance.now();
   const inFlight = new Set<Promise<void>>();
   let pending: { topic: string; messages: Message[] }[] = [];
   let pendingCount = 0;
+  let pendingBytes = 0;
   let queued = 0;
   let sent = 0;
 
@@ -107,6 +119,7 @@ export async function publishLines(
     const count = pendingCount;
     pending = [];
     pendingCount = 0;
+    pendingBytes = 0;
     const request = options.producer.sendBatch({
       topicMessages,
       acks: -1,
@@ -134,14 +147,18 @@ export async function publishLines(
       if (stopped(options.signal)) break;
     }
     const topic = options.topics[source];
+    const key = options.keys === 'random' ? randomUUID() : projectKey(source, line);
+    const bytes = Buffer.byteLength(line) + (key === null ? 0 : Buffer.byteLength(key));
+    // The line would take the request past its bytes: what is pending goes first.
+    if (pendingCount > 0 && pendingBytes + bytes > maxRequestBytes) await send();
     let group = pending.find((entry) => entry.topic === topic);
     if (group === undefined) {
       group = { topic, messages: [] };
       pending.push(group);
     }
-    const key = options.keys === 'random' ? randomUUID() : projectKey(source, line);
     group.messages.push({ key, value: line });
     pendingCount += 1;
+    pendingBytes += bytes;
     queued += 1;
     if (pendingCount >= batchSize) await send();
   }

@@ -250,6 +250,10 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
       onProgress: (sent) => (published = sent),
     },
   );
+  // Publishing that fails (the broker refusing a request) ends the soak at the next minute, its
+  // processes stopped: not an unhandled rejection that leaves them running.
+  const publishFailures: unknown[] = [];
+  publishing.catch((error: unknown) => publishFailures.push(error));
   prober.start();
 
   const endOffsets = async () => {
@@ -298,6 +302,9 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
   let lastStoredMs = Date.now();
   let markersSeen = 0;
   for (let minute = 1; minute <= options.minutes; minute++) {
+    if (publishFailures.length > 0) {
+      throw new Error(`publishing failed: ${describe(publishFailures[0])}`);
+    }
     const minuteEndMs = startedMs + minute * 60_000;
     const happened: string[] = [];
     if (minute > 1 && (minute - 1) % options.restartEveryMinutes === 0) {
