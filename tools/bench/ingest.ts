@@ -1,7 +1,8 @@
 /**
  * The ingest benchmark (`npm run bench:ingest -- [--events 1000000] [--store redis|redis-cluster]
- * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd]`), on the broker and the Redis (or the three-master Redis Cluster) of
- * `npm run services:up`, all on this machine. `--keys random` plays a producer that does not key
+ * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd]`), on the broker of
+ * `npm run services:up` and an empty Redis (or three-master Redis Cluster) of its own, started for
+ * the run and stopped after it (`own-store.ts`), all on this machine. `--keys random` plays a producer that does not key
  * by project: every partition, and so every consumer, writes every project. Phases, each printed
  * with its figures:
  *
@@ -51,6 +52,7 @@ import { bareConsume } from './bare-consume.ts';
 import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import { processCpuSeconds, processPeakRssBytes } from './measure.ts';
 import { publishGenerated } from './publish-generated.ts';
+import { startOwnBenchStore } from './own-store.ts';
 import { type BenchStore, RedisNodes } from './redis-nodes.ts';
 
 const { values } = parseArgs({
@@ -94,8 +96,9 @@ const FRESHNESS_SECONDS = Number(values['freshness-seconds']);
 const PARTITIONS = Number(values.partitions);
 const CONSUMERS = Number(values.consumers);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const clusterNodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').filter((n) => n !== '');
+// An empty Redis (or cluster) of this run's own: never the shared one, which others may be using.
+const ownStore = await startOwnBenchStore(STORE, `redis-bench-ingest-${process.pid}`);
+const { redisUrl, clusterNodes } = ownStore;
 
 function percentile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -109,8 +112,7 @@ const kafka = new Kafka({ clientId: 'bench-ingest', brokers, logLevel: logLevel.
 const admin = kafka.admin();
 await admin.connect();
 await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics) });
-const nodes = await RedisNodes.connect(STORE, process.env);
-await nodes.flush();
+const nodes = await RedisNodes.connect(STORE, ownStore.env);
 const results: Record<string, unknown> = {
   events: EVENTS,
   partitions: PARTITIONS,
@@ -194,7 +196,7 @@ const usedBefore = sum(await nodes.usedMemory());
 const redisCpuBefore = await nodes.cpuSeconds();
 const store = STORE === 'redis'
   ? await RedisStore.connect(redisUrl)
-  : await RedisStore.connectCluster(clusterNodes);
+  : await RedisStore.connectCluster([...clusterNodes]);
 const flushes: FlushReport[] = [];
 const freshness: number[] = [];
 const liveFlushDurations: number[] = [];
@@ -342,6 +344,7 @@ await store.close();
 await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
 await admin.disconnect();
 await nodes.close();
+await ownStore.stop();
 mkdirSync('bench-results', { recursive: true });
 writeFileSync(
   `bench-results/ingest-${STORE}-${KEYS}-${CONSUMERS}${

@@ -1,6 +1,6 @@
 /**
- * The write-model benchmark (`npm run bench:write-models`), on the Redis of REDIS_URL (`npm run
- * services:up`): what Redis spends per event under the two commutative write models that let
+ * The write-model benchmark (`npm run bench:write-models`), on an empty Redis of its own
+ * (`own-store.ts`): what Redis spends per event under the two commutative write models that let
  * any number of writers touch one project (docs/ROLLUPS.md, "Any number of writers").
  *
  * - `parts` (what the service does): each stream writes its own field of a bucket's hash, the
@@ -36,6 +36,7 @@ import { RELATIVE_ACCURACY } from '../../src/rollup/quantiles.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
+import { startOwnBenchStore } from './own-store.ts';
 import { RedisNodes } from './redis-nodes.ts';
 
 const { values } = parseArgs({
@@ -52,7 +53,9 @@ if (!Number.isInteger(EVENTS) || EVENTS < 1000) {
 }
 const PARTITIONS = 12;
 const FLUSH_EVENTS = 3_000;
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+// An empty Redis of this run's own: each model empties it, which the shared one must never be.
+const ownStore = await startOwnBenchStore('redis', `redis-bench-write-models-${process.pid}`);
+const redisUrl = ownStore.redisUrl;
 
 /** One flush of one stream: its delta, without ring buffer and hosts, and its end offset. */
 interface Flush {
@@ -218,7 +221,7 @@ async function writeMergedInRedis(flushes: readonly Flush[], _nowUs: number): Pr
   await client.close();
 }
 
-const nodes = await RedisNodes.connect('redis', process.env);
+const nodes = await RedisNodes.connect('redis', ownStore.env);
 console.log(`write-model benchmark: ${environment()}; ${EVENTS} events, Redis ${nodes.names[0]}`);
 console.log(
   'spread            model            Redis CPU/event  Node CPU/event  used_memory growth',
@@ -259,5 +262,5 @@ for (const spread of ['project', 'index'] as const) {
     }
   }
 }
-await nodes.flush();
 await nodes.close();
+await ownStore.stop();
