@@ -34,9 +34,10 @@ export interface PublishOptions {
   /** Messages per produce request. Default 500. */
   readonly batchSize?: number;
   /**
-   * Most bytes of keys and values per produce request (a request is sent once it holds this
-   * many, whatever {@link batchSize} says). Default {@link MAX_REQUEST_BYTES}: a partition's batch,
-   * which the broker takes as one message, then stays under its default largest message (1 MiB).
+   * Most bytes per produce request: its keys and values, and {@link RECORD_FRAMING_BYTES} for
+   * each record's framing (a request is sent once it would hold more, whatever {@link batchSize}
+   * says). Default {@link MAX_REQUEST_BYTES}: a partition's batch, which the broker takes as one
+   * message, then stays under its default largest message (1 MiB, `message.max.bytes`).
    */
   readonly maxRequestBytes?: number;
   /**
@@ -57,8 +58,14 @@ export interface PublishOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Default of {@link PublishOptions.maxRequestBytes}: 512 KiB. */
-export const MAX_REQUEST_BYTES = 512 * 1024;
+/**
+ * Default of {@link PublishOptions.maxRequestBytes}: under the broker's default largest message
+ * (1,048,588 bytes) by more than a batch's own header (61 bytes).
+ */
+export const MAX_REQUEST_BYTES = 1_000_000;
+
+/** What a record's framing is counted as (its length, attributes, deltas, header count: < 30). */
+export const RECORD_FRAMING_BYTES = 64;
 
 /**
  * A producer for replays: idempotent (a retried request is never written twice, so a replay
@@ -148,7 +155,8 @@ export async function publishLines(
     }
     const topic = options.topics[source];
     const key = options.keys === 'random' ? randomUUID() : projectKey(source, line);
-    const bytes = Buffer.byteLength(line) + (key === null ? 0 : Buffer.byteLength(key));
+    const bytes = RECORD_FRAMING_BYTES + Buffer.byteLength(line) +
+      (key === null ? 0 : Buffer.byteLength(key));
     // The line would take the request past its bytes: what is pending goes first.
     if (pendingCount > 0 && pendingBytes + bytes > maxRequestBytes) await send();
     let group = pending.find((entry) => entry.topic === topic);
