@@ -36,28 +36,28 @@ import {
   USAGE_HORIZON_US,
   usageBucketKey,
 } from './keys.ts';
+import type { Aggregate } from './aggregate.ts';
 import { type InvocationStats, invocationStats } from './invocation-stats.ts';
 import { logPosition, recentLogMember } from './recent-logs.ts';
 import { familiesOf } from '../contract/families.ts';
 import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
 /**
- * A pending bucket state, tagged with its aggregate so the writer knows how to merge it, with
- * its bucket's start (µs) and when its key may be forgotten (Unix ms).
+ * A pending bucket state with the aggregate that merges it, writes it to the store and reads it
+ * back, its bucket's start (µs) and when its key may be forgotten (Unix ms). The writer goes
+ * through `aggregate` only, whichever aggregate it is.
  */
+export interface PendingStateOf<State> {
+  readonly aggregate: Aggregate<State, never, unknown>;
+  state: State;
+  readonly startUs: number;
+  readonly expireAtMs: number;
+}
+
+/** A pending bucket state of one of the fold's aggregates, tagged by its kind. */
 export type PendingState =
-  | {
-    readonly kind: 'invocation';
-    state: InvocationStats;
-    readonly startUs: number;
-    readonly expireAtMs: number;
-  }
-  | {
-    readonly kind: 'usage';
-    state: UsageCounts;
-    readonly startUs: number;
-    readonly expireAtMs: number;
-  };
+  | (PendingStateOf<InvocationStats> & { readonly kind: 'invocation' })
+  | (PendingStateOf<UsageCounts> & { readonly kind: 'usage' });
 
 /** Everything folded for one project since the last {@link Fold.take}. */
 export interface ProjectDelta {
@@ -324,6 +324,7 @@ function invocationState(
   if (pending === undefined) {
     pending = {
       kind: 'invocation',
+      aggregate: invocationStats,
       state: invocationStats.empty(),
       startUs: bucket.startUs,
       expireAtMs,
@@ -351,6 +352,7 @@ function addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: 
       if (pending === undefined) {
         pending = {
           kind: 'usage',
+          aggregate: usageCounts,
           state: usageCounts.empty(),
           startUs: bucket.startUs,
           expireAtMs,

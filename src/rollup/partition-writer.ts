@@ -58,8 +58,7 @@ import {
   namesBoundedKeys,
 } from './admission.ts';
 import { DAY_US } from '../time/civil.ts';
-import { hostSightings, type PendingState, type ProjectDelta, type RollupDelta } from './fold.ts';
-import { invocationStats } from './invocation-stats.ts';
+import { hostSightings, type PendingStateOf, type ProjectDelta, type RollupDelta } from './fold.ts';
 import { CommitLedger, type Loss, lossReason } from './commit-ledger.ts';
 import {
   EXPIRY_SLACK_US,
@@ -77,7 +76,6 @@ import {
 } from './keys.ts';
 import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
-import { usageCounts } from './usage-counts.ts';
 
 /** Something else wrote this stream, or the store lost or rolled back data; nothing more was written. */
 export class OffsetConflictError extends Error {
@@ -177,7 +175,7 @@ interface KnownProject {
   reachUs: number;
   /** When the watermark was last read or committed (µs). */
   seenAtUs: number;
-  readonly parts: Map<string, PendingState | typeof NEW_KEY>;
+  readonly parts: Map<string, AnyPending | typeof NEW_KEY>;
   /**
    * The keys this stream admitted for the project, by UTC day of event time (µs): as stored
    * when read, plus every key admitted since (folded, maybe not committed yet). Valid exactly as
@@ -212,40 +210,35 @@ export type Admission =
   }
   | { readonly ok: false; readonly rejection: Rejection };
 
-/** The stored part of a key, of the delta's kind; null when the text cannot be read. */
+/** A pending state of any aggregate: the writer goes through its `aggregate` only. */
+type AnyPending = PendingStateOf<unknown>;
+
+/** The stored part of a key, read by the delta's aggregate; null when the text cannot be read. */
 function decode(
   key: string,
-  pending: PendingState,
+  pending: AnyPending,
   text: string,
   report: UnreadableReporter | undefined,
-): PendingState | null {
-  const { startUs, expireAtMs } = pending;
-  if (pending.kind === 'invocation') {
-    const state = readStateOrReport(invocationStats, key, text, report);
-    return state === null ? null : { kind: 'invocation', state, startUs, expireAtMs };
-  }
-  const state = readStateOrReport(usageCounts, key, text, report);
-  return state === null ? null : { kind: 'usage', state, startUs, expireAtMs };
+): AnyPending | null {
+  const { aggregate, startUs, expireAtMs } = pending;
+  const state = readStateOrReport(aggregate, key, text, report);
+  return state === null ? null : { aggregate, state, startUs, expireAtMs };
 }
 
-function serialize(state: PendingState): string {
-  return state.kind === 'invocation'
-    ? invocationStats.serialize(state.state)
-    : usageCounts.serialize(state.state);
+/** The store's text of `pending`. */
+function serialized(pending: AnyPending): string {
+  return pending.aggregate.serialize(pending.state);
 }
 
-function mergeInto(stored: PendingState, pending: PendingState): string {
-  if (stored.kind === 'invocation' && pending.kind === 'invocation') {
-    stored.state = invocationStats.merge(stored.state, pending.state);
-    return invocationStats.serialize(stored.state);
+/** Merges `pending` into `stored` (the same aggregate's) and answers the merged text. */
+function mergeInto(stored: AnyPending, pending: AnyPending): string {
+  if (stored.aggregate !== pending.aggregate) {
+    throw new Error(
+      'a key holds a state of one aggregate but a delta of another was folded for it',
+    );
   }
-  if (stored.kind === 'usage' && pending.kind === 'usage') {
-    stored.state = usageCounts.merge(stored.state, pending.state);
-    return usageCounts.serialize(stored.state);
-  }
-  throw new Error(
-    `a key holds a ${stored.kind} state but a ${pending.kind} delta was folded for it`,
-  );
+  stored.state = stored.aggregate.merge(stored.state, pending.state);
+  return stored.aggregate.serialize(stored.state);
 }
 
 /** The earlier of two resume points, null (the earliest offset) being earliest of all. */
@@ -750,7 +743,7 @@ export class PartitionWriter {
 
   /** This stream's new part of every part address of the delta, by project. */
   async #mergeParts(delta: RollupDelta): Promise<Map<string, ProjectWrites>> {
-    const missing: [address: string, pending: PendingState, known: KnownProject][] = [];
+    const missing: [address: string, pending: AnyPending, known: KnownProject][] = [];
     // Parts taken for new without a read: committed only where the stream has none.
     const unread = new Set<string>();
     for (const [project, { states }] of delta.projects) {
@@ -800,7 +793,7 @@ export class PartitionWriter {
         parts.delete(address);
         const fresh = stored === undefined || stored === NEW_KEY;
         // A part the stream does not have needs no merge: the delta is the part.
-        const value = fresh ? serialize(pending) : mergeInto(stored, pending);
+        const value = fresh ? serialized(pending) : mergeInto(stored, pending);
         parts.set(address, fresh ? pending : stored);
         const { key, slot } = partRef(address);
         const write: StateWrite = slot === undefined
