@@ -19,11 +19,8 @@
 import { parse } from '../src/events/parse.ts';
 import type { LogEvent, ParseResult, Rejection, Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
-import {
-  OffsetConflictError,
-  PartitionWriter,
-  type Verdict,
-} from '../src/rollup/partition-writer.ts';
+import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
+import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';

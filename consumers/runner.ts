@@ -24,7 +24,7 @@ import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
 import type { OverrunReporter } from './retention-gap.ts';
 import type { LogStartReporter } from './log-start.ts';
 import { resumeKey } from '../src/rollup/keys.ts';
-import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
+import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 
 /** Options of {@link ConsumerRunner}. */

@@ -16,7 +16,7 @@ import { kafkaFailure } from '../src/kafka/failure.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
-import { OffsetConflictError } from '../src/rollup/partition-writer.ts';
+import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { isStoreAway, StoreTimeoutError } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';

@@ -65,28 +65,17 @@ import {
   HOST_HORIZON_US,
   hostMember,
   HOSTS_KEY,
-  LEGACY_OFFSETS_KEY,
   partRef,
   QUARANTINE_TTL_US,
   quarantineKey,
   recentLogsKey,
-  resumeKey,
   streamWatermarkKey,
   watermarkKey,
 } from './keys.ts';
 import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
+import { OffsetConflictError } from './offset-conflict.ts';
+import { ResumeOffset } from './resume-offset.ts';
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
-
-/** Something else wrote this stream, or the store lost or rolled back data; nothing more was written. */
-export class OffsetConflictError extends Error {
-  constructor(stream: string, detail: string) {
-    super(
-      `stream ${stream}: ${detail} (another consumer took over the stream, or the store lost or ` +
-        'rolled back data); reopen and resume where the store says',
-    );
-    this.name = 'OffsetConflictError';
-  }
-}
 
 /** Options of {@link PartitionWriter}. */
 export interface PartitionWriterOptions {
@@ -241,21 +230,15 @@ function mergeInto(stored: AnyPending, pending: AnyPending): string {
   return stored.aggregate.serialize(stored.state);
 }
 
-/** The earlier of two resume points, null (the earliest offset) being earliest of all. */
-function earlier(a: number | null, b: number | null): number | null {
-  return a === null || b === null ? null : Math.min(a, b);
-}
-
 /** Writes one stream's deltas into the store, exactly once. */
 export class PartitionWriter {
   readonly #store: RollupStore;
   readonly #stream: string;
   readonly #nowUs: () => number;
-  readonly #earliestOffset: (() => Promise<number>) | undefined;
+  readonly #resume: ResumeOffset;
   readonly #capacity: number;
   readonly #cacheLimit: number;
   readonly #onUnreadable: UnreadableReporter | undefined;
-  readonly #onEarliestStart: PartitionWriterOptions['onEarliestStart'];
   readonly #maxFutureSkewUs: number;
   /** What this writer knows by project, least recently committed first. */
   readonly #projects = new Map<string, KnownProject>();
@@ -265,28 +248,23 @@ export class PartitionWriter {
   readonly #ledger: CommitLedger;
   /** Counts flushes, to tell watermarks a pending fold still needs from forgettable ones. */
   #flushes = 0;
-  /** The stored resume offset, as last read or written (null: none). */
-  #resume: number | null = null;
-  /** Set by a conflict or {@link rewindTo}: the next open resumes no later (null: earliest). */
-  #rewind: number | null | undefined = undefined;
   #opened = false;
 
   constructor(options: PartitionWriterOptions) {
     this.#store = options.store;
     this.#stream = options.stream;
     this.#nowUs = options.nowUs;
-    this.#earliestOffset = options.earliestOffset;
+    this.#resume = new ResumeOffset(options);
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
     this.#cacheLimit = options.cacheLimit ?? 50_000;
     this.#onUnreadable = options.onUnreadable;
-    this.#onEarliestStart = options.onEarliestStart;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
     this.#ledger = new CommitLedger({
       store: this.#store,
       stream: this.#stream,
       watermarkKey: (project) => this.#watermarkKey(project),
       limit: this.#cacheLimit,
-      watermarkLifeUs: this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US,
+      watermarkLifeUs: this.#watermarkLifeUs,
       earliestOffset: options.earliestOffset,
     });
   }
@@ -298,7 +276,15 @@ export class PartitionWriter {
 
   /** The stored resume offset, as last read or written (null: none, or not a resumable stream). */
   get offset(): number | null {
-    return this.#resume;
+    return this.#resume.known;
+  }
+
+  /**
+   * The stream's stored resume offset (in the older layout when today's has none), null when
+   * none is stored: where a new owner of the stream would resume, for lag and checks.
+   */
+  storedOffset(): Promise<number | null> {
+    return this.#resume.stored();
   }
 
   /**
@@ -311,39 +297,15 @@ export class PartitionWriter {
   async open(): Promise<number> {
     this.#forget();
     this.#opened = false;
-    const earliest = this.#earliestOffset;
-    if (earliest === undefined) {
-      this.#rewind = undefined;
-      this.#opened = true;
-      return 0;
+    if (this.#resume.replayed) {
+      // Before the resume offset is trusted: a failover may have taken what a project held.
+      const nowUs = this.#nowUs();
+      this.#lost(await this.#ledger.lost(nowUs));
+      await this.#ledger.registerAgain(nowUs);
     }
-    // Before the resume offset is trusted: a failover may have taken what a project held.
-    const nowUs = this.#nowUs();
-    this.#lost(await this.#ledger.lost(nowUs));
-    await this.#ledger.registerAgain(nowUs);
-    const key = resumeKey(this.#stream);
-    const current = await this.#store.readOffset(key);
-    const stored = current ?? (await this.#legacyOffset());
-    const wanted = this.#rewind === undefined ? stored : earlier(stored, this.#rewind);
-    const from = wanted ?? (await earliest());
-    if (wanted === null && stored === null) this.#onEarliestStart?.(from, this.#resume);
-    if (current !== null && from < current) {
-      if (!(await this.#store.advanceOffset(key, current, from))) {
-        throw new OffsetConflictError(this.#stream, 'the resume offset moved while reopening');
-      }
-      this.#resume = from;
-    } else {
-      this.#resume = current;
-    }
-    this.#rewind = undefined;
+    const from = await this.#resume.open();
     this.#opened = true;
     return from;
-  }
-
-  /** The stream's offset in the layout before resume keys (see `LEGACY_OFFSETS_KEY`). */
-  async #legacyOffset(): Promise<number | null> {
-    const [offset] = await this.#store.readWatermarks([LEGACY_OFFSETS_KEY], this.#stream);
-    return offset ?? null;
   }
 
   /** On `losses` (the stored resume offset lowered), rewinds to the earliest and throws. */
@@ -355,7 +317,7 @@ export class PartitionWriter {
 
   /** Makes the next {@link open} resume no later than `offset` (null: the earliest offset). */
   rewindTo(offset: number | null): void {
-    this.#rewind = this.#rewind === undefined ? offset : earlier(this.#rewind, offset);
+    this.#resume.rewindTo(offset);
   }
 
   /** What the writer keeps between flushes: projects (watermarks) and parts, each bounded. */
@@ -373,7 +335,8 @@ export class PartitionWriter {
     for (const project of projects) {
       const known = this.#projects.get(project);
       if (
-        known !== undefined && this.#direct && nowUs - known.seenAtUs > DIRECT_WATERMARK_REREAD_US
+        known !== undefined && !this.#resume.replayed &&
+        nowUs - known.seenAtUs > DIRECT_WATERMARK_REREAD_US
       ) {
         // Its stored watermark may expire before the next commit: read it again.
         this.#projects.delete(project);
@@ -467,7 +430,7 @@ export class PartitionWriter {
       added: decided.added,
       // A stream that is never replayed has no replay to decide the same: its sets go with its
       // watermarks, so that process starts do not pile up.
-      expireAtMs: this.#direct
+      expireAtMs: !this.#resume.replayed
         ? Math.min(expireAtMs, Math.floor((this.#nowUs() + DIRECT_WATERMARK_LIFE_US) / 1000))
         : expireAtMs,
     };
@@ -498,18 +461,20 @@ export class PartitionWriter {
   #storedReach(offset: number | null, reach: StoredReach | null, nowUs: number): number {
     if (reach !== null && 'offset' in reach && reach.offset === offset) return reach.reachUs;
     if (reach !== null && 'forgotten' in reach) return Number.POSITIVE_INFINITY;
-    if (offset === null && reach === null && !this.#direct) return Number.NEGATIVE_INFINITY;
+    if (offset === null && reach === null && this.#resume.replayed) return Number.NEGATIVE_INFINITY;
     return nowUs + this.#maxFutureSkewUs + EXPIRY_SLACK_US;
   }
 
-  /** Whether this stream is never replayed (direct ingest: it keeps no resume offset). */
-  get #direct(): boolean {
-    return this.#earliestOffset === undefined;
+  /** How long a project's watermark of this stream lives after its last commit (µs). */
+  get #watermarkLifeUs(): number {
+    return this.#resume.replayed ? WATERMARK_LIFE_US : DIRECT_WATERMARK_LIFE_US;
   }
 
   /** Where `project`'s watermark of this stream is kept. */
   #watermarkKey(project: string): string {
-    return this.#direct ? streamWatermarkKey(project, this.#stream) : watermarkKey(project);
+    return this.#resume.replayed
+      ? watermarkKey(project)
+      : streamWatermarkKey(project, this.#stream);
   }
 
   /**
@@ -534,9 +499,9 @@ export class PartitionWriter {
       const [, parts, resumeStored] = await Promise.all([
         this.#registerHosts(delta, nowUs),
         this.#mergeParts(delta),
-        this.#readResume(),
+        this.#resume.read(),
       ]);
-      if (resumeStored !== this.#resume) this.#resumeMoved(resumeStored);
+      this.#resume.expect(resumeStored);
       // Only now, and before any commit: what was folded was judged against what the store
       // still holds (a store that lost it may have let the project's bounds admit events a
       // rebuild refuses), and a failed write commits nothing, so the replay writes it again.
@@ -574,10 +539,10 @@ export class PartitionWriter {
         }),
       );
       for (const { rewindTo } of refused) if (rewindTo !== undefined) this.rewindTo(rewindTo);
-      if (resumeMovedTo.length > 0) this.#resumeMoved(resumeMovedTo[0] ?? null);
+      if (resumeMovedTo.length > 0) this.#resume.moved(resumeMovedTo[0] ?? null);
       const first = refused[0];
       if (first !== undefined) throw new OffsetConflictError(this.#stream, first.reason);
-      await this.#advanceResume(nextOffset);
+      await this.#resume.advance(nextOffset);
       this.#evict(delta.projects.keys());
     } catch (error) {
       this.#forget();
@@ -593,19 +558,8 @@ export class PartitionWriter {
    * and lowers the stored resume offset). On a difference, the next {@link open} resumes there.
    */
   async verify(sample = 256): Promise<Verdict> {
-    if (this.#earliestOffset !== undefined) {
-      const written = this.#resume;
-      const stored = await this.#store.readOffset(resumeKey(this.#stream));
-      // A flush that landed meanwhile moved it: nothing to compare.
-      if (this.#resume !== written) return { consistent: true };
-      if (stored !== written) {
-        this.rewindTo(stored);
-        return {
-          consistent: false,
-          reason: `resume offset is ${stored ?? 'gone'}, not ${written ?? 'unset'}`,
-        };
-      }
-    }
+    const moved = await this.#resume.verify();
+    if (moved !== null) return { consistent: false, reason: moved };
     const nowUs = this.#nowUs();
     await this.#ledger.registerAgain(nowUs, sample);
     const [first] = await this.#ledger.lost(nowUs, sample);
@@ -637,7 +591,7 @@ export class PartitionWriter {
    * is never replayed commits them with each project instead ({@link #commitProject}).
    */
   async #addRecentLogs(delta: RollupDelta, nowUs: number): Promise<void> {
-    if (this.#direct) return;
+    if (!this.#resume.replayed) return;
     const writes: Promise<void>[] = [];
     for (const [project, { logs }] of delta.projects) {
       if (logs.length > 0) {
@@ -679,21 +633,19 @@ export class PartitionWriter {
       });
     }
     // No replay would write them again if this commit failed after they were written alone.
-    if (this.#direct && delta.logs.length > 0) {
+    if (!this.#resume.replayed && delta.logs.length > 0) {
       sortedSets.push(this.#logsWrite(project, delta.logs, nowUs));
     }
     const reachUs = Math.max(known.reachUs, delta.newestUs);
     const result = await this.#store.commitProject({
       stream: this.#stream,
-      ...(this.#earliestOffset === undefined
-        ? {}
-        : { resume: { key: resumeKey(this.#stream), expected: this.#resume } }),
+      ...this.#resume.fence(),
       watermark: {
         key: this.#watermarkKey(project),
         expected: known.offset,
         next: nextOffset,
         expireAtMs: Math.floor(
-          (nowUs + (this.#direct ? DIRECT_WATERMARK_LIFE_US : WATERMARK_LIFE_US)) / 1000,
+          (nowUs + this.#watermarkLifeUs) / 1000,
         ),
         ...(Number.isFinite(reachUs) ? { reachUs } : {}),
       },
@@ -712,33 +664,6 @@ export class PartitionWriter {
       this.#projects.set(project, known);
     }
     return result;
-  }
-
-  async #advanceResume(nextOffset: number): Promise<void> {
-    if (this.#earliestOffset === undefined) return;
-    const key = resumeKey(this.#stream);
-    if (!(await this.#store.advanceOffset(key, this.#resume, nextOffset))) {
-      this.#resumeMoved(await this.#store.readOffset(key));
-    }
-    this.#resume = nextOffset;
-  }
-
-  /** The stored resume offset (the one this writer knows, for a stream that keeps none). */
-  #readResume(): Promise<number | null> {
-    if (this.#earliestOffset === undefined) return Promise.resolve(this.#resume);
-    return this.#store.readOffset(resumeKey(this.#stream));
-  }
-
-  /**
-   * The stored resume offset is `stored`, not the one this writer knows: the store lost or
-   * rolled back data, or another writer took the stream. The next open resumes from there.
-   */
-  #resumeMoved(stored: number | null): never {
-    this.rewindTo(stored);
-    throw new OffsetConflictError(
-      this.#stream,
-      `the resume offset is ${stored ?? 'gone'}, not ${this.#resume ?? 'unset'}`,
-    );
   }
 
   /** This stream's new part of every part address of the delta, by project. */
