@@ -58,6 +58,7 @@ import {
   namesBoundedKeys,
 } from './admission.ts';
 import { DAY_US } from '../time/civil.ts';
+import { DEFAULT_CACHE_LIMIT, type KnownProject, NEW_KEY, ProjectCache } from './project-cache.ts';
 import { hostSightings, type PendingStateOf, type ProjectDelta, type RollupDelta } from './fold.ts';
 import { CommitLedger, type Loss, lossReason } from './commit-ledger.ts';
 import {
@@ -129,9 +130,6 @@ interface ProjectWrites {
 
 const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
 
-/** Marks a key the store was asked for and does not hold a part of this stream. */
-const NEW_KEY = Symbol('new key');
-
 /** How long a project's watermarks live after its last commit: its oldest data's life. */
 const WATERMARK_LIFE_US = MAX_EVENT_AGE_US + EXPIRY_SLACK_US;
 
@@ -147,43 +145,6 @@ export const DIRECT_WATERMARK_LIFE_US = 2 * DAY_US;
  * expired is known as expired (none) rather than cached.
  */
 const DIRECT_WATERMARK_REREAD_US = DIRECT_WATERMARK_LIFE_US / 2;
-
-/**
- * What this writer knows of a project: its watermark of the stream, as last read or written,
- * and the stream's parts of its buckets (deserialized), which are valid exactly as long as the
- * watermark is (they are read after it, and any other write of them moves it).
- */
-interface KnownProject {
-  offset: number | null;
-  /**
-   * The stream's reach in the project (see `ProjectCommit.watermark.reachUs`): no bucket that
-   * starts after it holds a part of the stream, so such a part is not read but known new.
-   * -Infinity: the project holds nothing of the stream; +Infinity: a reach a commit marked
-   * forgotten, every part is read (see `#storedReach`).
-   */
-  reachUs: number;
-  /** When the watermark was last read or committed (µs). */
-  seenAtUs: number;
-  readonly parts: Map<string, AnyPending | typeof NEW_KEY>;
-  /**
-   * The keys this stream admitted for the project, by UTC day of event time (µs): as stored
-   * when read, plus every key admitted since (folded, maybe not committed yet). Valid exactly as
-   * long as the watermark, like the parts.
-   */
-  readonly admitted: Map<number, AdmittedDay>;
-  /** The flush that last needed it: one a fold under way still needs is not forgotten. */
-  usedIn: number;
-}
-
-/** The keys admitted for one project and day, and the flush count when last read or used. */
-interface AdmittedDay {
-  readonly keys: AdmittedKeys;
-  /**
-   * {@link PartitionWriter}'s flush count when a fold last admitted keys with it (or it was
-   * read): once a later flush has landed, everything it admitted is committed.
-   */
-  usedIn: number;
-}
 
 /** An admission that adds no key (nothing to commit for it). */
 const ADMITTED_NOTHING = { ok: true, key: '', added: [], expireAtMs: 0 } as const;
@@ -237,17 +198,12 @@ export class PartitionWriter {
   readonly #nowUs: () => number;
   readonly #resume: ResumeOffset;
   readonly #capacity: number;
-  readonly #cacheLimit: number;
   readonly #onUnreadable: UnreadableReporter | undefined;
   readonly #maxFutureSkewUs: number;
-  /** What this writer knows by project, least recently committed first. */
-  readonly #projects = new Map<string, KnownProject>();
-  /** Parts held in {@link #projects}, all projects together. */
-  #partCount = 0;
+  /** What this writer knows by project, bounded. */
+  readonly #cache: ProjectCache;
   /** What this writer committed and registered, kept when the caches are dropped. */
   readonly #ledger: CommitLedger;
-  /** Counts flushes, to tell watermarks a pending fold still needs from forgettable ones. */
-  #flushes = 0;
   #opened = false;
 
   constructor(options: PartitionWriterOptions) {
@@ -256,14 +212,15 @@ export class PartitionWriter {
     this.#nowUs = options.nowUs;
     this.#resume = new ResumeOffset(options);
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
-    this.#cacheLimit = options.cacheLimit ?? 50_000;
+    const limit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
+    this.#cache = new ProjectCache({ stream: this.#stream, limit, nowUs: this.#nowUs });
     this.#onUnreadable = options.onUnreadable;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
     this.#ledger = new CommitLedger({
       store: this.#store,
       stream: this.#stream,
       watermarkKey: (project) => this.#watermarkKey(project),
-      limit: this.#cacheLimit,
+      limit,
       watermarkLifeUs: this.#watermarkLifeUs,
       earliestOffset: options.earliestOffset,
     });
@@ -295,7 +252,7 @@ export class PartitionWriter {
    * replayed answers 0.
    */
   async open(): Promise<number> {
-    this.#forget();
+    this.#cache.forget();
     this.#opened = false;
     if (this.#resume.replayed) {
       // Before the resume offset is trusted: a failover may have taken what a project held.
@@ -322,7 +279,7 @@ export class PartitionWriter {
 
   /** What the writer keeps between flushes: projects (watermarks) and parts, each bounded. */
   get cached(): { readonly projects: number; readonly parts: number } {
-    return { projects: this.#projects.size, parts: this.#partCount };
+    return this.#cache.cached;
   }
 
   /**
@@ -333,17 +290,16 @@ export class PartitionWriter {
     const unknown: string[] = [];
     const nowUs = this.#nowUs();
     for (const project of projects) {
-      const known = this.#projects.get(project);
+      const known = this.#cache.get(project);
       if (
         known !== undefined && !this.#resume.replayed &&
         nowUs - known.seenAtUs > DIRECT_WATERMARK_REREAD_US
       ) {
         // Its stored watermark may expire before the next commit: read it again.
-        this.#projects.delete(project);
-        this.#partCount -= known.parts.size;
+        this.#cache.drop(project);
         unknown.push(project);
       } else if (known === undefined) unknown.push(project);
-      else known.usedIn = this.#flushes;
+      else known.usedIn = this.#cache.flushes;
     }
     if (unknown.length === 0) return;
     const keys = unknown.map((project) => this.#watermarkKey(project));
@@ -354,16 +310,15 @@ export class PartitionWriter {
     ]);
     this.#lost(await this.#ledger.loaded(unknown, stored, nowUs));
     unknown.forEach((project, i) => {
-      if (this.#projects.has(project)) return;
       const offset = stored[i] ?? null;
       const reach = reaches[i] ?? null;
-      this.#projects.set(project, {
+      this.#cache.add(project, {
         offset,
         reachUs: this.#storedReach(offset, reach, nowUs),
         seenAtUs: nowUs,
         parts: new Map(),
         admitted: new Map(),
-        usedIn: this.#flushes,
+        usedIn: this.#cache.flushes,
       });
     });
   }
@@ -379,7 +334,7 @@ export class PartitionWriter {
       if (!namesBoundedKeys(event)) continue;
       // A project forgotten since its watermark was loaded is loaded again, with its keys, when
       // its event comes (see `canAdmit`).
-      const known = this.#projects.get(event.project);
+      const known = this.#cache.get(event.project);
       const dayUs = admissionDay(event);
       if (known === undefined || known.admitted.has(dayUs)) continue;
       wanted.set(admittedKeysKey(event.project, this.#stream, dayUs), { known, dayUs });
@@ -392,7 +347,7 @@ export class PartitionWriter {
       // A fold may have admitted keys of the day while the read was under way: keep those.
       if (known.admitted.has(dayUs)) return;
       const keys = new AdmittedKeys((stored[i] ?? []).map(({ member }) => member));
-      known.admitted.set(dayUs, { keys, usedIn: this.#flushes });
+      known.admitted.set(dayUs, { keys, usedIn: this.#cache.flushes });
     });
   }
 
@@ -402,7 +357,7 @@ export class PartitionWriter {
    */
   canAdmit(event: LogEvent): boolean {
     return !namesBoundedKeys(event) ||
-      this.#projects.get(event.project)?.admitted.has(admissionDay(event)) === true;
+      this.#cache.get(event.project)?.admitted.has(admissionDay(event)) === true;
   }
 
   /**
@@ -412,14 +367,14 @@ export class PartitionWriter {
   admit(event: LogEvent): Admission {
     if (!namesBoundedKeys(event)) return ADMITTED_NOTHING;
     const dayUs = admissionDay(event);
-    const day = this.#known(event.project).admitted.get(dayUs);
+    const day = this.#cache.known(event.project).admitted.get(dayUs);
     if (day === undefined) {
       throw new Error(
         `stream ${this.#stream}: an event of project ${event.project} was admitted before the ` +
           'keys of its day were loaded (call loadAdmitted first)',
       );
     }
-    day.usedIn = this.#flushes;
+    day.usedIn = this.#cache.flushes;
     const decided = day.keys.admit(event, this.#stream);
     if (!decided.ok) return decided;
     if (decided.added.length === 0) return ADMITTED_NOTHING;
@@ -481,7 +436,7 @@ export class PartitionWriter {
    * The next offset `project` holds from this stream (null: nothing); undefined when not loaded.
    */
   watermark(project: string): number | null | undefined {
-    return this.#projects.get(project)?.offset;
+    return this.#cache.get(project)?.offset;
   }
 
   /**
@@ -491,7 +446,7 @@ export class PartitionWriter {
    */
   async flush(delta: RollupDelta, nextOffset: number): Promise<void> {
     if (!this.#opened) throw new Error(`stream ${this.#stream}: open() the writer before flushing`);
-    this.#flushes += 1;
+    this.#cache.flushBegins();
     try {
       const nowUs = this.#nowUs();
       // The hosts only need to be registered before the commits: at the same time as the reads,
@@ -510,7 +465,7 @@ export class PartitionWriter {
       const resumeMovedTo: (number | null)[] = [];
       await Promise.all(
         [...delta.projects].map(async ([project, projectDelta]) => {
-          const known = this.#known(project);
+          const known = this.#cache.known(project);
           const expected = known.offset;
           const result = await this.#commitProject(
             project,
@@ -543,9 +498,9 @@ export class PartitionWriter {
       const first = refused[0];
       if (first !== undefined) throw new OffsetConflictError(this.#stream, first.reason);
       await this.#resume.advance(nextOffset);
-      this.#evict(delta.projects.keys());
+      this.#cache.evict(delta.projects.keys());
     } catch (error) {
-      this.#forget();
+      this.#cache.forget();
       this.#opened = false;
       throw error;
     }
@@ -620,7 +575,7 @@ export class PartitionWriter {
     nextOffset: number,
     nowUs: number,
   ) {
-    const known = this.#known(project);
+    const known = this.#cache.known(project);
     const sortedSets: SortedSetWrite[] = [];
     for (const [key, { members, expireAtMs }] of delta.admitted) {
       sortedSets.push({
@@ -658,10 +613,7 @@ export class PartitionWriter {
       known.offset = nextOffset;
       known.reachUs = reachUs;
       known.seenAtUs = nowUs;
-      known.usedIn = this.#flushes;
-      // Re-insert so that Map order is least-recently-committed first.
-      this.#projects.delete(project);
-      this.#projects.set(project, known);
+      this.#cache.committed(project, known);
     }
     return result;
   }
@@ -672,14 +624,13 @@ export class PartitionWriter {
     // Parts taken for new without a read: committed only where the stream has none.
     const unread = new Set<string>();
     for (const [project, { states }] of delta.projects) {
-      const known = this.#known(project);
+      const known = this.#cache.known(project);
       for (const [address, pending] of states) {
         if (known.parts.has(address)) continue;
         if (pending.startUs > known.reachUs) {
           // Beyond everything the stream has folded into the project: it has no part there.
           unread.add(address);
-          known.parts.set(address, NEW_KEY);
-          this.#partCount += 1;
+          this.#cache.addPart(known, address, NEW_KEY);
         } else missing.push([address, pending, known]);
       }
     }
@@ -701,13 +652,12 @@ export class PartitionWriter {
             expireAtMs: asideUntilMs,
           });
         }
-        known.parts.set(address, stored ?? NEW_KEY);
-        this.#partCount += 1;
+        this.#cache.addPart(known, address, stored ?? NEW_KEY);
       });
     }
     const writes = new Map<string, ProjectWrites>();
     for (const [project, { states }] of delta.projects) {
-      const { parts } = this.#known(project);
+      const { parts } = this.#cache.known(project);
       const list: StateWrite[] = [];
       const newList: StateWrite[] = [];
       for (const [address, pending] of states) {
@@ -729,60 +679,5 @@ export class PartitionWriter {
       writes.set(project, { parts: list, newParts: newList });
     }
     return writes;
-  }
-
-  #known(project: string): KnownProject {
-    const known = this.#projects.get(project);
-    if (known === undefined) {
-      throw new Error(
-        `stream ${this.#stream}: events of project ${project} were folded before its ` +
-          'watermark was loaded (call loadWatermarks first)',
-      );
-    }
-    return known;
-  }
-
-  #forget(): void {
-    this.#projects.clear();
-    this.#partCount = 0;
-  }
-
-  /**
-   * Keeps the caches bounded: drops the parts of the `committed` projects whose bucket expired
-   * (least recently written first); then, while over the limit, the parts of the least recently
-   * committed projects; then, while too many projects are known, whole projects, least recently
-   * committed first, except those a fold under way has loaded since this flush began.
-   */
-  #evict(committed: Iterable<string>): void {
-    const nowMs = this.#nowUs() / 1000;
-    for (const project of committed) {
-      const known = this.#projects.get(project);
-      if (known === undefined) continue;
-      // Admitted keys of past days are read again if a late event needs them; not those a fold
-      // under way admitted with (its keys are not committed yet).
-      for (const [dayUs, day] of known.admitted) {
-        if (day.usedIn < this.#flushes && dayUs < nowMs * 1000 - DAY_US) {
-          known.admitted.delete(dayUs);
-        }
-      }
-      for (const [key, part] of known.parts) {
-        if (part !== NEW_KEY && part.expireAtMs > nowMs) break;
-        known.parts.delete(key);
-        this.#partCount -= 1;
-      }
-    }
-    // Parts first, least recently committed project first: a dropped part is read again when
-    // next needed, while a dropped watermark would stop the fold for a read (one number each).
-    for (const known of this.#projects.values()) {
-      if (this.#partCount <= this.#cacheLimit) break;
-      this.#partCount -= known.parts.size;
-      known.parts.clear();
-    }
-    for (const [project, known] of this.#projects) {
-      if (this.#projects.size <= this.#cacheLimit) break;
-      if (known.usedIn >= this.#flushes) continue;
-      this.#projects.delete(project);
-      this.#partCount -= known.parts.size;
-    }
   }
 }
