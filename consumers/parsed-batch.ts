@@ -1,6 +1,6 @@
 /**
- * What a batch of parsed messages names: its projects and its valid events (what the writer
- * loads before the batch is folded).
+ * What a batch of parsed messages names: its valid events (what the writer loads before the
+ * batch is folded).
  *
  * @module
  */
@@ -9,13 +9,6 @@ import type { LogEvent, ParseResult } from '../src/events/types.ts';
 /** A message of a batch, as far as these need it: its parse result. */
 interface Parsed {
   readonly result: ParseResult;
-}
-
-/** The projects of a batch's valid events. */
-export function projectsOf(parsed: readonly Parsed[]): Set<string> {
-  const projects = new Set<string>();
-  for (const { result } of parsed) if (result.ok) projects.add(result.event.project);
-  return projects;
 }
 
 /** The valid events of a batch. */

@@ -17,14 +17,14 @@
  * @module
  */
 import { parse } from '../src/events/parse.ts';
-import type { LogEvent, ParseResult, Rejection, Source } from '../src/events/types.ts';
+import type { ParseResult, Rejection, Source } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
-import { eventsOf, projectsOf } from './parsed-batch.ts';
+import { eventsOf } from './parsed-batch.ts';
 import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
 import { LogStart, type LogStartReporter } from './log-start.ts';
 import { type ProducedSpan, widenProducedSpan } from './produced-span.ts';
@@ -316,14 +316,13 @@ export class PartitionProcessor {
       if (offset >= expected) parsed.push({ message, offset, result: this.#parse(message) });
     }
     try {
-      await this.#writer.loadWatermarks(projectsOf(parsed));
+      await this.#writer.load(eventsOf(parsed));
     } catch (error) {
       // The store holds less than this stream committed (a failover): resume where it now says.
       if (!(error instanceof OffsetConflictError)) throw error;
       this.#options.onFlushError?.(error);
       return { kind: 'seek', offset: await this.#reopenFromStore() };
     }
-    await this.#writer.loadAdmitted(eventsOf(parsed));
     for (const item of parsed) {
       if (item.offset < (this.#expected ?? expected)) continue;
       await this.#fold(item);
@@ -438,69 +437,33 @@ export class PartitionProcessor {
    * rewind: the project's watermark is past it); a rejected one becomes a dead letter.
    */
   async #fold({ message, offset, result }: ParsedMessage): Promise<void> {
-    if (result.ok) {
-      // Checked again after every wait, and last right here: a flush that lands while this
-      // message waits may make the writer forget what was just read.
-      for (let attempt = 1; !this.#loaded(result.event); attempt++) {
-        if (attempt > 3) {
+    // Asked again after every wait: a flush that lands while this message waits may make the
+    // writer forget what was just read, and hands the pending work over to a new one.
+    for (let attempt = 0;; attempt++) {
+      const pending = this.#pending;
+      const folded = result.ok
+        ? this.#writer.fold(pending.fold, result.event, offset, this.#options.nowUs())
+        : null;
+      if (folded?.kind === 'unloaded') {
+        if (attempt >= 3) {
           throw new Error(
             `stream ${this.#stream}: the writer keeps forgetting project ` +
-              `${result.event.project} (its cache limit is too small for one batch's projects)`,
+              `${result.ok ? result.event.project : ''} (its cache limit is too small for one ` +
+              "batch's projects)",
           );
         }
-        await this.#load(result.event);
+        if (result.ok) await this.#writer.load([result.event]);
+        continue;
       }
+      // No wait from here on: what is pending now takes this message whole.
+      widenProducedSpan(pending, message.timestamp);
+      pending.nextOffset = offset + 1;
+      pending.bytes += message.value?.length ?? 0;
+      if (!result.ok) this.#reject(pending, message, result.rejection);
+      else if (folded?.kind === 'held') pending.skipped += 1;
+      else if (folded?.kind === 'refused') this.#reject(pending, message, folded.rejection);
+      return;
     }
-    // No wait from here on, and nothing that can throw once the pending work is changed: what
-    // is pending now takes this message whole (a flush that lands during a wait above hands the
-    // pending work over and starts a new one).
-    const held = result.ok && this.#heldAlready(result.event, offset);
-    const admission = result.ok && !held ? this.#writer.admit(result.event) : null;
-    const nowUs = this.#options.nowUs();
-    const pending = this.#pending;
-    widenProducedSpan(pending, message.timestamp);
-    pending.nextOffset = offset + 1;
-    pending.bytes += message.value?.length ?? 0;
-    if (!result.ok) {
-      this.#reject(pending, message, result.rejection);
-    } else if (held) {
-      pending.skipped += 1;
-    } else if (admission !== null && !admission.ok) {
-      this.#reject(pending, message, admission.rejection);
-    } else {
-      const { event } = result;
-      pending.fold.add(event, offset, nowUs);
-      if (admission !== null) {
-        pending.fold.noteAdmitted(
-          event.project,
-          admission.key,
-          admission.added,
-          admission.expireAtMs,
-        );
-      }
-    }
-  }
-
-  /** Whether the writer knows `event`'s project watermark and can judge its keys. */
-  #loaded(event: LogEvent): boolean {
-    return this.#writer.watermark(event.project) !== undefined && this.#writer.canAdmit(event);
-  }
-
-  /** Reads again what the writer's cache forgot since the batch began. */
-  async #load(event: LogEvent): Promise<void> {
-    if (this.#writer.watermark(event.project) === undefined) {
-      await this.#writer.loadWatermarks([event.project]);
-    }
-    await this.#writer.loadAdmitted([event]);
-  }
-
-  /**
-   * Whether `event`'s project already holds it (a replay after a crash or a rewind: the
-   * project's watermark is past it).
-   */
-  #heldAlready(event: LogEvent, offset: number): boolean {
-    const watermark = this.#writer.watermark(event.project);
-    return watermark !== undefined && watermark !== null && offset < watermark;
   }
 
   /** Counts a rejected message and makes it a dead letter. */

@@ -109,19 +109,21 @@ export class DirectIngest {
       await this.#writer.open();
       this.#opened = true;
     }
-    await this.#writer.loadWatermarks(new Set(events.map((event) => event.project)));
-    await this.#writer.loadAdmitted(events);
+    await this.#writer.load(events);
     const fold = new Fold(this.#writer.stream);
     const nowUs = this.#nowUs();
     const refused: Refused[] = [];
     events.forEach((event, index) => {
-      const admission = this.#writer.admit(event);
-      if (!admission.ok) {
-        refused.push({ index, rejection: admission.rejection });
+      const folded = this.#writer.fold(fold, event, this.#next, nowUs);
+      if (folded.kind === 'refused') {
+        refused.push({ index, rejection: folded.rejection });
         return;
       }
-      fold.add(event, this.#next, nowUs);
-      fold.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
+      // Nothing is forgotten between the load and here, and no project of a stream that is
+      // never replayed holds an offset this process has not reached yet.
+      if (folded.kind !== 'folded') {
+        throw new Error(`stream ${this.#writer.stream}: an event came back ${folded.kind}`);
+      }
       this.#next += 1;
     });
     const delta = fold.take();

@@ -40,7 +40,6 @@
  *
  * @module
  */
-import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import { DEFAULT_MAX_FUTURE_SKEW_US } from '../events/parse.ts';
 import type { LogEvent, Rejection } from '../events/types.ts';
 import type {
@@ -51,15 +50,19 @@ import type {
   StoredReach,
 } from '../store/port.ts';
 import {
-  admissionDay,
-  AdmittedKeys,
-  admittedKeysExpiryMs,
-  admittedKeysKey,
-  namesBoundedKeys,
-} from './admission.ts';
-import { DAY_US } from '../time/civil.ts';
-import { DEFAULT_CACHE_LIMIT, type KnownProject, NEW_KEY, ProjectCache } from './project-cache.ts';
-import { hostSightings, type PendingStateOf, type ProjectDelta, type RollupDelta } from './fold.ts';
+  DEFAULT_CACHE_LIMIT,
+  type KnownProject,
+  knownProject,
+  NEW_KEY,
+  ProjectCache,
+} from './project-cache.ts';
+import {
+  type Fold,
+  hostSightings,
+  type PendingStateOf,
+  type ProjectDelta,
+  type RollupDelta,
+} from './fold.ts';
 import { CommitLedger, type Loss, lossReason } from './commit-ledger.ts';
 import {
   EXPIRY_SLACK_US,
@@ -76,6 +79,8 @@ import {
 import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
 import { OffsetConflictError } from './offset-conflict.ts';
 import { ResumeOffset } from './resume-offset.ts';
+import { StreamAdmission } from './stream-admission.ts';
+import { DIRECT_WATERMARK_REREAD_US, watermarkLifeUs } from './watermark-life.ts';
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
 
 /** Options of {@link PartitionWriter}. */
@@ -130,35 +135,18 @@ interface ProjectWrites {
 
 const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
 
-/** How long a project's watermarks live after its last commit: its oldest data's life. */
-const WATERMARK_LIFE_US = MAX_EVENT_AGE_US + EXPIRY_SLACK_US;
+/** What {@link PartitionWriter.fold} did with one event. */
+export type Folding =
+  | { readonly kind: 'folded' }
+  /** Its project already holds it (a replay after a crash or a rewind): skipped. */
+  | { readonly kind: 'held' }
+  /** Refused by its project's bounds (see `admission.ts`): not folded. */
+  | { readonly kind: 'refused'; readonly rejection: Rejection }
+  | { readonly kind: 'unloaded' };
 
-/**
- * How long the watermark of a stream that is never replayed (direct ingest) lives after its last
- * commit of the project: only its own process ever reads it, to fence its own commits.
- */
-export const DIRECT_WATERMARK_LIFE_US = 2 * DAY_US;
-
-/**
- * How old a cached watermark of a direct stream may be before it is read again: well within its
- * life, so a watermark read from the store is still there when the commit checks it, and one that
- * expired is known as expired (none) rather than cached.
- */
-const DIRECT_WATERMARK_REREAD_US = DIRECT_WATERMARK_LIFE_US / 2;
-
-/** An admission that adds no key (nothing to commit for it). */
-const ADMITTED_NOTHING = { ok: true, key: '', added: [], expireAtMs: 0 } as const;
-
-/** What {@link PartitionWriter.admit} decided. */
-export type Admission =
-  | {
-    readonly ok: true;
-    /** The set the newly admitted keys go to (commit them with the event's project); `` when none. */
-    readonly key: string;
-    readonly added: readonly string[];
-    readonly expireAtMs: number;
-  }
-  | { readonly ok: false; readonly rejection: Rejection };
+const FOLDED: Folding = { kind: 'folded' };
+const HELD: Folding = { kind: 'held' };
+const UNLOADED: Folding = { kind: 'unloaded' };
 
 /** A pending state of any aggregate: the writer goes through its `aggregate` only. */
 type AnyPending = PendingStateOf<unknown>;
@@ -202,6 +190,8 @@ export class PartitionWriter {
   readonly #maxFutureSkewUs: number;
   /** What this writer knows by project, bounded. */
   readonly #cache: ProjectCache;
+  /** Judges each event by its project's bounds. */
+  readonly #admission: StreamAdmission;
   /** What this writer committed and registered, kept when the caches are dropped. */
   readonly #ledger: CommitLedger;
   #opened = false;
@@ -214,6 +204,13 @@ export class PartitionWriter {
     this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
     const limit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
     this.#cache = new ProjectCache({ stream: this.#stream, limit, nowUs: this.#nowUs });
+    this.#admission = new StreamAdmission({
+      store: this.#store,
+      stream: this.#stream,
+      cache: this.#cache,
+      nowUs: this.#nowUs,
+      replayed: this.#resume.replayed,
+    });
     this.#onUnreadable = options.onUnreadable;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
     this.#ledger = new CommitLedger({
@@ -312,83 +309,36 @@ export class PartitionWriter {
     unknown.forEach((project, i) => {
       const offset = stored[i] ?? null;
       const reach = reaches[i] ?? null;
-      this.#cache.add(project, {
-        offset,
-        reachUs: this.#storedReach(offset, reach, nowUs),
-        seenAtUs: nowUs,
-        parts: new Map(),
-        admitted: new Map(),
-        usedIn: this.#cache.flushes,
-      });
+      const reachUs = this.#storedReach(offset, reach, nowUs);
+      this.#cache.add(project, knownProject(offset, reachUs, nowUs, this.#cache.flushes));
     });
   }
 
   /**
-   * Reads the keys this stream admitted for the project and day of each of `events` that names
-   * bounded keys and is not known yet (see `admission.ts`). Call it after
-   * {@link loadWatermarks} of their projects and before {@link admit}.
+   * Reads what judging `events` needs and is not known yet: their projects' watermarks, and the
+   * keys their projects' bounds admitted on their days. Call it before {@link fold}.
    */
-  async loadAdmitted(events: Iterable<LogEvent>): Promise<void> {
-    const wanted = new Map<string, { known: KnownProject; dayUs: number }>();
-    for (const event of events) {
-      if (!namesBoundedKeys(event)) continue;
-      // A project forgotten since its watermark was loaded is loaded again, with its keys, when
-      // its event comes (see `canAdmit`).
-      const known = this.#cache.get(event.project);
-      const dayUs = admissionDay(event);
-      if (known === undefined || known.admitted.has(dayUs)) continue;
-      wanted.set(admittedKeysKey(event.project, this.#stream, dayUs), { known, dayUs });
-    }
-    if (wanted.size === 0) return;
-    const entries = [...wanted];
-    // Every member's score is 0.
-    const stored = await Promise.all(entries.map(([key]) => this.#store.membersSince(key, 0)));
-    entries.forEach(([, { known, dayUs }], i) => {
-      // A fold may have admitted keys of the day while the read was under way: keep those.
-      if (known.admitted.has(dayUs)) return;
-      const keys = new AdmittedKeys((stored[i] ?? []).map(({ member }) => member));
-      known.admitted.set(dayUs, { keys, usedIn: this.#cache.flushes });
-    });
+  async load(events: Iterable<LogEvent>): Promise<void> {
+    const list = [...events];
+    await this.loadWatermarks(new Set(list.map((event) => event.project)));
+    await this.#admission.load(list);
   }
 
   /**
-   * Whether `event` can be judged by {@link admit} now: it names no bounded key, or the keys
-   * of its project and day are loaded.
+   * Folds `event`, at `offset` of the stream, into `into` when its project does not hold it yet
+   * and its bounds admit it, with the keys it admits (committed with the project); answers what
+   * it did. `unloaded`: what judging it needs is not loaded (or was forgotten since): nothing
+   * was done, {@link load} it and fold it again.
    */
-  canAdmit(event: LogEvent): boolean {
-    return !namesBoundedKeys(event) ||
-      this.#cache.get(event.project)?.admitted.has(admissionDay(event)) === true;
-  }
-
-  /**
-   * Admits `event` by its project's bounds, in stream order: the keys it adds (to commit with
-   * its project, through {@link Fold.noteAdmitted}), or why it is refused.
-   */
-  admit(event: LogEvent): Admission {
-    if (!namesBoundedKeys(event)) return ADMITTED_NOTHING;
-    const dayUs = admissionDay(event);
-    const day = this.#cache.known(event.project).admitted.get(dayUs);
-    if (day === undefined) {
-      throw new Error(
-        `stream ${this.#stream}: an event of project ${event.project} was admitted before the ` +
-          'keys of its day were loaded (call loadAdmitted first)',
-      );
-    }
-    day.usedIn = this.#cache.flushes;
-    const decided = day.keys.admit(event, this.#stream);
-    if (!decided.ok) return decided;
-    if (decided.added.length === 0) return ADMITTED_NOTHING;
-    const expireAtMs = admittedKeysExpiryMs(dayUs);
-    return {
-      ok: true,
-      key: admittedKeysKey(event.project, this.#stream, dayUs),
-      added: decided.added,
-      // A stream that is never replayed has no replay to decide the same: its sets go with its
-      // watermarks, so that process starts do not pile up.
-      expireAtMs: !this.#resume.replayed
-        ? Math.min(expireAtMs, Math.floor((this.#nowUs() + DIRECT_WATERMARK_LIFE_US) / 1000))
-        : expireAtMs,
-    };
+  fold(into: Fold, event: LogEvent, offset: number, nowUs: number): Folding {
+    const known = this.#cache.get(event.project);
+    if (known === undefined || !this.#admission.ready(event, known)) return UNLOADED;
+    if (known.offset !== null && offset < known.offset) return HELD;
+    const admission = this.#admission.admit(event, known);
+    if (!admission.ok) return { kind: 'refused', rejection: admission.rejection };
+    into.add(event, offset, nowUs);
+    into.noteAdmitted(event.project, admission.key, admission.added, admission.expireAtMs);
+    return FOLDED;
   }
 
   /**
@@ -422,7 +372,7 @@ export class PartitionWriter {
 
   /** How long a project's watermark of this stream lives after its last commit (µs). */
   get #watermarkLifeUs(): number {
-    return this.#resume.replayed ? WATERMARK_LIFE_US : DIRECT_WATERMARK_LIFE_US;
+    return watermarkLifeUs(this.#resume.replayed);
   }
 
   /** Where `project`'s watermark of this stream is kept. */

@@ -67,6 +67,19 @@ export interface AdmittedDay {
   usedIn: number;
 }
 
+/**
+ * What is known of a project right after its watermark (`offset`, null: none) and reach were
+ * read at `nowUs`, in flush `usedIn`: no part and no admitted key yet.
+ */
+export function knownProject(
+  offset: number | null,
+  reachUs: number,
+  nowUs: number,
+  usedIn: number,
+): KnownProject {
+  return { offset, reachUs, seenAtUs: nowUs, parts: new Map(), admitted: new Map(), usedIn };
+}
+
 /** Options of {@link ProjectCache}. */
 export interface ProjectCacheOptions {
   /** The stream, named in errors. */

@@ -1,12 +1,13 @@
 /**
  * Benchmark of the per-project key bounds (src/rollup/admission.ts) as the partition processor
- * runs them: `PartitionWriter.admit` on every valid event, after its project's admitted keys
- * are loaded.
+ * runs them (inside `PartitionWriter.fold`): `StreamAdmission.admit` on every valid event, after
+ * its project's admitted keys are loaded.
  *
  *   npm run bench:admission
  *
  * Method: 200,000 generated events (seed 1, the default population, both sources), parsed once;
- * one writer on the in-memory store with every project's watermark and admitted keys loaded.
+ * one stream's admission on the in-memory store with every project (no watermark) and its admitted
+ * keys loaded.
  * The first pass admits the keys of the stream (the costlier case, keys being added); then one
  * warm-up and 5 timed rounds of the steady state (every key known), median printed. Single
  * thread. The figure is CPU per event added to the processor's fold.
@@ -15,7 +16,8 @@
  */
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
-import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
+import { knownProject, ProjectCache } from '../../src/rollup/project-cache.ts';
+import { StreamAdmission } from '../../src/rollup/stream-admission.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment, measure } from './measure.ts';
@@ -28,20 +30,19 @@ for (const { source, line } of generateEvents({ seed: 1, events: EVENTS, nowUs: 
   const result = parse(line, source, { nowUs: NOW_US });
   if (result.ok) events.push(result.event);
 }
-const writer = new PartitionWriter({
-  store: new MemoryStore({ nowMs: () => NOW_US / 1000 }),
-  stream: 'logs.edge/0',
-  nowUs: () => NOW_US,
-});
-await writer.open();
-await writer.loadWatermarks(new Set(events.map((event) => event.project)));
-await writer.loadAdmitted(events);
+const stream = 'logs.edge/0';
+const nowUs = () => NOW_US;
+const cache = new ProjectCache({ stream, limit: Number.POSITIVE_INFINITY, nowUs });
+for (const event of events) cache.add(event.project, knownProject(null, -Infinity, NOW_US, 0));
+const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+const admission = new StreamAdmission({ store, stream, cache, nowUs, replayed: false });
+await admission.load(events);
 
 const admitAll = () => {
   let added = 0;
   for (const event of events) {
-    const admission = writer.admit(event);
-    if (admission.ok) added += admission.added.length;
+    const decided = admission.admit(event, cache.known(event.project));
+    if (decided.ok) added += decided.added.length;
   }
   return added;
 };
