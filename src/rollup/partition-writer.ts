@@ -42,46 +42,19 @@
  */
 import { DEFAULT_MAX_FUTURE_SKEW_US } from '../events/parse.ts';
 import type { LogEvent, Rejection } from '../events/types.ts';
-import type {
-  RollupStore,
-  ScoredMember,
-  SortedSetWrite,
-  StateWrite,
-  StoredReach,
-} from '../store/port.ts';
-import {
-  DEFAULT_CACHE_LIMIT,
-  type KnownProject,
-  knownProject,
-  NEW_KEY,
-  ProjectCache,
-} from './project-cache.ts';
-import {
-  type Fold,
-  hostSightings,
-  type PendingStateOf,
-  type ProjectDelta,
-  type RollupDelta,
-} from './fold.ts';
+import type { RollupStore, StoredReach } from '../store/port.ts';
 import { CommitLedger, type Loss, lossReason } from './commit-ledger.ts';
-import {
-  EXPIRY_SLACK_US,
-  HOST_HORIZON_US,
-  hostMember,
-  HOSTS_KEY,
-  partRef,
-  QUARANTINE_TTL_US,
-  quarantineKey,
-  recentLogsKey,
-  streamWatermarkKey,
-  watermarkKey,
-} from './keys.ts';
-import { DEFAULT_RECENT_LOGS_CAPACITY, RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
+import type { Fold, RollupDelta } from './fold.ts';
+import { EXPIRY_SLACK_US } from './keys.ts';
 import { OffsetConflictError } from './offset-conflict.ts';
+import { PartMerger } from './part-merge.ts';
+import { DEFAULT_CACHE_LIMIT, knownProject, ProjectCache } from './project-cache.ts';
+import { ProjectCommits } from './project-commit.ts';
+import { DEFAULT_RECENT_LOGS_CAPACITY } from './recent-logs.ts';
 import { ResumeOffset } from './resume-offset.ts';
 import { StreamAdmission } from './stream-admission.ts';
-import { DIRECT_WATERMARK_REREAD_US, watermarkLifeUs } from './watermark-life.ts';
-import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
+import type { UnreadableReporter } from './unreadable.ts';
+import { DIRECT_WATERMARK_REREAD_US, watermarkKeyOf, watermarkLifeUs } from './watermarks.ts';
 
 /** Options of {@link PartitionWriter}. */
 export interface PartitionWriterOptions {
@@ -126,15 +99,6 @@ export type Verdict =
     readonly reason: string;
   };
 
-/** A project's share of a flush: parts merged or read as absent, and parts taken for new. */
-interface ProjectWrites {
-  readonly parts: StateWrite[];
-  /** Parts of buckets beyond the stream's reach, not read (see `ProjectCommit.newParts`). */
-  readonly newParts: StateWrite[];
-}
-
-const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
-
 /** What {@link PartitionWriter.fold} did with one event. */
 export type Folding =
   | { readonly kind: 'folded' }
@@ -148,78 +112,60 @@ const FOLDED: Folding = { kind: 'folded' };
 const HELD: Folding = { kind: 'held' };
 const UNLOADED: Folding = { kind: 'unloaded' };
 
-/** A pending state of any aggregate: the writer goes through its `aggregate` only. */
-type AnyPending = PendingStateOf<unknown>;
-
-/** The stored part of a key, read by the delta's aggregate; null when the text cannot be read. */
-function decode(
-  key: string,
-  pending: AnyPending,
-  text: string,
-  report: UnreadableReporter | undefined,
-): AnyPending | null {
-  const { aggregate, startUs, expireAtMs } = pending;
-  const state = readStateOrReport(aggregate, key, text, report);
-  return state === null ? null : { aggregate, state, startUs, expireAtMs };
-}
-
-/** The store's text of `pending`. */
-function serialized(pending: AnyPending): string {
-  return pending.aggregate.serialize(pending.state);
-}
-
-/** Merges `pending` into `stored` (the same aggregate's) and answers the merged text. */
-function mergeInto(stored: AnyPending, pending: AnyPending): string {
-  if (stored.aggregate !== pending.aggregate) {
-    throw new Error(
-      'a key holds a state of one aggregate but a delta of another was folded for it',
-    );
-  }
-  stored.state = stored.aggregate.merge(stored.state, pending.state);
-  return stored.aggregate.serialize(stored.state);
-}
-
 /** Writes one stream's deltas into the store, exactly once. */
 export class PartitionWriter {
   readonly #store: RollupStore;
   readonly #stream: string;
   readonly #nowUs: () => number;
-  readonly #resume: ResumeOffset;
-  readonly #capacity: number;
-  readonly #onUnreadable: UnreadableReporter | undefined;
   readonly #maxFutureSkewUs: number;
+  /** Where the stream resumes; whether it is replayed at all. */
+  readonly #resume: ResumeOffset;
   /** What this writer knows by project, bounded. */
   readonly #cache: ProjectCache;
   /** Judges each event by its project's bounds. */
   readonly #admission: StreamAdmission;
   /** What this writer committed and registered, kept when the caches are dropped. */
   readonly #ledger: CommitLedger;
+  readonly #merger: PartMerger;
+  readonly #commits: ProjectCommits;
   #opened = false;
 
   constructor(options: PartitionWriterOptions) {
-    this.#store = options.store;
-    this.#stream = options.stream;
-    this.#nowUs = options.nowUs;
-    this.#resume = new ResumeOffset(options);
-    this.#capacity = options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY;
-    const limit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
-    this.#cache = new ProjectCache({ stream: this.#stream, limit, nowUs: this.#nowUs });
-    this.#admission = new StreamAdmission({
-      store: this.#store,
-      stream: this.#stream,
-      cache: this.#cache,
-      nowUs: this.#nowUs,
-      replayed: this.#resume.replayed,
-    });
-    this.#onUnreadable = options.onUnreadable;
+    const { store, stream, nowUs } = options;
+    this.#store = store;
+    this.#stream = stream;
+    this.#nowUs = nowUs;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
-    this.#ledger = new CommitLedger({
-      store: this.#store,
-      stream: this.#stream,
-      watermarkKey: (project) => this.#watermarkKey(project),
+    const resume = new ResumeOffset(options);
+    const { replayed } = resume;
+    const limit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
+    const cache = new ProjectCache({ stream, limit, nowUs });
+    const ledger = new CommitLedger({
+      store,
+      stream,
+      watermarkKey: (project) => watermarkKeyOf(project, stream, replayed),
       limit,
-      watermarkLifeUs: this.#watermarkLifeUs,
+      watermarkLifeUs: watermarkLifeUs(replayed),
       earliestOffset: options.earliestOffset,
+    });
+    this.#resume = resume;
+    this.#cache = cache;
+    this.#ledger = ledger;
+    this.#admission = new StreamAdmission({ store, stream, cache, nowUs, replayed });
+    this.#merger = new PartMerger({
+      store,
+      stream,
+      cache,
+      nowUs,
+      onUnreadable: options.onUnreadable,
+    });
+    this.#commits = new ProjectCommits({
+      store,
+      stream,
+      resume,
+      cache,
+      ledger,
+      recentLogsCapacity: options.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY,
     });
   }
 
@@ -299,7 +245,9 @@ export class PartitionWriter {
       else known.usedIn = this.#cache.flushes;
     }
     if (unknown.length === 0) return;
-    const keys = unknown.map((project) => this.#watermarkKey(project));
+    const keys = unknown.map((project) =>
+      watermarkKeyOf(project, this.#stream, this.#resume.replayed)
+    );
     // Read side by side: a reach holds only beside the watermark it was stored with.
     const [stored, reaches] = await Promise.all([
       this.#store.readWatermarks(keys, this.#stream),
@@ -370,18 +318,6 @@ export class PartitionWriter {
     return nowUs + this.#maxFutureSkewUs + EXPIRY_SLACK_US;
   }
 
-  /** How long a project's watermark of this stream lives after its last commit (µs). */
-  get #watermarkLifeUs(): number {
-    return watermarkLifeUs(this.#resume.replayed);
-  }
-
-  /** Where `project`'s watermark of this stream is kept. */
-  #watermarkKey(project: string): string {
-    return this.#resume.replayed
-      ? watermarkKey(project)
-      : streamWatermarkKey(project, this.#stream);
-  }
-
   /**
    * The next offset `project` holds from this stream (null: nothing); undefined when not loaded.
    */
@@ -402,51 +338,16 @@ export class PartitionWriter {
       // The hosts only need to be registered before the commits: at the same time as the reads,
       // and the resume offset, which no store that lost its data since the open still holds.
       const [, parts, resumeStored] = await Promise.all([
-        this.#registerHosts(delta, nowUs),
-        this.#mergeParts(delta),
+        this.#commits.registerHosts(delta, nowUs),
+        this.#merger.merge(delta),
         this.#resume.read(),
       ]);
       this.#resume.expect(resumeStored);
       // Only now, and before any commit: what was folded was judged against what the store
       // still holds (a store that lost it may have let the project's bounds admit events a
       // rebuild refuses), and a failed write commits nothing, so the replay writes it again.
-      await this.#addRecentLogs(delta, nowUs);
-      const refused: { rewindTo?: number | null; reason: string }[] = [];
-      const resumeMovedTo: (number | null)[] = [];
-      await Promise.all(
-        [...delta.projects].map(async ([project, projectDelta]) => {
-          const known = this.#cache.known(project);
-          const expected = known.offset;
-          const result = await this.#commitProject(
-            project,
-            projectDelta,
-            parts.get(project) ?? NO_WRITES,
-            nextOffset,
-            nowUs,
-          );
-          if (result.applied) return;
-          if ('resumeStored' in result) resumeMovedTo.push(result.resumeStored);
-          else if ('partFound' in result) {
-            // The resume offset has not moved: this flush's events are folded again, and the
-            // project's parts read (the store marked its reach forgotten).
-            refused.push({
-              reason: `project ${project} has a part of it in ${result.partFound}, beyond ` +
-                'its reach (a watermark that expired before its parts, or was evicted)',
-            });
-          } else {
-            await this.#ledger.refused(project, result.stored);
-            refused.push({
-              rewindTo: result.stored,
-              reason: `project ${project} holds offset ${result.stored ?? 'none'} from it, ` +
-                `not ${expected ?? 'none'}`,
-            });
-          }
-        }),
-      );
-      for (const { rewindTo } of refused) if (rewindTo !== undefined) this.rewindTo(rewindTo);
-      if (resumeMovedTo.length > 0) this.#resume.moved(resumeMovedTo[0] ?? null);
-      const first = refused[0];
-      if (first !== undefined) throw new OffsetConflictError(this.#stream, first.reason);
+      await this.#commits.addRecentLogs(delta, nowUs);
+      await this.#commits.commit(delta, parts, nextOffset, nowUs);
       await this.#resume.advance(nextOffset);
       this.#cache.evict(delta.projects.keys());
     } catch (error) {
@@ -470,164 +371,5 @@ export class PartitionWriter {
     const [first] = await this.#ledger.lost(nowUs, sample);
     if (first === undefined) return { consistent: true };
     return { consistent: false, reason: lossReason(first) };
-  }
-
-  /** Registers every (project, host) of the delta, a maximum: idempotent, so outside the commits. */
-  async #registerHosts(delta: RollupDelta, nowUs: number): Promise<void> {
-    const members = hostSightings(delta).map(({ project, host, newestUs }) => ({
-      member: hostMember(project, host),
-      score: newestUs,
-    }));
-    if (members.length === 0) return;
-    this.#ledger.registered(members);
-    await this.#store.updateSortedSet({
-      key: HOSTS_KEY,
-      members,
-      mode: 'max',
-      keepHighest: null,
-      dropBelow: nowUs - HOST_HORIZON_US,
-      expireAtMs: null,
-    });
-  }
-
-  /**
-   * Adds every project's new entries to its ring buffer, outside the commits, on a stream that
-   * is replayed: the replay writes the same entries again (see the module's doc). A stream that
-   * is never replayed commits them with each project instead ({@link #commitProject}).
-   */
-  async #addRecentLogs(delta: RollupDelta, nowUs: number): Promise<void> {
-    if (!this.#resume.replayed) return;
-    const writes: Promise<void>[] = [];
-    for (const [project, { logs }] of delta.projects) {
-      if (logs.length > 0) {
-        writes.push(this.#store.updateSortedSet(this.#logsWrite(project, logs, nowUs)));
-      }
-    }
-    await Promise.all(writes);
-  }
-
-  /** The write of `logs`, new entries of `project`'s ring buffer, with its trims. */
-  #logsWrite(project: string, logs: readonly ScoredMember[], nowUs: number): SortedSetWrite {
-    return {
-      key: recentLogsKey(project),
-      members: logs,
-      mode: 'add',
-      keepHighest: this.#capacity,
-      dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
-      expireAtMs: Math.floor((nowUs + RECENT_LOGS_MAX_AGE_US + EXPIRY_SLACK_US) / 1000),
-    };
-  }
-
-  async #commitProject(
-    project: string,
-    delta: ProjectDelta,
-    { parts, newParts }: ProjectWrites,
-    nextOffset: number,
-    nowUs: number,
-  ) {
-    const known = this.#cache.known(project);
-    const sortedSets: SortedSetWrite[] = [];
-    for (const [key, { members, expireAtMs }] of delta.admitted) {
-      sortedSets.push({
-        key,
-        members: members.map((member) => ({ member, score: 0 })),
-        mode: 'add',
-        keepHighest: null,
-        dropBelow: null,
-        expireAtMs,
-      });
-    }
-    // No replay would write them again if this commit failed after they were written alone.
-    if (!this.#resume.replayed && delta.logs.length > 0) {
-      sortedSets.push(this.#logsWrite(project, delta.logs, nowUs));
-    }
-    const reachUs = Math.max(known.reachUs, delta.newestUs);
-    const result = await this.#store.commitProject({
-      stream: this.#stream,
-      ...this.#resume.fence(),
-      watermark: {
-        key: this.#watermarkKey(project),
-        expected: known.offset,
-        next: nextOffset,
-        expireAtMs: Math.floor(
-          (nowUs + this.#watermarkLifeUs) / 1000,
-        ),
-        ...(Number.isFinite(reachUs) ? { reachUs } : {}),
-      },
-      parts,
-      newParts,
-      sortedSets,
-    });
-    if (result.applied) {
-      this.#ledger.committed(project, nextOffset, nowUs);
-      known.offset = nextOffset;
-      known.reachUs = reachUs;
-      known.seenAtUs = nowUs;
-      this.#cache.committed(project, known);
-    }
-    return result;
-  }
-
-  /** This stream's new part of every part address of the delta, by project. */
-  async #mergeParts(delta: RollupDelta): Promise<Map<string, ProjectWrites>> {
-    const missing: [address: string, pending: AnyPending, known: KnownProject][] = [];
-    // Parts taken for new without a read: committed only where the stream has none.
-    const unread = new Set<string>();
-    for (const [project, { states }] of delta.projects) {
-      const known = this.#cache.known(project);
-      for (const [address, pending] of states) {
-        if (known.parts.has(address)) continue;
-        if (pending.startUs > known.reachUs) {
-          // Beyond everything the stream has folded into the project: it has no part there.
-          unread.add(address);
-          this.#cache.addPart(known, address, NEW_KEY);
-        } else missing.push([address, pending, known]);
-      }
-    }
-    const aside = new Map<string, StateWrite>();
-    if (missing.length > 0) {
-      const values = await this.#store.readParts(
-        missing.map(([address]) => partRef(address)),
-        this.#stream,
-      );
-      const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
-      missing.forEach(([address, pending, known], i) => {
-        const text = values[i] ?? null;
-        const stored = text === null ? NEW_KEY : decode(address, pending, text, this.#onUnreadable);
-        if (stored === null && text !== null) {
-          // Kept for inspection; the part itself starts again from this delta.
-          aside.set(address, {
-            key: quarantineKey(address),
-            value: text,
-            expireAtMs: asideUntilMs,
-          });
-        }
-        this.#cache.addPart(known, address, stored ?? NEW_KEY);
-      });
-    }
-    const writes = new Map<string, ProjectWrites>();
-    for (const [project, { states }] of delta.projects) {
-      const { parts } = this.#cache.known(project);
-      const list: StateWrite[] = [];
-      const newList: StateWrite[] = [];
-      for (const [address, pending] of states) {
-        const quarantined = aside.get(address);
-        if (quarantined !== undefined) list.push(quarantined);
-        const stored = parts.get(address);
-        // Re-insert so that Map order is least-recently-written first.
-        parts.delete(address);
-        const fresh = stored === undefined || stored === NEW_KEY;
-        // A part the stream does not have needs no merge: the delta is the part.
-        const value = fresh ? serialized(pending) : mergeInto(stored, pending);
-        parts.set(address, fresh ? pending : stored);
-        const { key, slot } = partRef(address);
-        const write: StateWrite = slot === undefined
-          ? { key, value, expireAtMs: pending.expireAtMs }
-          : { key, slot, value, expireAtMs: pending.expireAtMs };
-        (unread.has(address) ? newList : list).push(write);
-      }
-      writes.set(project, { parts: list, newParts: newList });
-    }
-    return writes;
   }
 }

@@ -23,7 +23,7 @@ import {
   namesBoundedKeys,
 } from './admission.ts';
 import type { KnownProject, ProjectCache } from './project-cache.ts';
-import { DIRECT_WATERMARK_LIFE_US } from './watermark-life.ts';
+import { DIRECT_WATERMARK_LIFE_US } from './watermarks.ts';
 
 /** An admission that adds no key (nothing to commit for it). */
 const ADMITTED_NOTHING = { ok: true, key: '', added: [], expireAtMs: 0 } as const;

@@ -1,14 +1,15 @@
 /**
- * How long a project's watermark of a stream lives in the store after the stream's last commit of
- * the project, for a replayed stream (a Kafka partition) and for one never replayed (HTTP ingest),
- * and what follows from it: the writer's commits (see {@link ./partition-writer.ts}) and the sets
- * of admitted keys of a stream never replayed (see {@link ./stream-admission.ts}).
+ * A project's watermark of a stream (the next offset the project holds from it): where it is kept
+ * and how long it lives after the stream's last commit of the project, for a replayed stream (a
+ * Kafka partition) and for one never replayed (HTTP ingest). The writer's commits follow it (see
+ * {@link ./partition-writer.ts}), and so do the sets of admitted keys of a stream never replayed
+ * (see {@link ./stream-admission.ts}).
  *
  * @module
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import { DAY_US } from '../time/civil.ts';
-import { EXPIRY_SLACK_US } from './keys.ts';
+import { EXPIRY_SLACK_US, streamWatermarkKey, watermarkKey } from './keys.ts';
 
 /** How long a project's watermarks live after its last commit: its oldest data's life. */
 export const WATERMARK_LIFE_US = MAX_EVENT_AGE_US + EXPIRY_SLACK_US;
@@ -29,4 +30,12 @@ export const DIRECT_WATERMARK_REREAD_US = DIRECT_WATERMARK_LIFE_US / 2;
 /** How long a project's watermark of a stream lives after its last commit of it (µs). */
 export function watermarkLifeUs(replayed: boolean): number {
   return replayed ? WATERMARK_LIFE_US : DIRECT_WATERMARK_LIFE_US;
+}
+
+/**
+ * Where `project`'s watermark of `stream` is kept: in the project's watermark hash for a replayed
+ * stream, in a key of its own for one never replayed (it expires alone).
+ */
+export function watermarkKeyOf(project: string, stream: string, replayed: boolean): string {
+  return replayed ? watermarkKey(project) : streamWatermarkKey(project, stream);
 }
