@@ -16,27 +16,23 @@
  *
  * @module
  */
-import { parse } from '../src/events/parse.ts';
-import type { ParseResult, Rejection, Source } from '../src/events/types.ts';
-import { Fold } from '../src/rollup/fold.ts';
+import { SerialQueue } from '../src/async/serial-queue.ts';
+import { DEFAULT_FLUSH_BYTES } from '../src/config/defaults.ts';
+import type { Source } from '../src/events/types.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import { type DeadLetter, deadLetter } from './dead-letter.ts';
+import type { DeadLetter } from './dead-letter.ts';
+import { type InputMessage, type ParsedMessage, parseMessage } from './input-message.ts';
 import { eventsOf } from './parsed-batch.ts';
-import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
 import { LogStart, type LogStartReporter } from './log-start.ts';
-import { type ProducedSpan, widenProducedSpan } from './produced-span.ts';
 
-/** A message as the processor needs it (a kafkajs message fits). */
-export interface InputMessage {
-  readonly offset: string;
-  /** Kafka timestamp (producer CreateTime, Unix ms as text), for freshness figures. */
-  readonly timestamp?: string;
-  readonly key: Buffer | null;
-  readonly value: Buffer | null;
-}
+/** The messages {@link PartitionProcessor.process} takes. */
+export type { InputMessage };
+import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
+import { emptyPending, type Pending, reject } from './pending-work.ts';
+import { widenProducedSpan } from './produced-span.ts';
 
 /** Options of {@link PartitionProcessor}. */
 export interface PartitionProcessorOptions {
@@ -54,7 +50,7 @@ export interface PartitionProcessorOptions {
   readonly flushEvents: number;
   /**
    * Most bytes of message values folded and not yet written (about what one flush sends to the
-   * store); folding waits for the store beyond it. Default 16 MiB.
+   * store); folding waits for the store beyond it. Default {@link DEFAULT_FLUSH_BYTES}.
    */
   readonly flushBytes?: number;
   /** Publishes dead letters; resolves once the broker has them. */
@@ -100,52 +96,6 @@ export type BatchOutcome =
    */
   | { readonly kind: 'ahead'; readonly stored: number; readonly end: number };
 
-/** What is folded and not yet handed to the writer. */
-interface Pending extends ProducedSpan {
-  fold: Fold;
-  letters: DeadLetter[];
-  rejected: number;
-  /** Valid messages skipped: their project already holds them. */
-  skipped: number;
-  /** Bytes of the message values folded into it, rejected ones included. */
-  bytes: number;
-  /** The offset after the last message folded into it. */
-  nextOffset: number | null;
-}
-
-/** A message of a batch, parsed. */
-interface ParsedMessage {
-  readonly message: InputMessage;
-  readonly offset: number;
-  readonly result: ParseResult;
-}
-
-/** Default of `flushBytes`. */
-export const DEFAULT_FLUSH_BYTES = 16 * 1024 * 1024;
-
-/**
- * The time an event's timestamp is judged against (too far ahead, too old): its message's Kafka
- * timestamp, so that every replay of the partition decides alike whenever it runs; the clock
- * only for a message without a usable one.
- */
-function judgedAtUs(message: InputMessage, nowUs: () => number): number {
-  const kafkaMs = Number(message.timestamp);
-  return Number.isSafeInteger(kafkaMs) && kafkaMs > 0 ? kafkaMs * 1000 : nowUs();
-}
-
-function emptyPending(stream: string): Pending {
-  return {
-    fold: new Fold(stream),
-    letters: [],
-    rejected: 0,
-    skipped: 0,
-    bytes: 0,
-    oldestProducedMs: null,
-    newestProducedMs: null,
-    nextOffset: null,
-  };
-}
-
 /** Folds one partition's messages into the store exactly once. */
 export class PartitionProcessor {
   readonly #options: PartitionProcessorOptions;
@@ -162,9 +112,8 @@ export class PartitionProcessor {
   #failure: unknown = null;
   /** Set by {@link reopen}: the stored offset must be read again before the next batch. */
   #stale = false;
-  /** Serializes `process` and `resume`. */
-  #turn: Promise<unknown> = Promise.resolve();
-  #turns = 0;
+  /** Serializes `process`, `cover` and `resume`. */
+  readonly #turns = new SerialQueue();
 
   constructor(options: PartitionProcessorOptions) {
     this.#options = options;
@@ -202,7 +151,7 @@ export class PartitionProcessor {
 
   /** Whether a batch, a recovery or a flush is under way right now. */
   get busy(): boolean {
-    return this.#turns > 0 || this.#inFlight !== null;
+    return this.#turns.size > 0 || this.#inFlight !== null;
   }
 
   /** Whether a flush failed and no batch or recovery has re-read the stored offset since. */
@@ -213,6 +162,14 @@ export class PartitionProcessor {
   /** The next offset this processor has stored (null before its first batch or after a reopen). */
   get offset(): number | null {
     return this.#stale || this.#expected === null ? null : this.#writer.offset;
+  }
+
+  /**
+   * The partition's stored resume offset (null: none): where a new owner would resume. Read from
+   * the store, through the writer, which knows where it is kept.
+   */
+  storedOffset(): Promise<number | null> {
+    return this.#writer.storedOffset();
   }
 
   /** Forces a re-read of the stored offset before the next batch (after a rebalance). */
@@ -247,7 +204,7 @@ export class PartitionProcessor {
     partitionEnd?: number,
     through?: number,
   ): Promise<BatchOutcome> {
-    return this.#exclusive(async () => {
+    return this.#turns.run(async () => {
       try {
         return await this.#process(messages, isRunning, partitionEnd, through);
       } catch (error) {
@@ -267,7 +224,7 @@ export class PartitionProcessor {
    * has nothing new for it, and for a failed partition that gets no new batch.
    */
   resume(): Promise<number | null> {
-    return this.#exclusive(async () => {
+    return this.#turns.run(async () => {
       if (!this.#stale && this.#expected !== null && this.#failure === null) return null;
       return await this.#reopenFromStore();
     });
@@ -276,18 +233,6 @@ export class PartitionProcessor {
   /** Resolves once nothing is being written (on shutdown, after the last batch). */
   async drain(): Promise<void> {
     while (this.#inFlight !== null) await this.#inFlight;
-  }
-
-  async #exclusive<T>(work: () => Promise<T>): Promise<T> {
-    this.#turns += 1;
-    const previous = this.#turn;
-    const mine = previous.then(work, work);
-    this.#turn = mine.catch(() => undefined);
-    try {
-      return await mine;
-    } finally {
-      this.#turns -= 1;
-    }
   }
 
   async #process(
@@ -313,7 +258,9 @@ export class PartitionProcessor {
     const parsed: ParsedMessage[] = [];
     for (const message of messages) {
       const offset = Number(message.offset);
-      if (offset >= expected) parsed.push({ message, offset, result: this.#parse(message) });
+      if (offset >= expected) {
+        parsed.push({ message, offset, result: parseMessage(message, this.#options) });
+      }
     }
     try {
       await this.#writer.load(eventsOf(parsed));
@@ -348,7 +295,7 @@ export class PartitionProcessor {
    * is (otherwise the next batch seeks there).
    */
   cover(first: number, through: number): Promise<void> {
-    return this.#exclusive(async () => {
+    return this.#turns.run(async () => {
       if (this.#failure !== null || this.#stale || this.#expected === null) {
         await this.#reopenFromStore();
       }
@@ -419,19 +366,6 @@ export class PartitionProcessor {
     }
   }
 
-  #parse(message: InputMessage): ParseResult {
-    if (message.value === null) {
-      return {
-        ok: false,
-        rejection: { kind: 'tombstone', reason: 'message has no value (a tombstone)', path: '' },
-      };
-    }
-    return parse(message.value, this.#options.source, {
-      nowUs: judgedAtUs(message, this.#options.nowUs),
-      maxFutureSkewUs: this.#options.maxFutureSkewUs,
-    });
-  }
-
   /**
    * Folds one parsed message, unless its project already holds it (a replay after a crash or a
    * rewind: the project's watermark is past it); a rejected one becomes a dead letter.
@@ -459,21 +393,13 @@ export class PartitionProcessor {
       widenProducedSpan(pending, message.timestamp);
       pending.nextOffset = offset + 1;
       pending.bytes += message.value?.length ?? 0;
-      if (!result.ok) this.#reject(pending, message, result.rejection);
+      if (!result.ok) reject(pending, message, result.rejection, this.#options);
       else if (folded?.kind === 'held') pending.skipped += 1;
-      else if (folded?.kind === 'refused') this.#reject(pending, message, folded.rejection);
+      else if (folded?.kind === 'refused') {
+        reject(pending, message, folded.rejection, this.#options);
+      }
       return;
     }
-  }
-
-  /** Counts a rejected message and makes it a dead letter. */
-  #reject(pending: Pending, message: InputMessage, rejection: Rejection): void {
-    pending.rejected += 1;
-    pending.letters.push(deadLetter(message, rejection, {
-      topic: this.#options.topic,
-      partition: this.#options.partition,
-      offset: message.offset,
-    }));
   }
 
   /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */

@@ -19,6 +19,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { SerialQueue } from '../async/serial-queue.ts';
 import type { LogEvent, Rejection } from '../events/types.ts';
 import type { MemoryBudget } from '../store/memory-budget.ts';
 import type { RollupStore } from '../store/port.ts';
@@ -67,7 +68,7 @@ export class DirectIngest {
   readonly #budget: MemoryBudget | undefined;
   #next = 0;
   #opened = false;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(options: DirectIngestOptions) {
     this.#nowUs = options.nowUs;
@@ -96,9 +97,7 @@ export class DirectIngest {
    * (about 5 KB of heap each) may take the store past its budget by that much.
    */
   fold(events: readonly LogEvent[]): Promise<Folded> {
-    const run = this.#queue.then(() => this.#foldNow(events));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(() => this.#foldNow(events));
   }
 
   async #foldNow(events: readonly LogEvent[]): Promise<Folded> {
