@@ -13,114 +13,28 @@
  *
  * @module
  */
-import { type Admin, type Consumer, type Kafka, Partitioners, type Producer } from 'kafkajs';
+import { type Admin, type Consumer, Partitioners, type Producer } from 'kafkajs';
+import { DEFAULT_SESSION_TIMEOUT_MS } from '../src/config/defaults.ts';
 import { type Source, SOURCES } from '../src/events/types.ts';
 import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
-import type { TopicNames } from '../src/kafka/topics.ts';
-import type { RollupStore } from '../src/store/port.ts';
 import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
 import type { PartitionLag } from './metrics.ts';
-import { type FlushReport, PartitionProcessor } from './partition-processor.ts';
-import type { OverrunReporter } from './retention-gap.ts';
-import type { LogStartReporter } from './log-start.ts';
-import { resumeKey } from '../src/rollup/keys.ts';
+import { PartitionProcessor } from './partition-processor.ts';
+import {
+  partitionEnd,
+  type PartitionEnds,
+  partitionOffsets,
+  topicOffsets,
+} from './topic-offsets.ts';
+import {
+  type ConsumerRunnerOptions,
+  UNDECODABLE_RETRY_MS,
+  type UndecodableReport,
+} from './runner-options.ts';
+
+/** What a runner is given and what it reports (see `runner-options.ts`). */
+export type { AheadReport, ConsumerRunnerOptions, UndecodableReport } from './runner-options.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
-import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
-
-/** Options of {@link ConsumerRunner}. */
-export interface ConsumerRunnerOptions {
-  readonly kafka: Kafka;
-  readonly store: RollupStore;
-  readonly groupId: string;
-  readonly topics: TopicNames;
-  /**
-   * How often the stored offsets of the partitions held are compared with what this consumer
-   * wrote last. A difference means the store lost or rolled back data (or another member took
-   * the partition): the partition is re-read from the stored offset, or from the earliest one.
-   * Default 1000 ms.
-   */
-  readonly offsetCheckMs?: number;
-  /** The clock, in Unix microseconds. */
-  readonly nowUs: () => number;
-  readonly maxFutureSkewUs: number;
-  readonly recentLogsCapacity: number;
-  /** Most events a partition holds folded and not yet written (see PartitionProcessor). */
-  readonly flushEvents: number;
-  /** Most bytes of events a partition holds folded and not yet written. Default 16 MiB. */
-  readonly flushBytes?: number;
-  /**
-   * Longest wait of a fetch when the broker has nothing new (a fetch answers as soon as it has
-   * anything). Bounds how long an event of a quiet stream waits before it is folded and written.
-   */
-  readonly flushIntervalMs: number;
-  /** Group session and rebalance timeout. Default 30 s (the broker's minimum is 6 s). */
-  readonly sessionTimeoutMs?: number;
-  /** Partitions processed at the same time by this process. */
-  readonly concurrency: number;
-  /**
-   * How often the group re-reads the topics' metadata: partitions added to a topic are consumed
-   * at most this long after. Default 60 s (kafkajs's own default is 5 minutes).
-   */
-  readonly metadataMaxAgeMs?: number;
-  /** Called with each flush's figures. */
-  readonly onFlush?: (report: FlushReport) => void;
-  /** Called when a batch fails (the store is down, say); the batch is retried after a pause. */
-  readonly onError?: (error: unknown, stream: string) => void;
-  /** Told about each stored state that could not be read (it was moved aside; folding goes on). */
-  readonly onUnreadable?: UnreadableReporter;
-  /**
-   * The group stopped for `error` (a coordinator still loading, a broker gone): with
-   * `restarting`, kafkajs rejoins by itself after a pause; without, this runner is finished and
-   * must be replaced.
-   */
-  readonly onCrash?: (error: Error, restarting: boolean) => void;
-  /** The group was joined (again): partitions are assigned and fetching goes on. */
-  readonly onJoin?: () => void;
-  /**
-   * A partition's stored offset is beyond its end (the topic was recreated, or the data moved to
-   * another cluster): it is paused, nothing skipped, until its stored offset is within the
-   * partition again (see docs/ROLLUPS.md for the remedy), or the partition moved to another
-   * member; then `onAheadCleared`.
-   */
-  readonly onAhead?: (report: AheadReport) => void;
-  readonly onAheadCleared?: (stream: string, why: 'within' | 'moved') => void;
-  /** Told of each dead letter once it is published, with its `rejection-kind` header. */
-  readonly onDeadLetter?: (kind: string) => void;
-  /**
-   * A batch of a partition cannot be decoded (a codec this process does not read, a corrupt
-   * batch): what precedes it is folded, the partition is paused, nothing of it skipped, and fetched again every
-   * {@link UNDECODABLE_RETRY_MS}; told again at each attempt that fails, until
-   * `onUndecodableCleared` (the batch was read, or the partition moved to another member).
-   */
-  readonly onUndecodable?: (report: UndecodableReport) => void;
-  readonly onUndecodableCleared?: (stream: string, why: 'read' | 'moved') => void;
-  /** Told of offsets retention deleted before they were folded (folding goes on after them). */
-  readonly onOverrun?: OverrunReporter;
-  /** Told when a partition starts at its log start with no stored offset (see `log-start.ts`). */
-  readonly onLogStart?: LogStartReporter;
-}
-
-/** A partition paused at a batch it cannot decode. */
-export interface UndecodableReport {
-  readonly stream: string;
-  readonly topic: string;
-  readonly partition: number;
-  /** The first offset of the batch. */
-  readonly offset: number;
-  /** The offset after the batch's last record, as far as this fetch saw it. */
-  readonly through: number;
-  readonly reason: string;
-}
-
-/** How often a partition paused at a batch it cannot decode fetches it again. */
-export const UNDECODABLE_RETRY_MS = 10_000;
-
-/** A partition halted because its stored offset is beyond its end. */
-export interface AheadReport {
-  readonly stream: string;
-  readonly storedOffset: number;
-  readonly partitionEnd: number;
-}
 
 /** Pause before a failed batch is fetched again. */
 const RETRY_PAUSE_MS = 500;
@@ -132,8 +46,8 @@ export class ConsumerRunner {
   readonly #producer: Producer;
   readonly #admin: Admin;
   readonly #processors = new Map<string, PartitionProcessor>();
-  /** Partitions paused because their stored offset is beyond their end. */
-  readonly #halted = new Map<string, PartitionProcessor>();
+  /** Partitions paused because their stored offset is beyond their end (see `onAhead`). */
+  readonly #ahead = new Map<string, PartitionProcessor>();
   /** Partitions paused at a batch they cannot decode, with when they were last fetched (ms). */
   readonly #undecodable = new Map<string, { processor: PartitionProcessor; fetchedMs: number }>();
   /** Processors of partitions that moved away, until their last flush has landed. */
@@ -149,6 +63,7 @@ export class ConsumerRunner {
   constructor(options: ConsumerRunnerOptions) {
     this.#options = options;
     this.#sourceOfTopic = new Map(SOURCES.map((source) => [options.topics[source], source]));
+    const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
     this.#consumer = options.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
@@ -160,9 +75,9 @@ export class ConsumerRunner {
       maxBytesPerPartition: 2 * 1024 * 1024,
       maxBytes: 10 * 1024 * 1024,
       maxWaitTimeInMs: options.flushIntervalMs,
-      sessionTimeout: options.sessionTimeoutMs ?? 30_000,
-      rebalanceTimeout: options.sessionTimeoutMs ?? 30_000,
-      heartbeatInterval: Math.min(3_000, Math.floor((options.sessionTimeoutMs ?? 30_000) / 3)),
+      sessionTimeout: sessionTimeoutMs,
+      rebalanceTimeout: sessionTimeoutMs,
+      heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
       metadataMaxAge: options.metadataMaxAgeMs ?? 60_000,
     });
     // Idempotent (a retry never writes a dead letter twice), which kafkajs allows only with one
@@ -240,7 +155,7 @@ export class ConsumerRunner {
             marked < 0 ? Number(batch.lastOffset()) + 1 : undefined,
           );
           if (outcome.kind === 'ahead') {
-            this.#halt(processor, outcome.stored, outcome.end);
+            this.#holdAhead(processor, outcome.stored, outcome.end);
             return;
           }
           if (outcome.kind === 'seek') {
@@ -301,9 +216,9 @@ export class ConsumerRunner {
    * never notice that rollups are gone.
    */
   async #checkStoredOffsets(): Promise<void> {
-    for (const [stream, processor] of this.#halted) {
+    for (const [stream, processor] of this.#ahead) {
       try {
-        await this.#recheckHalted(stream, processor);
+        await this.#recheckAhead(stream, processor);
       } catch (error) {
         this.#options.onError?.(error, stream);
       }
@@ -323,7 +238,7 @@ export class ConsumerRunner {
       }
     }
     for (const processor of this.#processors.values()) {
-      if (this.#halted.has(processor.stream)) continue;
+      if (this.#ahead.has(processor.stream)) continue;
       if (processor.failed && !processor.busy) {
         await this.#resume(processor);
         continue;
@@ -360,7 +275,7 @@ export class ConsumerRunner {
     for (const [stream, processor] of this.#processors) {
       if (assigned.has(stream)) continue;
       // A paused partition that moved away is its new owner's to report.
-      if (this.#halted.delete(stream)) this.#options.onAheadCleared?.(stream, 'moved');
+      if (this.#ahead.delete(stream)) this.#options.onAheadCleared?.(stream, 'moved');
       if (this.#undecodable.delete(stream)) this.#options.onUndecodableCleared?.(stream, 'moved');
       this.#processors.delete(stream);
       this.#retired.add(processor);
@@ -394,31 +309,31 @@ export class ConsumerRunner {
     }
     const [first] = resumes;
     if (first === undefined) return;
-    let ends: Map<number, { high: number; low: number }>;
+    let ends: PartitionEnds;
     try {
-      ends = await this.#topicOffsets(first[0].topic);
+      ends = await topicOffsets(this.#admin, first[0].topic);
     } catch (error) {
       for (const [processor] of resumes) this.#options.onError?.(error, processor.stream);
       return;
     }
     for (const [processor, offset] of resumes) {
       const end = ends.get(processor.partition)?.high;
-      if (end !== undefined && offset > end) this.#halt(processor, offset, end);
+      if (end !== undefined && offset > end) this.#holdAhead(processor, offset, end);
       else this.#seek(processor, offset);
     }
   }
 
   /** How far each partition this process holds is behind its topic's end. */
   async lag(): Promise<PartitionLag[]> {
-    const ends = new Map<string, Map<number, { high: number; low: number }>>();
+    const ends = new Map<string, PartitionEnds>();
     for (const { topic } of this.#processors.values()) {
-      if (!ends.has(topic)) ends.set(topic, await this.#topicOffsets(topic));
+      if (!ends.has(topic)) ends.set(topic, await topicOffsets(this.#admin, topic));
     }
     const lags: PartitionLag[] = [];
-    for (const [stream, processor] of this.#processors) {
+    for (const processor of this.#processors.values()) {
       const end = ends.get(processor.topic)?.get(processor.partition);
       if (end === undefined) continue;
-      const stored = (await this.#options.store.readOffset(resumeKey(stream))) ?? end.low;
+      const stored = (await processor.storedOffset()) ?? end.low;
       lags.push({
         topic: processor.topic,
         partition: processor.partition,
@@ -430,16 +345,16 @@ export class ConsumerRunner {
   }
 
   /** Partitions paused because their stored offset is beyond their end. */
-  get paused(): number {
-    return this.#halted.size;
+  get ahead(): number {
+    return this.#ahead.size;
   }
 
   /** Pauses `processor`'s partition: its stored offset is beyond the partition's end. */
-  #halt(processor: PartitionProcessor, storedOffset: number, partitionEnd: number): void {
+  #holdAhead(processor: PartitionProcessor, storedOffset: number, partitionEnd: number): void {
     // Paused again each time (a rejoin may have resumed it); reported once.
     this.#consumer.pause([{ topic: processor.topic, partitions: [processor.partition] }]);
-    if (this.#halted.has(processor.stream)) return;
-    this.#halted.set(processor.stream, processor);
+    if (this.#ahead.has(processor.stream)) return;
+    this.#ahead.set(processor.stream, processor);
     this.#options.onAhead?.({ stream: processor.stream, storedOffset, partitionEnd });
   }
 
@@ -460,14 +375,14 @@ export class ConsumerRunner {
     this.#options.onUndecodable?.({ stream, topic, partition, ...batch });
   }
 
-  /** Lets a halted partition go on once its stored offset is within the partition again. */
-  async #recheckHalted(stream: string, processor: PartitionProcessor): Promise<void> {
-    const stored = await this.#options.store.readOffset(resumeKey(stream));
-    const end = await this.#partitionEnd(processor.topic, processor.partition);
+  /** Lets a partition ahead go on once its stored offset is within the partition again. */
+  async #recheckAhead(stream: string, processor: PartitionProcessor): Promise<void> {
+    const stored = await processor.storedOffset();
+    const end = await partitionEnd(this.#admin, processor.topic, processor.partition);
     if (stored !== null && stored > end) return;
     // It may have moved to another member meanwhile (reported 'moved' then).
-    if (this.#halted.get(stream) !== processor) return;
-    this.#halted.delete(stream);
+    if (this.#ahead.get(stream) !== processor) return;
+    this.#ahead.delete(stream);
     processor.reopen();
     this.#consumer.resume([{ topic: processor.topic, partitions: [processor.partition] }]);
     this.#options.onAheadCleared?.(stream, 'within');
@@ -525,7 +440,7 @@ export class ConsumerRunner {
       flushEvents: options.flushEvents,
       ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
       publishDeadLetters: (letters) => this.#publish(letters),
-      earliestOffset: async () => (await this.#partitionOffsets(topic, partition)).low,
+      earliestOffset: async () => (await partitionOffsets(this.#admin, topic, partition)).low,
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
       ...(options.onOverrun === undefined ? {} : { onOverrun: options.onOverrun }),
       ...(options.onLogStart === undefined ? {} : { onLogStart: options.onLogStart }),
@@ -549,29 +464,5 @@ export class ConsumerRunner {
         this.#options.onDeadLetter?.(letter.headers['rejection-kind'] ?? '');
       }
     }
-  }
-
-  /** Each partition's end (the offset its next message will get) and earliest offset. */
-  async #topicOffsets(topic: string): Promise<Map<number, { high: number; low: number }>> {
-    const offsets = await this.#admin.fetchTopicOffsets(topic);
-    return new Map(
-      offsets.map((
-        entry,
-      ) => [entry.partition, { high: Number(entry.high), low: Number(entry.low) }]),
-    );
-  }
-
-  async #partitionOffsets(
-    topic: string,
-    partition: number,
-  ): Promise<{ high: number; low: number }> {
-    const offsets = (await this.#topicOffsets(topic)).get(partition);
-    if (offsets === undefined) throw new Error(`topic ${topic} has no partition ${partition}`);
-    return offsets;
-  }
-
-  /** The partition's end: the offset its next message will get. */
-  async #partitionEnd(topic: string, partition: number): Promise<number> {
-    return (await this.#partitionOffsets(topic, partition)).high;
   }
 }
