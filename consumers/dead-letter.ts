@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { Producer } from 'kafkajs';
 import type { Rejection } from '../src/events/types.ts';
 
 /** One message for the dead-letter topic. */
@@ -83,4 +84,21 @@ export function deadLetterBatches(letters: readonly DeadLetter[]): DeadLetter[][
   }
   if (batch.length > 0) batches.push(batch);
   return batches;
+}
+
+/**
+ * Publishes a flush's dead letters, in sends the broker accepts (all of them in one could exceed
+ * its largest message, a batch of one partition being one message, and fail on every retry),
+ * each acknowledged by every in-sync replica; `onEach` hears each letter's rejection kind.
+ */
+export async function publishDeadLetters(
+  producer: Producer,
+  topic: string,
+  letters: readonly DeadLetter[],
+  onEach?: (kind: string) => void,
+): Promise<void> {
+  for (const batch of deadLetterBatches(letters)) {
+    await producer.send({ topic, acks: -1, messages: batch });
+    for (const letter of batch) onEach?.(letter.headers['rejection-kind'] ?? '');
+  }
 }

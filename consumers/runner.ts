@@ -13,11 +13,11 @@
  *
  * @module
  */
-import { type Admin, type Consumer, Partitioners, type Producer } from 'kafkajs';
-import { DEFAULT_SESSION_TIMEOUT_MS } from '../src/config/defaults.ts';
+import type { Admin, Consumer, Producer } from 'kafkajs';
 import { type Source, SOURCES } from '../src/events/types.ts';
 import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
-import { type DeadLetter, deadLetterBatches } from './dead-letter.ts';
+import { publishDeadLetters } from './dead-letter.ts';
+import { kafkaClients } from './kafka-clients.ts';
 import type { PartitionLag } from './metrics.ts';
 import { PartitionProcessor } from './partition-processor.ts';
 import {
@@ -63,33 +63,9 @@ export class ConsumerRunner {
   constructor(options: ConsumerRunnerOptions) {
     this.#options = options;
     this.#sourceOfTopic = new Map(SOURCES.map((source) => [options.topics[source], source]));
-    const sessionTimeoutMs = options.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
-    this.#consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      // A fetch answers as soon as anything is there (or after the flush interval), and may
-      // carry up to 2 MB of one partition: a hot partition (one busy project) is not held to
-      // the default 1 MB per round trip. Batching for the store happens in the processors,
-      // which write whatever was folded while their previous flush was under way.
-      minBytes: 1,
-      maxBytesPerPartition: 2 * 1024 * 1024,
-      maxBytes: 10 * 1024 * 1024,
-      maxWaitTimeInMs: options.flushIntervalMs,
-      sessionTimeout: sessionTimeoutMs,
-      rebalanceTimeout: sessionTimeoutMs,
-      heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
-      metadataMaxAge: options.metadataMaxAgeMs ?? 60_000,
-    });
-    // Idempotent (a retry never writes a dead letter twice), which kafkajs allows only with one
-    // request in flight; its request queue serializes the partitions' concurrent sends.
-    this.#producer = options.kafka.producer({
-      allowAutoTopicCreation: false,
-      // Named, so kafkajs does not warn on every start that its default changed in v2.
-      createPartitioner: Partitioners.DefaultPartitioner,
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
-    this.#admin = options.kafka.admin();
+    ({ consumer: this.#consumer, producer: this.#producer, admin: this.#admin } = kafkaClients(
+      options,
+    ));
   }
 
   /**
@@ -439,7 +415,8 @@ export class ConsumerRunner {
       recentLogsCapacity: options.recentLogsCapacity,
       flushEvents: options.flushEvents,
       ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
-      publishDeadLetters: (letters) => this.#publish(letters),
+      publishDeadLetters: (letters) =>
+        publishDeadLetters(this.#producer, options.topics.deadLetter, letters, options.onDeadLetter),
       earliestOffset: async () => (await partitionOffsets(this.#admin, topic, partition)).low,
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
       ...(options.onOverrun === undefined ? {} : { onOverrun: options.onOverrun }),
@@ -449,20 +426,5 @@ export class ConsumerRunner {
     });
     this.#processors.set(stream, processor);
     return processor;
-  }
-
-  async #publish(letters: DeadLetter[]): Promise<void> {
-    // In sends the broker accepts: all of a flush's dead letters in one could exceed its
-    // largest message (a batch of one partition is one message) and fail on every retry.
-    for (const batch of deadLetterBatches(letters)) {
-      await this.#producer.send({
-        topic: this.#options.topics.deadLetter,
-        acks: -1,
-        messages: batch,
-      });
-      for (const letter of batch) {
-        this.#options.onDeadLetter?.(letter.headers['rejection-kind'] ?? '');
-      }
-    }
   }
 }
