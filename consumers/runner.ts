@@ -416,7 +416,12 @@ export class ConsumerRunner {
       flushEvents: options.flushEvents,
       ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
       publishDeadLetters: (letters) =>
-        publishDeadLetters(this.#producer, options.topics.deadLetter, letters, options.onDeadLetter),
+        publishDeadLetters(
+          this.#producer,
+          options.topics.deadLetter,
+          letters,
+          options.onDeadLetter,
+        ),
       earliestOffset: async () => (await partitionOffsets(this.#admin, topic, partition)).low,
       ...(options.onFlush === undefined ? {} : { onFlush: options.onFlush }),
       ...(options.onOverrun === undefined ? {} : { onOverrun: options.onOverrun }),
