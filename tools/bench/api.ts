@@ -3,8 +3,11 @@
  * driven over loopback from this process (undici, 64 connections by default), per workload:
  * requests/s and p50/p99 latency; then, in the same run, the reference evaluator answering the
  * same requests over the same raw events in memory (the query-on-every-call baseline), and
- * DuckDB answering each endpoint's SQL over the same raw events on every call (the query-engine
- * baseline, `./bench/api/duckdb.ts`).
+ * DuckDB answering each endpoint's SQL on every call over the same events loaded once into typed,
+ * sorted tables (the query-engine baseline, `./bench/api/duckdb.ts`), from as many callers at once
+ * as the API has connections. Every answer DuckDB gives to a workload's requests is compared with
+ * the API's to the same request at the same second (CONTRACT section 6's tolerances for
+ * quantiles); the benchmark fails on a difference.
  *
  *   npm run bench:api                       # 1,000,000 events, 10 s per workload
  *   npm run bench:api -- --events 200000 --seconds 5 --connections 64 --baseline-calls 20
@@ -21,7 +24,7 @@
  *
  * @module
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -32,84 +35,17 @@ import type { LogEvent } from '../../src/events/types.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
-import { baseline, type BaselineResult } from './api/baseline.ts';
-import { DuckDbBaseline } from './api/duckdb.ts';
-import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
+import { baseline } from './api/baseline.ts';
+import { type AnswerAt, DuckDbBaseline } from './api/duckdb.ts';
 import { startApi } from './api/child.ts';
+import { type Flags, flags, redisUrl } from './api/flags.ts';
 import { drive, type DriveResult } from './api/load.ts';
+import { micro, type Mode, ms, perSecond, printTable, type WorkloadFigures } from './api/table.ts';
 import { environment, processCpuSeconds } from './measure.ts';
 
 const KEY = 'bench-key-0123456789abcdef';
 const SEED = 20_261_121;
 const BATCH = 20_000;
-
-interface Flags {
-  /** Keep only the workloads whose label contains this text (empty: all). */
-  only: string;
-  /** Where each API process writes its CPU profile (`node --cpu-prof`); empty: none. */
-  profile: string;
-  events: number;
-  seconds: number;
-  rate: number;
-  connections: number;
-  baselineCalls: number;
-  baselineSeconds: number;
-}
-
-function flags(args: readonly string[]): Flags {
-  const result: Flags = {
-    only: '',
-    profile: '',
-    events: 1_000_000,
-    seconds: 10,
-    rate: 3_000,
-    connections: 64,
-    baselineCalls: 20,
-    baselineSeconds: 20,
-  };
-  const names: Record<string, Exclude<keyof Flags, 'only' | 'profile'>> = {
-    '--events': 'events',
-    '--seconds': 'seconds',
-    '--rate': 'rate',
-    '--connections': 'connections',
-    '--baseline-calls': 'baselineCalls',
-    '--baseline-seconds': 'baselineSeconds',
-  };
-  for (let i = 0; i < args.length; i += 2) {
-    if (args[i] === '--only' || args[i] === '--profile') {
-      result[args[i] === '--only' ? 'only' : 'profile'] = args[i + 1] ?? '';
-      continue;
-    }
-    const name = names[args[i] ?? ''];
-    const value = Number(args[i + 1]);
-    if (name === undefined || !Number.isInteger(value) || value < 1) {
-      throw new Error(
-        `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
-          '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT or ' +
-          '--profile DIR',
-      );
-    }
-    result[name] = value;
-  }
-  return result;
-}
-
-function redisUrl(): string {
-  let url = process.env.REDIS_URL;
-  if (url === undefined) {
-    try {
-      url = /^REDIS_URL=(\S+)$/m.exec(readFileSync('.services/env', 'utf8'))?.[1];
-    } catch (error) {
-      if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
-    }
-  }
-  if (url === undefined) {
-    throw new Error('bench:api needs Redis: set REDIS_URL or run npm run services:up');
-  }
-  const parsed = new URL(url);
-  parsed.pathname = `/${process.env.BENCH_REDIS_DB ?? '14'}`;
-  return parsed.toString();
-}
 
 /** Generated lines: the stream, plus edge events with hostile hosts for the pattern workload. */
 function* lines(
@@ -235,16 +171,39 @@ function workloads(activity: Activity): Workload[] {
   ];
 }
 
-/** Each path's answer (body and entity tag) from a running API, for the fixed-bytes ceiling. */
+/** An answer captured from the API: what the ceiling serves, and what DuckDB's must equal. */
+interface Captured extends AnswerAt {
+  readonly etag: string;
+}
+
+/**
+ * Each query's answer (body and entity tag) from a running API, with the second it was answered
+ * in: an answer whose request straddled a second is asked again, so that `nowUs` (the request's
+ * start) is the API's `now` to the second, the grain of every window (CONTRACT section 5).
+ */
 async function captureAnswers(
   url: string,
-  paths: readonly string[],
-): Promise<Record<string, { body: string; etag: string }>> {
-  const answers: Record<string, { body: string; etag: string }> = {};
-  for (const path of paths) {
-    const response = await fetch(`${url}${path}`, { headers: { 'X-API-KEY': KEY } });
-    if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
-    answers[path] = { body: await response.text(), etag: response.headers.get('ETag') ?? '' };
+  workload: Workload,
+): Promise<Record<string, Captured>> {
+  const answers: Record<string, Captured> = {};
+  for (const query of workload.queries) {
+    const path = `/api/endpoints/${workload.endpoint}?${query}`;
+    for (let attempt = 1;; attempt++) {
+      const sentMs = Date.now();
+      const response = await fetch(`${url}${path}`, { headers: { 'X-API-KEY': KEY } });
+      const body = await response.text();
+      if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${body}`);
+      const withinSecond = Math.floor(sentMs / 1000) === Math.floor(Date.now() / 1000);
+      if (!withinSecond && attempt < 20) continue;
+      if (!withinSecond) throw new Error(`${path}: no answer within one second in 20 attempts`);
+      answers[path] = {
+        query,
+        body,
+        etag: response.headers.get('ETag') ?? '',
+        nowUs: sentMs * 1000,
+      };
+      break;
+    }
   }
   return answers;
 }
@@ -275,27 +234,98 @@ function memoryEvents(total: number, nowUs: number): LogEvent[] {
   return events;
 }
 
-/** Rows and the sum of their counts, e.g. `301 rows, 5120 counted`: what both baselines must agree on. */
-function countsOf(rows: readonly object[]): string {
-  let counted = 0;
-  for (const row of rows) {
-    for (const [column, value] of Object.entries(row)) {
-      if ((column === 'count' || column.startsWith('total_')) && value !== null) {
-        counted += Number(value);
-      }
-    }
-  }
-  return `${rows.length} rows, ${counted} counted`;
+const MODES: readonly Mode[] = [
+  { name: 'reuse 1 s (default)', env: { RESULT_CACHE_MS: '1000' } },
+  { name: 'no reuse', env: { RESULT_CACHE_MS: '0' } },
+];
+
+/** What {@link measureApi} measured of one workload. */
+interface ApiFigures {
+  readonly api: WorkloadFigures['api'];
+  readonly ceiling: DriveResult;
+  /** The answers of the mode without reuse, by path. */
+  readonly answers: Record<string, Captured>;
 }
 
-const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
-const perSecond = (value: number) => Math.round(value).toLocaleString('en-US');
-const share = (result: DriveResult, fixed: DriveResult | undefined) =>
-  fixed === undefined ? '?' : `${Math.round((100 * result.perSecond) / fixed.perSecond)}%`;
-const cpuPerRequest = (result: DriveResult) =>
-  result.serverCpuUsPerRequest === null ? '?' : Math.round(result.serverCpuUsPerRequest).toString();
-const redisCpuPerRequest = (result: DriveResult) =>
-  result.storeCpuUsPerRequest === null ? '?' : Math.round(result.storeCpuUsPerRequest).toString();
+/** Both modes of the API (a fresh process each) on `workload`, then its fixed-bytes ceiling. */
+async function measureApi(
+  workload: Workload,
+  options: Flags,
+  url: string,
+  redisPid: number | null,
+): Promise<ApiFigures> {
+  const paths = workload.queries.map((q) => `/api/endpoints/${workload.endpoint}?${q}`);
+  const api: Map<string, { saturation: DriveResult; atRate: DriveResult; rate: number }> =
+    new Map();
+  let answers: Record<string, Captured> = {};
+  for (const mode of MODES) {
+    const child = await startApi(
+      // Capacity is measured, not the rate limit (one key sends thousands of requests a second)
+      // nor the per-address connection cap (every connection of the load comes from loopback).
+      {
+        REDIS_URL: url,
+        STORE: 'redis',
+        API_KEYS: KEY,
+        RATE_LIMIT: 'off',
+        HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+        ...mode.env,
+      },
+      [
+        ...(options.profile === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profile}`]),
+        'service/main.ts',
+        '--role',
+        'api',
+      ],
+    );
+    try {
+      const base = {
+        url: child.url,
+        headers: { 'X-API-KEY': KEY },
+        paths,
+        connections: options.connections,
+        seconds: options.seconds,
+        warmupSeconds: 2,
+        serverCpuSeconds: () => processCpuSeconds(child.pid),
+        storeCpuSeconds: () => redisPid === null ? null : processCpuSeconds(redisPid),
+      };
+      const saturation = await drive(base);
+      // Past saturation an open loop only measures its own queue: stay at 80% of the maximum.
+      const rate = Math.min(options.rate, Math.floor(saturation.perSecond * 0.8));
+      const atRate = await drive({ ...base, ratePerSecond: rate });
+      api.set(mode.name, { saturation, atRate, rate });
+      if (mode.env.RESULT_CACHE_MS === '0') answers = await captureAnswers(child.url, workload);
+      process.stderr.write(
+        `${mode.name}: ${workload.label}: max ${perSecond(saturation.perSecond)} req/s ` +
+          `(p99 ${ms(saturation.p99Ms)} ms, ${micro(saturation.serverCpuUsPerRequest)} µs of ` +
+          `API CPU and ${micro(saturation.storeCpuUsPerRequest)} µs of Redis CPU per request); ` +
+          `at ${perSecond(rate)} req/s: p50 ${ms(atRate.p50Ms)} ms, p99 ${ms(atRate.p99Ms)} ms, ` +
+          `${micro(atRate.serverCpuUsPerRequest)} µs of API CPU per request; failures ${
+            JSON.stringify({ ...saturation.failures, ...atRate.failures })
+          }\n`,
+      );
+    } finally {
+      await child.stop();
+    }
+  }
+  const fixed = await ceiling(answers, (url, pid) =>
+    drive({
+      url,
+      headers: {},
+      paths,
+      connections: options.connections,
+      seconds: options.seconds,
+      warmupSeconds: 2,
+      serverCpuSeconds: () => processCpuSeconds(pid),
+    }));
+  process.stderr.write(
+    `ceiling (fixed bytes, bare node:http): ${workload.label}: max ${
+      perSecond(fixed.perSecond)
+    } req/s, ${micro(fixed.serverCpuUsPerRequest)} µs of server CPU per request; failures ${
+      JSON.stringify(fixed.failures)
+    }\n`,
+  );
+  return { api, ceiling: fixed, answers };
+}
 
 async function main(): Promise<void> {
   const options = flags(process.argv.slice(2));
@@ -313,7 +343,11 @@ async function main(): Promise<void> {
       'process each) the saturation ' +
       `throughput (closed loop) and the latency at ${options.rate} req/s offered, or 80% of ` +
       'the maximum when that is lower (open loop, measured from the scheduled send time); the ' +
-      "baseline answers the same requests at the clock time of the workload's API run.",
+      "baseline answers the same requests at the clock time of the workload's API run; DuckDB " +
+      'loads the same events once into typed tables sorted by project or host and time, ' +
+      "answers every request of the workload as the API did (compared), then the workload's " +
+      `requests from ${options.connections} callers, each on its own connection, for ` +
+      `${options.seconds} s.`,
   );
   const activity = await load(url, options.events, nowUs);
   const redisPid = await localRedisPid(url);
@@ -321,180 +355,54 @@ async function main(): Promise<void> {
   if (list.length === 0) {
     throw new Error(`no workload label contains ${JSON.stringify(options.only)}`);
   }
-  const modes = [
-    { name: 'reuse 1 s (default)', env: { RESULT_CACHE_MS: '1000' } },
-    { name: 'no reuse', env: { RESULT_CACHE_MS: '0' } },
-  ];
-  const results = new Map<
-    string,
-    { saturation: DriveResult; atRate: DriveResult; rate: number }
-  >();
-  const ceilings = new Map<string, DriveResult>();
-  // The data ages while the workloads run (the 5min window empties): both modes of a workload
-  // run back to back, and its baseline is evaluated at the same `now` as they were.
-  const measuredAtUs = new Map<string, number>();
-  for (const workload of list) {
-    measuredAtUs.set(workload.label, Date.now() * 1000);
-    const paths = workload.queries.map((q) => `/api/endpoints/${workload.endpoint}?${q}`);
-    let answers: Record<string, { body: string; etag: string }> = {};
-    for (const mode of modes) {
-      const api = await startApi(
-        // Capacity is measured, not the rate limit (one key sends thousands of requests a second)
-        // nor the per-address connection cap (every connection of the load comes from loopback).
-        {
-          REDIS_URL: url,
-          STORE: 'redis',
-          API_KEYS: KEY,
-          RATE_LIMIT: 'off',
-          HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
-          ...mode.env,
-        },
-        [
-          ...(options.profile === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profile}`]),
-          'service/main.ts',
-          '--role',
-          'api',
-        ],
-      );
-      try {
-        const base = {
-          url: api.url,
-          headers: { 'X-API-KEY': KEY },
-          paths,
-          connections: options.connections,
-          seconds: options.seconds,
-          warmupSeconds: 2,
-          serverCpuSeconds: () => processCpuSeconds(api.pid),
-          storeCpuSeconds: () => redisPid === null ? null : processCpuSeconds(redisPid),
-        };
-        const saturation = await drive(base);
-        // Past saturation an open loop only measures its own queue: stay at 80% of the maximum.
-        const rate = Math.min(options.rate, Math.floor(saturation.perSecond * 0.8));
-        const atRate = await drive({ ...base, ratePerSecond: rate });
-        results.set(`${mode.name}|${workload.label}`, { saturation, atRate, rate });
-        if (mode.env.RESULT_CACHE_MS === '0') answers = await captureAnswers(api.url, paths);
-        process.stderr.write(
-          `${mode.name}: ${workload.label}: max ${perSecond(saturation.perSecond)} req/s ` +
-            `(p99 ${ms(saturation.p99Ms)} ms, ${cpuPerRequest(saturation)} µs of API CPU and ${
-              redisCpuPerRequest(saturation)
-            } µs of Redis CPU per request); at ${perSecond(rate)} req/s: p50 ${
-              ms(atRate.p50Ms)
-            } ms, p99 ${ms(atRate.p99Ms)} ms, ${
-              cpuPerRequest(atRate)
-            } µs of API CPU per request; failures ${
-              JSON.stringify({ ...saturation.failures, ...atRate.failures })
-            }\n`,
-        );
-      } finally {
-        await api.stop();
-      }
-    }
-    const fixed = await ceiling(answers, (url, pid) =>
-      drive({
-        url,
-        headers: {},
-        paths,
-        connections: options.connections,
-        seconds: options.seconds,
-        warmupSeconds: 2,
-        serverCpuSeconds: () => processCpuSeconds(pid),
-      }));
-    ceilings.set(workload.label, fixed);
-    process.stderr.write(
-      `ceiling (fixed bytes, bare node:http): ${workload.label}: max ${
-        perSecond(fixed.perSecond)
-      } req/s, ${cpuPerRequest(fixed)} µs of server CPU per request; failures ${
-        JSON.stringify(fixed.failures)
-      }\n`,
-    );
-  }
-
-  process.stderr.write('baseline: parsing the events into memory...\n');
+  process.stderr.write('baselines: parsing the events into memory...\n');
   const events = memoryEvents(options.events, nowUs);
-  const baselines = new Map<string, BaselineResult>();
-  for (const workload of list) {
-    const result = await baseline(workload.endpoint, events, workload.queries, {
-      maxCalls: options.baselineCalls,
-      maxSeconds: options.baselineSeconds,
-      nowUs: measuredAtUs.get(workload.label) ?? nowUs,
-    });
-    baselines.set(workload.label, result);
-    process.stderr.write(
-      `baseline: ${workload.label}: ${result.calls} calls, p50 ${ms(result.p50Ms)} ms\n`,
-    );
-  }
-
-  process.stderr.write('DuckDB: loading the events...\n');
   const loadStarted = performance.now();
   const duckdb = await DuckDbBaseline.load(events);
   process.stderr.write(
-    `DuckDB: loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`,
+    `DuckDB: loaded into typed tables in ${
+      ((performance.now() - loadStarted) / 1000).toFixed(1)
+    } s\n`,
   );
-  const engine = new Map<string, BaselineResult>();
+
+  // The data ages while the workloads run (the 5min window empties): both modes of a workload
+  // run back to back, and its baselines are evaluated at the same `now` as they were.
+  const measured: { workload: Workload; atUs: number; api: ApiFigures }[] = [];
   for (const workload of list) {
-    const atUs = measuredAtUs.get(workload.label) ?? nowUs;
-    const query = workload.queries[0] ?? '';
-    const sql = countsOf(await duckdb.rows(workload.endpoint, query, atUs));
-    const reference = evaluateEndpoint(workload.endpoint, events, new URLSearchParams(query), atUs);
-    const exact = reference.ok ? countsOf(reference.rows) : 'refused';
-    const result = await duckdb.time(workload.endpoint, workload.queries, {
+    const atUs = Date.now() * 1000;
+    const api = await measureApi(workload, options, url, redisPid);
+    // Fails here, before any more is measured, when DuckDB does not answer what the API did.
+    await duckdb.check(workload.endpoint, Object.values(api.answers));
+    process.stderr.write(
+      `DuckDB: ${workload.label}: its ${workload.queries.length} answers are the API's\n`,
+    );
+    measured.push({ workload, atUs, api });
+  }
+
+  const figures: WorkloadFigures[] = [];
+  for (const { workload, atUs, api } of measured) {
+    const reference = await baseline(workload.endpoint, events, workload.queries, {
       maxCalls: options.baselineCalls,
       maxSeconds: options.baselineSeconds,
       nowUs: atUs,
     });
-    engine.set(workload.label, result);
+    const engine = await duckdb.time(workload.endpoint, workload.queries, {
+      maxCalls: Number.MAX_SAFE_INTEGER,
+      maxSeconds: options.seconds,
+      nowUs: atUs,
+      callers: options.connections,
+    });
     process.stderr.write(
-      `DuckDB: ${workload.label}: ${result.calls} calls, p50 ${ms(result.p50Ms)} ms; ` +
-        `its rows and counts ${sql}, the reference evaluator's ${exact}` +
-        `${sql === exact ? '' : ' (DIFFERENT)'}\n`,
+      `baseline: ${workload.label}: ${reference.calls} calls, p50 ${ms(reference.p50Ms)} ms; ` +
+        `DuckDB: ${engine.calls} calls, ${engine.perSecond.toFixed(1)}/s, p50 ${
+          ms(engine.p50Ms)
+        } ms, ${micro(engine.cpuUsPerCall)} µs of CPU per call\n`,
     );
+    figures.push({ label: workload.label, ...api, reference, duckdb: engine });
   }
-
+  duckdb.close();
   console.log('');
-  console.log(
-    `| workload | mode | max req/s (${options.connections} conns) | offered req/s | ` +
-      'p50 / p99 ms at offered | server CPU µs per request (max / offered) | ' +
-      'Redis CPU µs per request | ' +
-      'max / fixed-bytes ceiling | ' +
-      'baseline calls/s (p50 ms) | max req/s / baseline | ' +
-      'DuckDB calls/s (p50 ms) | max req/s / DuckDB |',
-  );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const workload of list) {
-    const base = baselines.get(workload.label);
-    const sqlBase = engine.get(workload.label);
-    for (const mode of modes) {
-      const result = results.get(`${mode.name}|${workload.label}`);
-      if (result === undefined || base === undefined) continue;
-      const failed = Object.keys(result.saturation.failures).length +
-        Object.keys(result.atRate.failures).length;
-      console.log(
-        `| ${workload.label} | ${mode.name}${failed > 0 ? ' (FAILURES)' : ''} | ${
-          perSecond(result.saturation.perSecond)
-        } | ${perSecond(result.rate)} | ${ms(result.atRate.p50Ms)} / ${ms(result.atRate.p99Ms)} | ${
-          cpuPerRequest(result.saturation)
-        } / ${cpuPerRequest(result.atRate)} | ${redisCpuPerRequest(result.saturation)} | ${
-          share(result.saturation, ceilings.get(workload.label))
-        } | ${base.perSecond.toFixed(2)} (${ms(base.p50Ms)}) | ${
-          Math.round(result.saturation.perSecond / base.perSecond).toLocaleString('en-US')
-        }x | ${
-          sqlBase === undefined ? '?' : `${sqlBase.perSecond.toFixed(2)} (${ms(sqlBase.p50Ms)})`
-        } | ${
-          sqlBase === undefined
-            ? '?'
-            : Math.round(result.saturation.perSecond / sqlBase.perSecond).toLocaleString('en-US')
-        }x |`,
-      );
-    }
-    const fixed = ceilings.get(workload.label);
-    if (fixed !== undefined) {
-      console.log(
-        `| ${workload.label} | fixed bytes, bare node:http (ceiling) | ${
-          perSecond(fixed.perSecond)
-        } | | | ${cpuPerRequest(fixed)} | | 100% | | | | |`,
-      );
-    }
-  }
+  printTable(figures, MODES, options.connections);
 }
 
 await main();

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import process from 'node:process';
 import type { EndpointName } from '../../../src/contract/registry.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
 import { evaluateEndpoint } from '../../../src/reference/evaluate.ts';
@@ -16,6 +17,8 @@ export interface BaselineResult {
   readonly perSecond: number;
   readonly p50Ms: number;
   readonly maxMs: number;
+  /** This process's CPU time (user and system, all its threads) per call, in µs. */
+  readonly cpuUsPerCall: number;
 }
 
 /** How long a baseline runs: at most so many calls or seconds, whichever comes first. */
@@ -24,31 +27,41 @@ export interface BaselineLimits {
   readonly maxSeconds: number;
   /** The `now` of every evaluation (Unix µs): the time the API answered the same requests. */
   readonly nowUs: number;
+  /** How many callers call at once, each in a closed loop (default 1: one after another). */
+  readonly callers?: number;
 }
 
-/** Times `call` on `queries`, taken in turn, one after another, within `limits`. */
+/**
+ * Times `call` on `queries`, taken in turn, within `limits`: `limits.callers` callers (default
+ * one), each calling again as soon as its call returns; `caller` tells them apart.
+ */
 export async function timeCalls(
   queries: readonly string[],
   limits: BaselineLimits,
-  call: (query: string) => unknown,
+  call: (query: string, caller: number) => unknown,
 ): Promise<BaselineResult> {
   const latencies: number[] = [];
+  let next = 0;
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  while (
-    latencies.length < limits.maxCalls && performance.now() - started < limits.maxSeconds * 1000
-  ) {
-    const query = queries[latencies.length % queries.length] ?? '';
-    const before = performance.now();
-    await call(query);
-    latencies.push(performance.now() - before);
-  }
+  const caller = async (index: number) => {
+    while (next < limits.maxCalls && performance.now() - started < limits.maxSeconds * 1000) {
+      const query = queries[next++ % queries.length] ?? '';
+      const before = performance.now();
+      await call(query, index);
+      latencies.push(performance.now() - before);
+    }
+  };
+  await Promise.all(Array.from({ length: limits.callers ?? 1 }, (_, index) => caller(index)));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   return {
     calls: latencies.length,
     perSecond: latencies.length / seconds,
     p50Ms: nearestRank(latencies, 0.5),
     maxMs: latencies.at(-1) ?? Number.NaN,
+    cpuUsPerCall: (cpu.user + cpu.system) / latencies.length,
   };
 }
 

@@ -1,121 +1,163 @@
 /**
  * The query-engine baseline of `npm run bench:api`: DuckDB (an embedded columnar engine, in
- * this process) answering each endpoint's query in SQL over the same raw events on every call,
- * as the reference system answers its saved queries over stored logs.
+ * this process) answering each endpoint in SQL on every call, set up as a DuckDB user would
+ * set it up for these queries.
  *
- * The events are loaded once, as the reference system stores them: one row per event with its
- * timestamp as a TIMESTAMP and `metadata` as nested records (DuckDB's JSON reader infers their
- * types from every row). Each call then runs the endpoint's SQL, which is CONTRACT section 5
- * written for DuckDB: unnest the metadata and request or response entries, filter by project
- * and window, group by bucket. Its quantiles are DuckDB's `quantile_disc`, not nearest-rank;
- * only the counts are compared with the reference evaluator (a check, printed, that the SQL
- * means what the endpoint means).
+ * The events are loaded once (the caller reports how long that took) into three typed tables,
+ * each sorted so that a call's filter skips most row groups by their min/max (DuckDB's zone
+ * maps; an ART index is not used for filters that match thousands of rows):
+ *
+ * - `invocations`: one row per invocation (metadata entry, response entry) of a `function-edge`
+ *   event: project, function id, timestamp, execution time, status; sorted by project, time;
+ * - `requests`: one row per request (metadata entry, request entry) of an `edge` event: host,
+ *   path, timestamp; sorted by host, time; beside it `hosts`, its distinct hosts, so that a
+ *   pattern is matched once per host, not once per request;
+ * - `logs`: one row per `edge` event with the row fields of `logs.all` (id, timestamp,
+ *   message, `metadata` as JSON text); sorted by project, time.
+ *
+ * Host and path are derived from each request as the service derives them (`parse`). Each call
+ * runs a statement prepared once per connection, whose SQL is CONTRACT section 5 and builds the
+ * whole answer, `{"result": [...]}`, as JSON text: DuckDB answers in the API's body, which
+ * `npm run bench:api` compares with the API's answer to the same request.
  *
  * @module
  */
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import type { EndpointName } from '../../../src/contract/registry.ts';
+import {
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { parseApiCountsParams } from '../../../src/contract/params/api-counts.ts';
+import type { ParamResult } from '../../../src/contract/params/common.ts';
+import { parseInvocationStatsParams } from '../../../src/contract/params/invocation-stats.ts';
+import { parseLogsAllParams } from '../../../src/contract/params/logs-all.ts';
+import { type EndpointName, LOGS_ALL_LIMIT } from '../../../src/contract/registry.ts';
+import type { Row } from '../../../src/contract/rows.ts';
 import type { LogEvent } from '../../../src/events/types.ts';
+import { truncate } from '../../../src/time/grain.ts';
+import {
+  INVOCATION_INTERVALS,
+  USAGE_INTERVALS,
+  usageWindowStart,
+} from '../../../src/time/series.ts';
+import { answerDifference } from '../../same-answer.ts';
 import { type BaselineLimits, type BaselineResult, timeCalls } from './baseline.ts';
 
-/** One call: the SQL and its parameters, for one query string at one `now`. */
+/** An answer of the API to compare DuckDB's with: the request's query, its body, its `now`. */
+export interface AnswerAt {
+  readonly query: string;
+  readonly body: string;
+  readonly nowUs: number;
+}
+
+/** One call: its SQL (prepared once per connection) and the values bound to it. */
 interface Call {
   readonly sql: string;
   readonly values: Record<string, DuckDBValue>;
 }
 
-const INVOCATION_INTERVALS: Readonly<Record<string, { span: string; grain: string }>> = {
-  '5min': { span: '5 minutes', grain: 'second' },
-  '15min': { span: '15 minutes', grain: 'minute' },
-  '1hr': { span: '1 hour', grain: 'minute' },
-  '1day': { span: '1 day', grain: 'hour' },
-  '7day': { span: '7 days', grain: 'day' },
-};
+/** The query's parameters, or an error naming the one refused (the API would answer 400). */
+function accepted<T>(result: ParamResult<T>, query: URLSearchParams): T {
+  if (!result.ok) {
+    throw new Error(`the DuckDB baseline refuses ${query}: ${JSON.stringify(result.error)}`);
+  }
+  return result.params;
+}
 
-const TIERS: Readonly<Record<string, string>> = {
-  FREE: '1 day',
-  PRO: '7 days',
-  PAYG: '90 days',
-  ENTERPRISE: '90 days',
-};
-
-/** The window, its buckets, and the precision of its start (CONTRACT section 5's deviation). */
-const USAGE_INTERVALS: Readonly<
-  Record<string, { span: string; grain: string; precision: string }>
-> = {
-  minutely: { span: '60 minutes', grain: 'minute', precision: 'second' },
-  hourly: { span: '1 hour', grain: 'hour', precision: 'second' },
-  daily: { span: '7 days', grain: 'day', precision: 'minute' },
-};
-
-const NOW = 'make_timestamp($now::BIGINT)';
+const at = (name: string) => `make_timestamp($${name}::BIGINT)`;
 
 function invocationStatsCall(query: URLSearchParams, nowUs: number): Call {
-  const { span, grain } = INVOCATION_INTERVALS[query.get('interval') ?? ''] ??
-    { span: '1 day', grain: 'hour' };
+  const params = accepted(parseInvocationStatsParams(query), query);
+  const { spanUs, grain } = INVOCATION_INTERVALS[params.interval];
+  const step = `INTERVAL 1 ${grain}`;
   return {
     sql: `
-      WITH invocations AS (
-        SELECT date_trunc('${grain}', f.timestamp) AS bucket,
-               m.execution_time_ms AS time, r.status_code AS status
-        FROM function_edge AS f, unnest(f.metadata) AS u(m), unnest(m.response) AS v(r)
-        WHERE m.project_ref = $project AND ($function = '' OR m.function_id = $function)
-          AND f.timestamp >= date_trunc('${grain}', ${NOW} - INTERVAL '${span}')
-      )
-      SELECT s.bucket AS timestamp, count(i.bucket) AS count,
-             count(*) FILTER (WHERE i.status >= 400) AS error_count,
-             min(i.time) AS min_execution_time, max(i.time) AS max_execution_time,
-             avg(i.time) AS avg_execution_time,
-             quantile_disc(i.time, 0.95) AS p95_execution_time,
-             quantile_disc(i.time, 0.99) AS p99_execution_time
-      FROM range(date_trunc('${grain}', ${NOW} - INTERVAL '${span}'),
-                 date_trunc('${grain}', ${NOW}) + INTERVAL '1 ${grain}',
-                 INTERVAL '1 ${grain}') AS s(bucket)
-      LEFT JOIN invocations AS i ON i.bucket = s.bucket
-      GROUP BY s.bucket ORDER BY s.bucket`,
+      WITH stats AS (
+        SELECT date_trunc('${grain}', timestamp) AS bucket, count(*) AS count,
+               count(*) FILTER (WHERE status >= 400) AS error_count,
+               min(execution_time) AS min_time, max(execution_time) AS max_time,
+               avg(execution_time) AS avg_time,
+               quantile_disc(execution_time, 0.95) AS p95_time,
+               quantile_disc(execution_time, 0.99) AS p99_time
+        FROM invocations
+        WHERE project = $project AND ($function IS NULL OR function_id = $function)
+          AND timestamp >= ${at('first')} AND timestamp < ${at('last')} + ${step}
+        GROUP BY bucket
+      ),
+      series AS (SELECT bucket FROM range(${at('first')}, ${
+      at('last')
+    } + ${step}, ${step}) AS s(bucket))
+      SELECT json_object('result', coalesce(to_json(list(json_object(
+               'timestamp', epoch_us(series.bucket), 'count', coalesce(count, 0),
+               'error_count', coalesce(error_count, 0),
+               'min_execution_time', min_time, 'max_execution_time', max_time,
+               'avg_execution_time', avg_time,
+               'p95_execution_time', p95_time, 'p99_execution_time', p99_time)
+             ORDER BY series.bucket)), '[]'::JSON))
+      FROM series LEFT JOIN stats ON stats.bucket = series.bucket`,
     values: {
-      project: query.get('project') ?? '',
-      function: query.get('function_id') ?? '',
-      now: nowUs,
+      project: params.project,
+      function: params.functionId,
+      first: truncate(nowUs - spanUs, grain),
+      last: truncate(nowUs, grain),
     },
   };
 }
 
 function logsAllCall(query: URLSearchParams, nowUs: number): Call {
-  const retention = TIERS[query.get('project_tier') ?? ''] ?? '1 day';
+  const params = accepted(parseLogsAllParams(query), query);
   return {
     sql: `
-      SELECT id, timestamp, event_message, to_json(metadata) AS metadata
-      FROM edge
-      WHERE project = $project AND timestamp > ${NOW} - INTERVAL '${retention}'
-      ORDER BY timestamp DESC, id DESC LIMIT 100`,
-    values: { project: query.get('project') ?? '', now: nowUs },
+      WITH newest AS (
+        SELECT id, timestamp, event_message, metadata FROM logs
+        WHERE project = $project AND timestamp > ${at('oldest')}
+          AND ($start IS NULL OR timestamp > ${at('start')})
+          AND ($end IS NULL OR timestamp <= ${at('end')})
+        ORDER BY timestamp DESC, id DESC LIMIT ${LOGS_ALL_LIMIT}
+      )
+      SELECT json_object('result', coalesce(to_json(list(json_object(
+               'id', id, 'timestamp', epoch_us(timestamp), 'event_message', event_message,
+               'metadata', metadata)
+             ORDER BY timestamp DESC, id DESC)), '[]'::JSON))
+      FROM newest`,
+    values: {
+      project: params.project,
+      oldest: nowUs - params.retentionUs,
+      start: params.startUs,
+      end: params.endUs,
+    },
   };
 }
 
 function apiCountsCall(query: URLSearchParams, nowUs: number): Call {
-  const { span, grain, precision } = USAGE_INTERVALS[query.get('interval') ?? ''] ??
-    { span: '7 days', grain: 'day', precision: 'minute' };
+  const params = accepted(parseApiCountsParams(query), query);
+  const { grain } = USAGE_INTERVALS[params.interval];
+  const count = (text: string) => `count(*) FILTER (WHERE contains(path, '${text}'))`;
   return {
     sql: `
-      WITH requests AS (
-        SELECT e.timestamp,
-               coalesce(nullif(r.host, ''), regexp_extract(r.url, '^[a-z]+://([^/?#:]*)', 1)) AS host,
-               coalesce(r.path, regexp_extract(r.url, '^[a-z]+://[^/?#]*([^?#]*)', 1)) AS path
-        FROM edge AS e, unnest(e.metadata) AS u(m), unnest(m.request) AS v(r)
-        WHERE e.timestamp >= date_trunc('${precision}', ${NOW} - INTERVAL '${span}')
+      WITH counted AS (
+        SELECT date_trunc('${grain}', timestamp) AS bucket,
+               ${count('/rest')} AS rest, ${count('/storage')} AS storage,
+               ${count('/auth')} AS auth, ${count('/realtime')} AS realtime
+        FROM requests
+        WHERE host IN (SELECT host FROM hosts WHERE regexp_matches(host, $pattern))
+          AND timestamp >= ${at('start')}
+        GROUP BY bucket
       )
-      SELECT date_trunc('${grain}', timestamp) AS timestamp,
-             count(*) FILTER (WHERE contains(path, '/rest')) AS total_rest_requests,
-             count(*) FILTER (WHERE contains(path, '/storage')) AS total_storage_requests,
-             count(*) FILTER (WHERE contains(path, '/auth')) AS total_auth_requests,
-             count(*) FILTER (WHERE contains(path, '/realtime')) AS total_realtime_requests
-      FROM requests WHERE regexp_matches(host, $pattern)
-      GROUP BY 1 ORDER BY 1`,
-    values: { pattern: query.get('project') ?? '', now: nowUs },
+      SELECT json_object('result', coalesce(to_json(list(json_object(
+               'timestamp', strftime(bucket, '%Y-%m-%dT%H:%M:%S'),
+               'total_rest_requests', rest, 'total_storage_requests', storage,
+               'total_auth_requests', auth, 'total_realtime_requests', realtime)
+             ORDER BY bucket)), '[]'::JSON))
+      FROM counted`,
+    values: {
+      pattern: params.project.source,
+      start: usageWindowStart(nowUs, params.interval),
+    },
   };
 }
 
@@ -125,67 +167,209 @@ const CALLS: Readonly<Record<EndpointName, (query: URLSearchParams, nowUs: numbe
   'usage.api-counts': apiCountsCall,
 };
 
-/** DuckDB loaded with the events, answering the endpoints' SQL on every call. */
-export class DuckDbBaseline {
-  readonly #connection: DuckDBConnection;
+/** Each table: its columns (as `read_json` types them) and its sort order. */
+const TABLES = {
+  invocations: {
+    columns: {
+      project: 'VARCHAR',
+      function_id: 'VARCHAR',
+      ts: 'BIGINT',
+      execution_time: 'DOUBLE',
+      status: 'INTEGER',
+    },
+    order: 'project, timestamp',
+  },
+  requests: {
+    columns: { host: 'VARCHAR', path: 'VARCHAR', ts: 'BIGINT' },
+    order: 'host, timestamp',
+  },
+  logs: {
+    columns: {
+      project: 'VARCHAR',
+      id: 'VARCHAR',
+      ts: 'BIGINT',
+      event_message: 'VARCHAR',
+      metadata: 'JSON',
+    },
+    order: 'project, timestamp',
+  },
+} as const;
 
-  private constructor(connection: DuckDBConnection) {
-    this.#connection = connection;
+type Table = keyof typeof TABLES;
+
+/** The rows of each table for one event, as JSON lines. */
+function* rowsOf(event: LogEvent): Generator<[Table, string]> {
+  const ts = event.timestampUs;
+  if (event.source === 'function-edge') {
+    for (const invocation of event.invocations) {
+      yield [
+        'invocations',
+        JSON.stringify({
+          project: invocation.projectRef,
+          function_id: invocation.functionId,
+          ts,
+          execution_time: invocation.executionTimeMs,
+          status: invocation.statusCode,
+        }),
+      ];
+    }
+    return;
+  }
+  for (const { host, path } of event.requests) {
+    yield ['requests', JSON.stringify({ host, path, ts })];
+  }
+  yield [
+    'logs',
+    JSON.stringify({
+      project: event.project,
+      id: event.id,
+      ts,
+      event_message: event.eventMessage,
+      metadata: event.metadata,
+    }),
+  ];
+}
+
+/** Writes each table's rows as newline-delimited JSON into `directory`, in large writes. */
+function writeTables(directory: string, events: readonly LogEvent[]): void {
+  const files = new Map<Table, { fd: number; pending: string[]; size: number }>();
+  const flush = (file: { fd: number; pending: string[]; size: number }) => {
+    writeSync(file.fd, file.pending.join(''));
+    file.pending = [];
+    file.size = 0;
+  };
+  for (const table of Object.keys(TABLES) as Table[]) {
+    files.set(table, {
+      fd: openSync(join(directory, `${table}.ndjson`), 'w'),
+      pending: [],
+      size: 0,
+    });
+  }
+  try {
+    for (const event of events) {
+      for (const [table, line] of rowsOf(event)) {
+        const file = files.get(table);
+        if (file === undefined) continue;
+        file.pending.push(line, '\n');
+        file.size += line.length + 1;
+        if (file.size > 4_000_000) flush(file);
+      }
+    }
+    for (const file of files.values()) flush(file);
+  } finally {
+    for (const file of files.values()) closeSync(file.fd);
+  }
+}
+
+/** DuckDB loaded with the events, answering each endpoint's SQL on every call. */
+export class DuckDbBaseline {
+  readonly #instance: DuckDBInstance;
+  /** One connection per concurrent caller, each with the statements it prepared, by SQL. */
+  readonly #callers: {
+    connection: DuckDBConnection;
+    prepared: Map<string, DuckDBPreparedStatement>;
+  }[] = [];
+
+  private constructor(instance: DuckDBInstance) {
+    this.#instance = instance;
   }
 
-  /** Loads `events` into an in-memory database (two tables, as the reference system keeps). */
+  /** Loads `events` into the typed, sorted tables of an in-memory database. */
   static async load(events: readonly LogEvent[]): Promise<DuckDbBaseline> {
     const directory = mkdtempSync(join(tmpdir(), 'bench-duckdb-'));
     try {
-      // Written line by line: a million events are more text than one string may hold.
-      const files = {
-        edge: openSync(join(directory, 'edge.ndjson'), 'w'),
-        'function-edge': openSync(join(directory, 'function-edge.ndjson'), 'w'),
-      };
-      for (const event of events) {
-        const row = {
-          id: event.id,
-          ts: event.timestampUs,
-          project: event.project,
-          event_message: event.eventMessage,
-          metadata: event.metadata,
-        };
-        writeSync(files[event.source], `${JSON.stringify(row)}\n`);
-      }
-      closeSync(files.edge);
-      closeSync(files['function-edge']);
+      writeTables(directory, events);
       const instance = await DuckDBInstance.create(':memory:');
       const connection = await instance.connect();
-      for (const [table, file] of [['edge', 'edge'], ['function_edge', 'function-edge']]) {
+      for (const [table, { columns, order }] of Object.entries(TABLES)) {
+        const names = Object.keys(columns).filter((name) => name !== 'ts');
         await connection.run(`
           CREATE TABLE ${table} AS
-          SELECT id, make_timestamp(ts) AS timestamp, project, event_message, metadata
-          FROM read_json('${join(directory, `${file}.ndjson`)}',
-                         format = 'newline_delimited', sample_size = -1)`);
+          SELECT ${names.join(', ')}, make_timestamp(ts) AS timestamp
+          FROM read_json('${join(directory, `${table}.ndjson`)}',
+                         format = 'newline_delimited', columns = ${
+          JSON.stringify(columns).replaceAll('"', "'")
+        })
+          ORDER BY ${order}`);
       }
-      return new DuckDbBaseline(connection);
+      await connection.run(
+        'CREATE TABLE hosts AS SELECT DISTINCT host FROM requests WHERE host IS NOT NULL',
+      );
+      connection.closeSync();
+      return new DuckDbBaseline(instance);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
   }
 
-  /** The rows of one call, as JSON values. */
-  async rows(
-    endpoint: EndpointName,
-    query: string,
-    nowUs: number,
-  ): Promise<Record<string, unknown>[]> {
+  /** The answer's body (`{"result": [...]}`) to `query` at `nowUs`, on the caller's connection. */
+  async answer(endpoint: EndpointName, query: string, nowUs: number, caller = 0): Promise<string> {
     const call = CALLS[endpoint](new URLSearchParams(query), nowUs);
-    const reader = await this.#connection.runAndReadAll(call.sql, call.values);
-    return reader.getRowObjectsJson();
+    while (this.#callers.length <= caller) {
+      this.#callers.push({ connection: await this.#instance.connect(), prepared: new Map() });
+    }
+    const own = this.#callers[caller];
+    if (own === undefined) throw new Error(`no connection for caller ${caller}`);
+    const { connection, prepared } = own;
+    let statement = prepared.get(call.sql);
+    if (statement === undefined) {
+      statement = await connection.prepare(call.sql);
+      prepared.set(call.sql, statement);
+    }
+    statement.bind(call.values);
+    const reader = await statement.runAndReadAll();
+    const body = reader.getRows()[0]?.[0];
+    if (typeof body !== 'string') throw new Error(`DuckDB answered ${String(body)} to ${query}`);
+    return body;
   }
 
-  /** Times the calls of `queries` (taken in turn), as {@link ./baseline.ts} times the evaluator. */
-  time(
+  /**
+   * Answers each of `answers`' queries at its `now` and compares the rows with the API's
+   * (`tools/same-answer.ts`); throws, naming the queries and their first difference, when any
+   * differs.
+   */
+  async check(endpoint: EndpointName, answers: readonly AnswerAt[]): Promise<void> {
+    const differences: string[] = [];
+    for (const { query, body, nowUs } of answers) {
+      const ours = await this.answer(endpoint, query, nowUs);
+      const difference = answerDifference(
+        endpoint,
+        (JSON.parse(ours) as { result: Row[] }).result,
+        (JSON.parse(body) as { result: Row[] }).result,
+      );
+      if (difference !== null) differences.push(`${query} at ${nowUs} µs: ${difference}`);
+    }
+    if (differences.length > 0) {
+      throw new Error(
+        `DuckDB's answers differ from the API's for ${differences.length} of ${answers.length} ` +
+          `${endpoint} queries:\n${differences.slice(0, 5).join('\n')}`,
+      );
+    }
+  }
+
+  /**
+   * Times the calls of `queries` (taken in turn) from `limits.callers` concurrent callers, each
+   * on its own connection (its statements prepared before timing starts), as
+   * {@link ./baseline.ts} times the evaluator.
+   */
+  async time(
     endpoint: EndpointName,
     queries: readonly string[],
     limits: BaselineLimits,
   ): Promise<BaselineResult> {
-    return timeCalls(queries, limits, (query) => this.rows(endpoint, query, limits.nowUs));
+    const callers = Array.from({ length: limits.callers ?? 1 }, (_, caller) => caller);
+    const first = queries[0] ?? '';
+    await Promise.all(callers.map((caller) => this.answer(endpoint, first, limits.nowUs, caller)));
+    return await timeCalls(
+      queries,
+      limits,
+      (query, caller) => this.answer(endpoint, query, limits.nowUs, caller),
+    );
+  }
+
+  /** Closes every connection and the database. */
+  close(): void {
+    for (const { connection } of this.#callers) connection.closeSync();
+    this.#instance.closeSync();
   }
 }

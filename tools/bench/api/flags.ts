@@ -1,0 +1,78 @@
+/**
+ * The command line of `npm run bench:api` and the Redis it loads.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import process from 'node:process';
+
+/** What `npm run bench:api -- ...` asked for. */
+export interface Flags {
+  /** Keep only the workloads whose label contains this text (empty: all). */
+  only: string;
+  /** Where each API process writes its CPU profile (`node --cpu-prof`); empty: none. */
+  profile: string;
+  events: number;
+  seconds: number;
+  rate: number;
+  connections: number;
+  baselineCalls: number;
+  baselineSeconds: number;
+}
+
+/** Reads the flags; a bad one is an error naming every flag. */
+export function flags(args: readonly string[]): Flags {
+  const result: Flags = {
+    only: '',
+    profile: '',
+    events: 1_000_000,
+    seconds: 10,
+    rate: 3_000,
+    connections: 64,
+    baselineCalls: 20,
+    baselineSeconds: 20,
+  };
+  const names: Record<string, Exclude<keyof Flags, 'only' | 'profile'>> = {
+    '--events': 'events',
+    '--seconds': 'seconds',
+    '--rate': 'rate',
+    '--connections': 'connections',
+    '--baseline-calls': 'baselineCalls',
+    '--baseline-seconds': 'baselineSeconds',
+  };
+  for (let i = 0; i < args.length; i += 2) {
+    if (args[i] === '--only' || args[i] === '--profile') {
+      result[args[i] === '--only' ? 'only' : 'profile'] = args[i + 1] ?? '';
+      continue;
+    }
+    const name = names[args[i] ?? ''];
+    const value = Number(args[i + 1]);
+    if (name === undefined || !Number.isInteger(value) || value < 1) {
+      throw new Error(
+        `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
+          '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT or ' +
+          '--profile DIR',
+      );
+    }
+    result[name] = value;
+  }
+  return result;
+}
+
+/** The Redis to load: REDIS_URL or `.services/env`'s, database BENCH_REDIS_DB (14). */
+export function redisUrl(): string {
+  let url = process.env.REDIS_URL;
+  if (url === undefined) {
+    try {
+      url = /^REDIS_URL=(\S+)$/m.exec(readFileSync('.services/env', 'utf8'))?.[1];
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error && error.code === 'ENOENT')) throw error;
+    }
+  }
+  if (url === undefined) {
+    throw new Error('bench:api needs Redis: set REDIS_URL or run npm run services:up');
+  }
+  const parsed = new URL(url);
+  parsed.pathname = `/${process.env.BENCH_REDIS_DB ?? '14'}`;
+  return parsed.toString();
+}
