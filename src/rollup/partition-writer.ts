@@ -174,7 +174,10 @@ export class PartitionWriter {
     return this.#stream;
   }
 
-  /** The stored resume offset, as last read or written (null: none, or not a resumable stream). */
+  /**
+   * The resume offset as last read or written (null: none yet); for a stream that is never
+   * replayed (direct ingest), the next offset it will write, which is stored nowhere.
+   */
   get offset(): number | null {
     return this.#resume.known;
   }
