@@ -68,7 +68,10 @@ export class ResumeOffset {
     return this.#earliestOffset !== undefined;
   }
 
-  /** The stored resume offset, as last read or written (null: none, or not a replayed stream). */
+  /**
+   * The resume offset as last read or written (null: none yet); for a stream that is never
+   * replayed, the next offset it will write, which is stored nowhere.
+   */
   get known(): number | null {
     return this.#known;
   }
