@@ -22,6 +22,7 @@ import type { Source } from '../src/events/types.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
+import type { PartsBudget } from '../src/rollup/parts-budget.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { DeadLetter } from './dead-letter.ts';
 import { type InputMessage, type ParsedMessage, parseMessage } from './input-message.ts';
@@ -46,6 +47,8 @@ export interface PartitionProcessorOptions {
   readonly recentLogsCapacity: number;
   /** Most projects and stored parts the writer caches between flushes. Default 50,000. */
   readonly cacheLimit?: number;
+  /** The parts every writer of the process keeps together. */
+  readonly partsBudget?: PartsBudget;
   /** Most events folded and not yet written; folding waits for the store beyond it. */
   readonly flushEvents: number;
   /**
@@ -130,6 +133,7 @@ export class PartitionProcessor {
       recentLogsCapacity: options.recentLogsCapacity,
       maxFutureSkewUs: options.maxFutureSkewUs,
       ...(options.cacheLimit === undefined ? {} : { cacheLimit: options.cacheLimit }),
+      ...(options.partsBudget === undefined ? {} : { partsBudget: options.partsBudget }),
       ...(options.onUnreadable === undefined ? {} : { onUnreadable: options.onUnreadable }),
     });
   }

@@ -11,6 +11,8 @@ import type { RollupStore } from '../src/store/port.ts';
 import type { FlushReport } from './partition-processor.ts';
 import type { LogStartReporter } from './log-start.ts';
 import type { OverrunReporter } from './retention-gap.ts';
+import type { PartsBudget } from '../src/rollup/parts-budget.ts';
+import type { HeapGuard } from './heap-guard.ts';
 
 /** Options of `ConsumerRunner`. */
 export interface ConsumerRunnerOptions {
@@ -50,6 +52,10 @@ export interface ConsumerRunnerOptions {
    * at most this long after. Default 60 s (kafkajs's own default is 5 minutes).
    */
   readonly metadataMaxAgeMs?: number;
+  /** The parts every partition's writer of this process keeps together (see parts-budget.ts). */
+  readonly partsBudget?: PartsBudget;
+  /** Holds batches back while the heap is pressed (see heap-guard.ts). */
+  readonly heapGuard?: Pick<HeapGuard, 'room'>;
   /** Called with each flush's figures. */
   readonly onFlush?: (report: FlushReport) => void;
   /** Called when a batch fails (the store is down, say); the batch is retried after a pause. */

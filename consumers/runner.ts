@@ -116,6 +116,8 @@ export class ConsumerRunner {
       eachBatch: async (
         { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale },
       ) => {
+        // Under heap pressure no batch is folded (and kafkajs fetches no more) until it eases.
+        await this.#options.heapGuard?.room(heartbeat);
         const processor = this.#processor(batch.topic, batch.partition);
         // What comes before a batch that could not be decoded is folded; that batch stops it.
         const marked = batch.messages.findIndex((message) =>
@@ -415,6 +417,7 @@ export class ConsumerRunner {
       recentLogsCapacity: options.recentLogsCapacity,
       flushEvents: options.flushEvents,
       ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
+      ...(options.partsBudget === undefined ? {} : { partsBudget: options.partsBudget }),
       publishDeadLetters: (letters) =>
         publishDeadLetters(
           this.#producer,

@@ -24,6 +24,8 @@ import { type BatchFailure, registerConsumerMetrics } from './metrics.ts';
 import { RestartRate } from './restart-rate.ts';
 import { StallWatch } from './stall-watch.ts';
 import { consumerStore } from './store-deadline.ts';
+import { memoryBounds } from './memory-bounds.ts';
+import { heapOfThisProcess } from './heap-guard.ts';
 import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
 
 /** Why a batch failed, for the log and the metrics. */
@@ -157,6 +159,12 @@ export function startConsumers(
       () => undefined,
     );
   }, STALL_SAMPLE_MS);
+  const memory = memoryBounds({
+    partsCacheLimit: config.partsCacheLimit,
+    logger,
+    nowMs,
+    registry: hooks.metrics,
+  });
   const metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
     lag: async () => (await runner?.lag()) ?? [],
     paused: () => halted.size + undecodable.size,
@@ -174,6 +182,8 @@ export function startConsumers(
       recentLogsCapacity: config.recentLogsCapacity,
       flushEvents: config.flushEvents,
       flushBytes: config.flushBytes,
+      partsBudget: memory.partsBudget,
+      heapGuard: memory.heapGuard,
       flushIntervalMs: config.flushIntervalMs,
       concurrency: config.consumerConcurrency,
       sessionTimeoutMs: config.consumerSessionTimeoutMs,
@@ -348,10 +358,17 @@ export function startConsumers(
       }
     }
     waiting = 'joining the consumer group';
+    memory.heapGuard.start();
     await join();
     outage.recovered();
     waiting = null;
-    logger.info({ brokers, group: config.kafkaGroupId }, 'consumers running');
+    logger.info({
+      brokers,
+      group: config.kafkaGroupId,
+      // The bounds of docs/OPERATIONS.md, "A consumer's memory".
+      heapLimitMiB: Math.round(heapOfThisProcess().limit / 1048576),
+      partsCacheLimit: config.partsCacheLimit,
+    }, 'consumers running');
   })();
   // Stopping before the start ended is not a failure of the start.
   running.catch(() => undefined);
@@ -394,6 +411,7 @@ export function startConsumers(
       // steps after it see the abort, and a runner already made is stopped here.
       stopping.abort(new Error('the consumers are stopping'));
       clearInterval(sampling);
+      memory.heapGuard.stop();
       await runner?.stop();
     },
   };

@@ -43,6 +43,12 @@ export type { AddressSource, KafkaSecurity, RateLimitConfig, RedisSecurity };
 /** Partitions per topic unless configured (`TOPIC_PARTITIONS`): room for 12 consumers in a group. */
 export const DEFAULT_TOPIC_PARTITIONS = 12;
 
+/**
+ * Stored parts a consumer process's writers keep deserialized between flushes, all its
+ * partitions together, unless configured (`PARTS_CACHE_LIMIT`).
+ */
+export const DEFAULT_PARTS_CACHE_LIMIT = 100_000;
+
 /** Events one ingest body may hold unless configured (`INGEST_MAX_ITEMS`). */
 export const DEFAULT_INGEST_MAX_ITEMS = 10_000;
 
@@ -87,6 +93,8 @@ export interface Config extends HttpConfig {
   readonly flushEvents: number;
   /** Most bytes of event text a partition holds folded and not yet written. */
   readonly flushBytes: number;
+  /** Most stored parts a consumer process keeps deserialized between flushes. */
+  readonly partsCacheLimit: number;
   /**
    * Run on a Redis whose `maxmemory-policy` may evict keys (`REDIS_ALLOW_EVICTION=1`): rollups
    * can then vanish while the offsets that say they were written stay. Refused by default.
@@ -295,6 +303,13 @@ export function loadConfig(env: Env): Config {
     flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
     flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
     flushBytes: integer(env, 'FLUSH_BYTES', DEFAULT_FLUSH_BYTES, 64 * 1024, 1024 * 1024 * 1024),
+    partsCacheLimit: integer(
+      env,
+      'PARTS_CACHE_LIMIT',
+      DEFAULT_PARTS_CACHE_LIMIT,
+      1_000,
+      100_000_000,
+    ),
     redisAllowEviction: flag(env, 'REDIS_ALLOW_EVICTION'),
     consumerConcurrency: integer(env, 'CONSUMER_CONCURRENCY', 12, 1, 1_000),
     consumerSessionTimeoutMs: integer(

@@ -55,6 +55,7 @@ import { ResumeOffset } from './resume-offset.ts';
 import { StreamAdmission } from './stream-admission.ts';
 import type { UnreadableReporter } from './unreadable.ts';
 import { DIRECT_WATERMARK_REREAD_US, watermarkKeyOf, watermarkLifeUs } from './watermarks.ts';
+import type { PartsBudget } from './parts-budget.ts';
 
 /** Options of {@link PartitionWriter}. */
 export interface PartitionWriterOptions {
@@ -73,6 +74,11 @@ export interface PartitionWriterOptions {
   readonly recentLogsCapacity?: number;
   /** Parts and watermarks kept in memory between flushes. Default 50,000 each. */
   readonly cacheLimit?: number;
+  /**
+   * The parts every writer of the process keeps together (see `parts-budget.ts`); the writer
+   * counts its parts into it and drops its least recently committed ones while it is exceeded.
+   */
+  readonly partsBudget?: PartsBudget;
   /** Told about each stored part that could not be read (and was moved aside). */
   readonly onUnreadable?: UnreadableReporter;
   /**
@@ -139,7 +145,12 @@ export class PartitionWriter {
     const resume = new ResumeOffset(options);
     const { replayed } = resume;
     const limit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
-    const cache = new ProjectCache({ stream, limit, nowUs });
+    const cache = new ProjectCache({
+      stream,
+      limit,
+      nowUs,
+      ...(options.partsBudget === undefined ? {} : { partsBudget: options.partsBudget }),
+    });
     const ledger = new CommitLedger({
       store,
       stream,

@@ -6,7 +6,8 @@
  * watermark moved forgets it all ({@link ProjectCache.forget}).
  *
  * Bounded: {@link ProjectCache.evict} drops, after each flush, expired parts, then parts of the
- * least recently committed projects, then whole projects, while over the limit.
+ * least recently committed projects while over the limit or the process's parts budget (see
+ * `parts-budget.ts`), then whole projects while over the limit.
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@
 import { DAY_US } from '../time/civil.ts';
 import type { AdmittedKeys } from './admission.ts';
 import type { PendingStateOf } from './fold.ts';
+import { PartsBudget } from './parts-budget.ts';
 
 /** Projects, and parts, a writer keeps between flushes unless told otherwise. */
 export const DEFAULT_CACHE_LIMIT = 50_000;
@@ -88,6 +90,12 @@ export interface ProjectCacheOptions {
   readonly limit: number;
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;
+  /**
+   * The parts every writer of the process keeps together: the cache counts its parts into it
+   * and drops its least recently committed ones while it is exceeded. Default: one of its own,
+   * of `limit` parts.
+   */
+  readonly partsBudget?: PartsBudget;
 }
 
 /** One stream's projects as its writer knows them, bounded. */
@@ -99,6 +107,8 @@ export class ProjectCache {
   readonly #projects = new Map<string, KnownProject>();
   /** Parts held in {@link #projects}, all projects together. */
   #partCount = 0;
+  /** The process's parts budget, which {@link #partCount} is counted into. */
+  readonly #partsBudget: PartsBudget;
   /** Counts flushes, to tell what a pending fold still needs from what may be forgotten. */
   #flushes = 0;
 
@@ -106,6 +116,7 @@ export class ProjectCache {
     this.#stream = options.stream;
     this.#limit = options.limit;
     this.#nowUs = options.nowUs;
+    this.#partsBudget = options.partsBudget ?? new PartsBudget(options.limit);
   }
 
   /** How many flushes began: what was used in the current one is not forgotten. */
@@ -150,13 +161,13 @@ export class ProjectCache {
     const known = this.#projects.get(project);
     if (known === undefined) return;
     this.#projects.delete(project);
-    this.#partCount -= known.parts.size;
+    this.#countParts(-known.parts.size);
   }
 
   /** Keeps a part of `known` it did not have (read, or known new). */
   addPart(known: KnownProject, address: string, part: CachedPart): void {
     known.parts.set(address, part);
-    this.#partCount += 1;
+    this.#countParts(1);
   }
 
   /** Marks `project` committed now: it is the last to be forgotten. */
@@ -170,7 +181,13 @@ export class ProjectCache {
   /** Forgets everything (a conflict, a reopen). */
   forget(): void {
     this.#projects.clear();
-    this.#partCount = 0;
+    this.#countParts(-this.#partCount);
+  }
+
+  /** Counts `parts` more held (negative: dropped), here and in the process's budget. */
+  #countParts(parts: number): void {
+    this.#partCount += parts;
+    this.#partsBudget.add(parts);
   }
 
   /**
@@ -194,21 +211,21 @@ export class ProjectCache {
       for (const [key, part] of known.parts) {
         if (part !== NEW_KEY && part.expireAtMs > nowMs) break;
         known.parts.delete(key);
-        this.#partCount -= 1;
+        this.#countParts(-1);
       }
     }
     // Parts first, least recently committed project first: a dropped part is read again when
     // next needed, while a dropped watermark would stop the fold for a read (one number each).
     for (const known of this.#projects.values()) {
-      if (this.#partCount <= this.#limit) break;
-      this.#partCount -= known.parts.size;
+      if (this.#partCount <= this.#limit && !this.#partsBudget.exceeded) break;
+      this.#countParts(-known.parts.size);
       known.parts.clear();
     }
     for (const [project, known] of this.#projects) {
       if (this.#projects.size <= this.#limit) break;
       if (known.usedIn >= this.#flushes) continue;
       this.#projects.delete(project);
-      this.#partCount -= known.parts.size;
+      this.#countParts(-known.parts.size);
     }
   }
 }

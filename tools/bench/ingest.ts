@@ -27,6 +27,11 @@
  *
  * At the end, each consumer process's peak RSS (`VmHWM`). `--profile DIR` runs the consumers
  * with `node --cpu-prof --cpu-prof-dir=DIR`: one CPU profile per consumer, written as it stops.
+ * `--memory-probe DIR` loads `memory-probe.ts` into each consumer and prints, per consumer, what
+ * its RSS was made of at its highest (V8's spaces, live heap after a major collection, external
+ * buffers, collections). The consumers get the heap flags of `npm run consumers`
+ * (`service/heap-flags.ts`); `--node-flags "..."` gives theirs instead (to try heap settings;
+ * `--node-flags ""` for V8's defaults).
  *
  * @module
  */
@@ -52,6 +57,8 @@ import { bareConsume } from './bare-consume.ts';
 import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import { processCpuSeconds, processPeakRssBytes } from './measure.ts';
 import { publishGenerated } from './publish-generated.ts';
+import { describeProbe, readProbes } from './memory-report.ts';
+import { CONSUMER_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { startOwnBenchStore } from './own-store.ts';
 import { type BenchStore, RedisNodes } from './redis-nodes.ts';
 
@@ -66,6 +73,8 @@ const { values } = parseArgs({
     keys: { type: 'string', default: 'project' },
     compression: { type: 'string', default: 'none' },
     profile: { type: 'string' },
+    'memory-probe': { type: 'string' },
+    'node-flags': { type: 'string' },
   },
 });
 if (values.store !== 'redis' && values.store !== 'redis-cluster') {
@@ -201,6 +210,8 @@ const flushes: FlushReport[] = [];
 const freshness: number[] = [];
 const liveFlushDurations: number[] = [];
 let measuringFreshness = false;
+// The consumers inherit this environment: where their probes write (this process loads none).
+if (values['memory-probe'] !== undefined) process.env.MEMORY_PROBE_DIR = values['memory-probe'];
 const children = Array.from({ length: CONSUMERS }, () => {
   const child = startConsumerProcess({
     brokers,
@@ -209,9 +220,14 @@ const children = Array.from({ length: CONSUMERS }, () => {
     clusterNodes,
     prefix,
     logLevel: 'debug',
-    nodeFlags: values.profile === undefined
-      ? []
-      : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`],
+    nodeFlags: [
+      ...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]),
+      ...(values['memory-probe'] === undefined
+        ? []
+        : ['--import', './tools/bench/memory-probe.ts']),
+      // As `npm run consumers` starts them, unless --node-flags says otherwise.
+      ...(values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? CONSUMER_HEAP_FLAGS),
+    ],
   });
   // Each flush is a debug line {"msg":"flushed","time":<ms>,...FlushReport}.
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -337,6 +353,13 @@ const peaks = children.map((child) => processPeakRssBytes(child.pid));
 const peaksMiB = peaks.map((peak) => peak === null ? null : Number((peak / 1048576).toFixed(1)));
 results.consumerPeakRssMiB = peaksMiB;
 console.log(`consumers' peak RSS: ${peaksMiB.map((peak) => peak ?? '?').join(', ')} MiB`);
+const probeDir = values['memory-probe'];
+if (probeDir !== undefined) {
+  const probes = readProbes(probeDir);
+  for (const child of children) {
+    console.log(describeProbe(`consumer ${child.pid}`, probes.get(String(child.pid)) ?? []));
+  }
+}
 
 for (const child of children) child.kill('SIGTERM');
 await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));

@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { CONSUMER_HEAP_FLAGS } from '../../service/heap-flags.ts';
 
 /** pino's level number of `error`: lines at or above it are errors. */
 const ERROR_LEVEL = 50;
@@ -45,13 +46,20 @@ export class RoleProcess {
   }
 
   /**
-   * Starts `service/main.ts --role <role>` on Node with `env` added, its log on a pipe; its
-   * standard error goes to ours.
+   * Starts `service/main.ts --role <role>` on Node with `env` added (the consumers with the heap
+   * flags of `npm run consumers`), its log on a pipe; its standard error goes to ours.
    */
   static start(options: RoleProcessOptions): RoleProcess {
     const child = spawn(
       process.execPath,
-      ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts', '--role', options.role],
+      [
+        '--disable-warning=TimeoutNegativeWarning',
+        // As `npm run consumers` starts them.
+        ...(options.role === 'consumers' ? CONSUMER_HEAP_FLAGS : []),
+        'service/main.ts',
+        '--role',
+        options.role,
+      ],
       { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     return new RoleProcess(child, options);

@@ -1,0 +1,24 @@
+/**
+ * The V8 heap flags the consumer role is started with: `npm run consumers`, the image's
+ * consumers in docker-compose.yml (`NODE_OPTIONS`), and the tools that start consumers to
+ * measure them (`bench:ingest`, `soak`). test/deploy/heap-flags.test.ts keeps those launchers
+ * equal to this list. docs/OPERATIONS.md ("A consumer's memory") says what each bounds and how
+ * the consumer's own bounds fit inside it: the old space holds the parts cache
+ * (`PARTS_CACHE_LIMIT`), what is pending (`FLUSH_EVENTS`, `FLUSH_BYTES`) and a fetch's decoded
+ * batches, with room for V8 to collect; past 70% of the heap's limit the consumer holds batches
+ * back (consumers/heap-guard.ts) rather than run out of memory.
+ *
+ * @module
+ */
+
+/** Most MiB of V8's old space (long-lived objects) of a consumer process. */
+export const CONSUMER_OLD_SPACE_MIB = 192;
+
+/** MiB of each of V8's two young-generation semi-spaces (short-lived objects). */
+export const CONSUMER_SEMI_SPACE_MIB = 16;
+
+/** The flags, as given to `node` (or, on Deno, to `--v8-flags=` joined by commas). */
+export const CONSUMER_HEAP_FLAGS: readonly string[] = [
+  `--max-old-space-size=${CONSUMER_OLD_SPACE_MIB}`,
+  `--max-semi-space-size=${CONSUMER_SEMI_SPACE_MIB}`,
+];
