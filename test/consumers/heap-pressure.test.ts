@@ -15,7 +15,7 @@ import { describeWithServices } from '../support/services.ts';
 import { createWorld, exited, type World } from './harness.ts';
 
 /** The heap the consumer gets: room for its code and a little more, not for a catch-up. */
-export const SMALL_HEAP_FLAGS = '--max-old-space-size=40 --max-semi-space-size=1';
+export const SMALL_HEAP_FLAGS = '--max-old-space-size=64 --max-semi-space-size=2';
 
 describeWithServices(['kafka', 'redis'], 'a consumer under heap pressure', ({ kafka, redis }) => {
   let world: World;
