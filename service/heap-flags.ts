@@ -12,10 +12,10 @@
  */
 
 /** Most MiB of V8's old space (long-lived objects) of a consumer process. */
-export const CONSUMER_OLD_SPACE_MIB = 192;
+export const CONSUMER_OLD_SPACE_MIB = 256;
 
 /** MiB of each of V8's two young-generation semi-spaces (short-lived objects). */
-export const CONSUMER_SEMI_SPACE_MIB = 16;
+export const CONSUMER_SEMI_SPACE_MIB = 32;
 
 /** The flags, as given to `node` (or, on Deno, to `--v8-flags=` joined by commas). */
 export const CONSUMER_HEAP_FLAGS: readonly string[] = [

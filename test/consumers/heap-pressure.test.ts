@@ -4,7 +4,7 @@
  * (`NODE_OPTIONS=--max-old-space-size=...`) must press its heap guard (batches held back, cached
  * parts dropped: consumers/heap-guard.ts), keep running, and fold every event exactly once: the
  * answers equal the reference evaluator. BENCHMARKS.md ("Memory of a consumer") says what it
- * showed so far.
+ * showed.
  */
 import { type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';

@@ -30,8 +30,8 @@
  * `--memory-probe DIR` loads `memory-probe.ts` into each consumer and prints, per consumer, what
  * its RSS was made of at its highest (V8's spaces, live heap after a major collection, external
  * buffers, collections). The consumers get the heap flags of `npm run consumers`
- * (`service/heap-flags.ts`); `--node-flags "..."` gives theirs instead (to try heap settings;
- * `--node-flags ""` for V8's defaults).
+ * (`service/heap-flags.ts`); `--node-flags="..."` gives theirs instead (to try heap settings;
+ * `--node-flags=""` for V8's defaults).
  *
  * @module
  */
