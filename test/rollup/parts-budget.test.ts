@@ -4,33 +4,18 @@
  * pressure), every writer drops its parts at its next flush, and a part dropped is read again.
  */
 import { describe, expect, test } from 'vitest';
-import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { PartsBudget } from '../../src/rollup/parts-budget.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
-import { memoryStore, minuteKey, NOW_US, PROJECT } from './partition-writer-fixtures.ts';
-
-/** A function invocation of `project`, one second before `nowUs`. */
-function invocation(project: string, id: string): LogEvent {
-  const result = parse(
-    JSON.stringify({
-      id,
-      timestamp: NOW_US - 1_000_000,
-      metadata: [{
-        project_ref: project,
-        function_id: 'f1',
-        execution_time_ms: 5,
-        response: [{ status_code: 200 }],
-      }],
-    }),
-    'function-edge',
-    { nowUs: NOW_US },
-  );
-  if (!result.ok) throw new Error(result.rejection.reason);
-  return result.event;
-}
+import {
+  invocationEvent,
+  memoryStore,
+  minuteKey,
+  NOW_US,
+  PROJECT,
+} from './partition-writer-fixtures.ts';
 
 async function flush(writer: PartitionWriter, events: readonly LogEvent[], from: number) {
   await writer.loadWatermarks(events.map((event) => event.project));
@@ -67,7 +52,9 @@ describe('a parts budget shared by writers', () => {
     for (const writer of writers) await writer.open();
     // Each flush reads or makes 8 parts per project: 10 projects, 80 parts per flush.
     for (const [i, writer] of writers.entries()) {
-      const events = projects(`budget${i}p`, 10).map((project, n) => invocation(project, `e${n}`));
+      const events = projects(`budget${i}p`, 10).map((project, n) =>
+        invocationEvent(`e${n}`, 5, project)
+      );
       await flush(writer, events, 0);
       const total = writers.reduce((sum, w) => sum + w.cached.parts, 0);
       expect(budget.held).toBe(total);
@@ -90,15 +77,15 @@ describe('a parts budget shared by writers', () => {
     });
     await writer.open();
     const project = PROJECT;
-    await flush(writer, [invocation(project, 'a')], 0);
+    await flush(writer, [invocationEvent('a', 5, project)], 0);
     expect(writer.cached.parts).toBe(8);
     budget.squeeze(true);
-    await flush(writer, [invocation(project, 'b')], 1);
+    await flush(writer, [invocationEvent('b', 5, project)], 1);
     expect(writer.cached.parts).toBe(0);
     expect(budget.held).toBe(0);
     budget.squeeze(false);
     // Read again from the store and merged: nothing counted twice or lost.
-    await flush(writer, [invocation(project, 'c')], 2);
+    await flush(writer, [invocationEvent('c', 5, project)], 2);
     expect(writer.cached.parts).toBe(8);
     const [text] = await store.readParts([{ key: minuteKey() }], 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(text ?? ''))).toMatchObject({
