@@ -1,7 +1,8 @@
 /**
  * The cost budget of one consumer (`npm run bench:consumer -- [--events 200000]
- * [--partitions 12] [--interval 1000] [--profile-dir DIR]`): where its CPU per event goes, stage
- * by stage, beside the floor it cannot go below, measured in the same run on the same events.
+ * [--partitions 12] [--interval 1000] [--profile-dir DIR] [--allocations]`): where its CPU per
+ * event goes, stage by stage, beside the floor it cannot go below, measured in the same run on the
+ * same events; with `--allocations`, where its allocated bytes go too.
  *
  * 1. N generated events (`bench:ingest`'s: seed 1, the last hour, 1,000 projects, Zipf-skewed)
  *    are published, keyed by project, to fresh topics of `--partitions` partitions on the broker
@@ -21,8 +22,15 @@
  *    beside it (on a loaded machine, preempted time is sampled too). The other threads' CPU (V8's
  *    concurrent GC and compilers, libuv) is printed as its own row.
  *
- * The ratio printed last is the consumer process's CPU per event over the floor (issue 33's
- * target: at most 1.5). Figures also go to bench-results/consumer.json.
+ * 5. with `--allocations`, the consumer also runs V8's sampling heap profiler over the window
+ *    (through its inspector, keeping the samples of objects either GC collected): the bytes it
+ *    allocated per event, split by the same stages and by allocating frame
+ *    (tools/bench/allocation-stages.ts), and the profile is kept in the profile directory as
+ *    `consumer.heapprofile`. The sampler costs CPU of its own: read that run's CPU
+ *    figures as perturbed, and take them from a run without it.
+ *
+ * The ratio printed is the consumer process's CPU per event over the floor (issue 33's target:
+ * at most 1.5). Figures also go to bench-results/consumer.json.
  *
  * @module
  */
@@ -37,7 +45,10 @@ import { registerCodecs } from '../../src/kafka/codecs/register.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { startOwnRedis, stopOwnRedis } from '../services/own-redis.ts';
+import { freePort } from '../services/free-port.ts';
+import { type SamplingHeapProfile, splitAllocations } from './allocation-stages.ts';
 import { bareConsume } from './bare-consume.ts';
+import { InspectorSession } from './inspector-session.ts';
 import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import {
   environment,
@@ -58,6 +69,7 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '12' },
     interval: { type: 'string', default: '1000' },
     'profile-dir': { type: 'string' },
+    allocations: { type: 'boolean', default: false },
   },
 });
 const EVENTS = positiveFlag('events', values.events);
@@ -65,6 +77,8 @@ const PARTITIONS = positiveFlag('partitions', values.partitions);
 const INTERVAL_US = positiveFlag('interval', values.interval);
 /** How long the consumer may take to join its group before the run is given up. */
 const JOIN_DEADLINE_MS = 120_000;
+/** Mean bytes between two samples of the heap profiler of `--allocations`. */
+const ALLOCATION_SAMPLING_BYTES = 16_384;
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const nowHrUs = () => Number(process.hrtime.bigint() / 1000n);
 const perEvent = (seconds: number) => Number((seconds / EVENTS * 1e6).toFixed(2));
@@ -121,6 +135,7 @@ try {
   // 3. One profiled consumer catching up.
   const store = await RedisStore.connect(redis.address);
   const nodes = await RedisNodes.connect('redis', { REDIS_URL: redis.address });
+  const inspectorPort = values.allocations ? await freePort() : null;
   child = startConsumerProcess({
     brokers,
     store: 'redis',
@@ -133,6 +148,7 @@ try {
       `--cpu-prof-dir=${profileDir}`,
       `--cpu-prof-interval=${INTERVAL_US}`,
       '--trace-gc-nvp',
+      ...(inspectorPort === null ? [] : [`--inspect=127.0.0.1:${inspectorPort}`]),
     ],
   });
   const running = child;
@@ -155,7 +171,15 @@ try {
       JOIN_DEADLINE_MS,
     ).unref()
   );
+  const inspector = inspectorPort === null
+    ? null
+    : await Promise.race([InspectorSession.connect(inspectorPort), gone, late]);
   await Promise.race([inGroup, gone, late]);
+  await inspector?.send('HeapProfiler.startSampling', {
+    samplingInterval: ALLOCATION_SAMPLING_BYTES,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
   const from = {
     us: nowHrUs(),
     cpu: processCpuSeconds(child.pid),
@@ -176,6 +200,14 @@ try {
   };
   const seconds = (Date.now() - wallStart) / 1000;
   const peakRss = processPeakRssBytes(child.pid);
+  const heapProfile = inspector === null
+    ? null
+    : (await inspector.send('HeapProfiler.stopSampling')).profile as SamplingHeapProfile;
+  inspector?.close();
+  // Kept beside the CPU profile (Chrome's DevTools open either).
+  if (heapProfile !== null) {
+    writeFileSync(join(profileDir, 'consumer.heapprofile'), JSON.stringify(heapProfile));
+  }
   gone.catch(() => undefined);
   child.kill('SIGTERM');
   await exited;
@@ -309,6 +341,7 @@ try {
         .join(', ')
     }`,
   );
+  if (heapProfile !== null) printAllocations(heapProfile, results);
 } finally {
   if (child !== undefined && child.exitCode === null) child.kill('SIGTERM');
   await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
@@ -319,3 +352,35 @@ try {
 mkdirSync('bench-results', { recursive: true });
 writeFileSync('bench-results/consumer.json', `${JSON.stringify(results, null, 2)}\n`);
 console.log(JSON.stringify(results));
+
+/** Prints the allocations of `profile` per event, by stage and by frame, into `results` too. */
+function printAllocations(profile: SamplingHeapProfile, results: Record<string, unknown>): void {
+  const split = splitAllocations(profile, process.cwd());
+  const perEventBytes = (bytes: number) => Math.round(bytes / EVENTS);
+  const byStage = STAGES.filter((stage) => stage !== 'idle').map((stage) => ({
+    stage,
+    bytesPerEvent: perEventBytes(split.bytes.get(stage) ?? 0),
+  }));
+  const frames = [...split.frames].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 20)
+    .map(([frame, { stage, bytes }]) => ({ frame, stage, bytesPerEvent: perEventBytes(bytes) }));
+  Object.assign(results, {
+    sampledAllocatedBytesPerEvent: perEventBytes(split.total),
+    allocationsByStage: byStage,
+    allocationsByFrame: frames,
+  });
+  console.log(
+    `\n5. allocations (V8's sampling heap profiler, a sample every ${ALLOCATION_SAMPLING_BYTES} ` +
+      `bytes on average, collected objects kept): ${perEventBytes(split.total)} bytes per event\n`,
+  );
+  console.log('| stage | bytes allocated per event | share |');
+  console.log('| --- | ---: | ---: |');
+  for (const { stage, bytesPerEvent } of byStage) {
+    const share = split.total === 0 ? 0 : bytesPerEvent * EVENTS / split.total;
+    console.log(`| ${STAGE_LABELS[stage]} | ${bytesPerEvent} | ${(share * 100).toFixed(1)}% |`);
+  }
+  console.log('\n| allocating frame (nearest with a file) | stage | bytes per event |');
+  console.log('| --- | --- | ---: |');
+  for (const { frame, stage, bytesPerEvent } of frames) {
+    console.log(`| \`${frame}\` | ${stage} | ${bytesPerEvent} |`);
+  }
+}

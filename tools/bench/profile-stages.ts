@@ -89,15 +89,9 @@ const AGGREGATE_OPERATIONS: Readonly<Record<string, Stage>> = {
   serializedText: 'encode',
   toSerialized: 'encode',
 };
-/** The partition writer's functions that are not bookkeeping. */
-const WRITER_FUNCTIONS: Readonly<Record<string, Stage>> = {
-  decode: 'merge',
-  mergeInto: 'merge',
-  '#mergeParts': 'merge',
-  serialize: 'encode',
-  '#commitProject': 'encode',
-  '#logsWrite': 'encode',
-  '#addRecentLogs': 'encode',
+/** The committer's functions that are not encoding: bookkeeping of the writer's. */
+const COMMIT_FUNCTIONS: Readonly<Record<string, Stage>> = {
+  registerHosts: 'writer',
 };
 /** Files each wholly of one stage (paths from the repository's root). */
 const FILE_STAGES: readonly (readonly [prefix: string, stage: Stage])[] = [
@@ -109,7 +103,12 @@ const FILE_STAGES: readonly (readonly [prefix: string, stage: Stage])[] = [
   ['src/events/schema.ts', 'validate'],
   ['src/events/', 'parse'],
   ['src/rollup/fold.ts', 'fold'],
+  // Reading the parts a delta lacks, and merging the delta into them (the aggregates' own
+  // merge and serialize frames, above, claim their samples first).
+  ['src/rollup/part-merge.ts', 'merge'],
+  ['src/rollup/partition-writer.ts', 'writer'],
   ['src/rollup/admission.ts', 'writer'],
+  ['src/rollup/stream-admission.ts', 'writer'],
   ['src/rollup/commit-ledger.ts', 'writer'],
   ['src/rollup/unreadable.ts', 'merge'],
   ['src/store/scripts.ts', 'encode'],
@@ -154,7 +153,7 @@ export function frameStage(file: string, functionName: string): Stage | null {
     return null;
   }
   if (AGGREGATE_FILES.includes(file)) return AGGREGATE_OPERATIONS[functionName] ?? null;
-  if (file === 'src/rollup/partition-writer.ts') return WRITER_FUNCTIONS[functionName] ?? 'writer';
+  if (file === 'src/rollup/project-commit.ts') return COMMIT_FUNCTIONS[functionName] ?? 'encode';
   for (const [prefix, stage] of FILE_STAGES) if (file.startsWith(prefix)) return stage;
   return null;
 }
@@ -209,32 +208,41 @@ export interface ProfileSplit {
   readonly otherLeaves: ReadonlyMap<string, number>;
 }
 
+/** The stage of each node of a profile's call tree, and the files its frames are in. */
+export interface StageResolver {
+  /** The stage of the node `id` (see {@link frameStage}; a node naming none takes its caller's). */
+  readonly stageOf: (id: number) => Stage;
+  /** A frame's URL as a path from the repository's root (or the URL, outside it). */
+  readonly fileOf: (url: string) => string;
+}
+
 /**
- * Splits the samples of `profile` taken between `fromUs` and `toUs` by stage.
+ * Resolves the stages of the call tree of `nodes` (a CPU profile's, or an allocation profile's
+ * flattened), naming files from the repository at `root`.
  *
  * @example
  * ```ts
- * const { samples, total } = splitProfile(profile, { fromUs, toUs, root: process.cwd() });
+ * stageResolver(profile.nodes, process.cwd()).stageOf(42); // 'fold'
  * ```
  */
-export function splitProfile(profile: CpuProfile, options: SplitOptions): ProfileSplit {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+export function stageResolver(nodes: readonly ProfileNode[], root: string): StageResolver {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
   const parents = new Map<number, number>();
-  for (const node of profile.nodes) {
+  for (const node of nodes) {
     for (const child of node.children ?? []) parents.set(child, node.id);
   }
   const sources = new Map<string, string | null>();
   const source = (file: string): string | null => {
     if (!sources.has(file)) {
       try {
-        sources.set(file, readFileSync(`${options.root}/${file}`, 'utf8'));
+        sources.set(file, readFileSync(`${root}/${file}`, 'utf8'));
       } catch {
         sources.set(file, null);
       }
     }
     return sources.get(file) ?? null;
   };
-  const prefix = `${options.root.replace(/\/$/, '')}/`;
+  const prefix = `${root.replace(/\/$/, '')}/`;
   const fileOf = (url: string): string => {
     const path = url.startsWith('file://') ? fileURLToPath(url) : url;
     // node_modules may be a link elsewhere: name its files from node_modules on.
@@ -261,7 +269,20 @@ export function splitProfile(profile: CpuProfile, options: SplitOptions): Profil
     stageOfNode.set(id, stage);
     return stage;
   };
+  return { stageOf, fileOf };
+}
 
+/**
+ * Splits the samples of `profile` taken between `fromUs` and `toUs` by stage.
+ *
+ * @example
+ * ```ts
+ * const { samples, total } = splitProfile(profile, { fromUs, toUs, root: process.cwd() });
+ * ```
+ */
+export function splitProfile(profile: CpuProfile, options: SplitOptions): ProfileSplit {
+  const { stageOf, fileOf } = stageResolver(profile.nodes, options.root);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const samples = new Map<Stage, number>(STAGES.map((stage) => [stage, 0]));
   const otherLeaves = new Map<string, number>();
   let total = 0;
