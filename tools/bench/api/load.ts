@@ -8,22 +8,18 @@
  *   answers do, and latency is measured from each request's scheduled time (no coordinated
  *   omission): the latency a client sees at that rate.
  *
+ * The requests are sent and read by a worker thread ({@link ./load-worker.ts}), away from the
+ * heap of the benchmark's own process; this thread reads the CPU meters when it says the
+ * measured period starts and when it ends.
+ *
  * @module
  */
-import { Pool } from 'undici';
+import { Worker } from 'node:worker_threads';
 import { nearestRank } from '../../nearest-rank.ts';
+import type { LoadOutcome, LoadPlan } from './load-loop.ts';
 
 /** Options of {@link drive}. */
-export interface DriveOptions {
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Paths with query strings, taken in turn. */
-  readonly paths: readonly string[];
-  readonly connections: number;
-  readonly seconds: number;
-  readonly warmupSeconds: number;
-  /** Open loop at this many requests per second; absent: closed loop. */
-  readonly ratePerSecond?: number;
+export interface DriveOptions extends LoadPlan {
   /** CPU seconds the server has used so far (null: unknown), read when measuring starts and ends. */
   readonly serverCpuSeconds?: () => number | null;
   /** The same for the store the server reads (Redis), when it runs on this machine. */
@@ -68,63 +64,22 @@ class CpuMeter {
 
 /** Drives `options.url` and reports throughput and latency of the measured period. */
 export async function drive(options: DriveOptions): Promise<DriveResult> {
-  const pool = new Pool(options.url, {
-    connections: options.connections,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
+  const { serverCpuSeconds, storeCpuSeconds, ...plan } = options;
+  const meters = [new CpuMeter(serverCpuSeconds), new CpuMeter(storeCpuSeconds)];
+  const worker = new Worker(new URL('./load-worker.ts', import.meta.url), { workerData: plan });
+  const { latencies, failures } = await new Promise<LoadOutcome>((resolve, reject) => {
+    worker.on(
+      'message',
+      (message: { kind: 'measuring' } | { kind: 'done'; outcome: LoadOutcome }) => {
+        if (message.kind === 'measuring') meters.forEach((meter) => meter.start());
+        else resolve(message.outcome);
+      },
+    );
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the load worker exited (${code}) early`)));
   });
-  const latencies: number[] = [];
-  const failures: Record<string, number> = {};
-  let next = 0;
-  const started = performance.now();
-  const measureFrom = started + options.warmupSeconds * 1000;
-  const stopAt = measureFrom + options.seconds * 1000;
-  const meters = [new CpuMeter(options.serverCpuSeconds), new CpuMeter(options.storeCpuSeconds)];
-  const cpuTimer = setTimeout(
-    () => meters.forEach((meter) => meter.start()),
-    measureFrom - started,
-  );
-  /** Sends one request; `since` is when it counts from (sent, or scheduled). */
-  const send = async (since: number) => {
-    const path = options.paths[next++ % options.paths.length] ?? '/';
-    let status = 0;
-    try {
-      const response = await pool.request({ path, method: 'GET', headers: options.headers });
-      status = response.statusCode;
-      await response.body.text();
-    } catch (error) {
-      // A transport failure is counted as status 0, not thrown: the run goes on.
-      if (!(error instanceof Error)) throw error;
-    }
-    if (since < measureFrom) return;
-    latencies.push(performance.now() - since);
-    if (status !== 200) failures[String(status)] = (failures[String(status)] ?? 0) + 1;
-  };
-  const rate = options.ratePerSecond;
-  if (rate === undefined) {
-    const worker = async () => {
-      for (let sent = performance.now(); sent < stopAt; sent = performance.now()) await send(sent);
-    };
-    await Promise.all(Array.from({ length: options.connections }, worker));
-  } else {
-    const inFlight = new Set<Promise<void>>();
-    for (let i = 0;; i++) {
-      const scheduled = started + (i * 1000) / rate;
-      if (scheduled >= stopAt) break;
-      const wait = scheduled - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      // Latency counts from the scheduled time when sending late (no coordinated omission),
-      // and from the send itself when the timer let it go a little early.
-      const request = send(Math.min(scheduled, performance.now())).finally(() =>
-        inFlight.delete(request)
-      );
-      inFlight.add(request);
-    }
-    await Promise.all(inFlight);
-  }
-  clearTimeout(cpuTimer);
   const [serverCpu, storeCpu] = meters.map((meter) => meter.perRequest(latencies.length));
-  await pool.close();
+  await worker.terminate();
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
