@@ -1,6 +1,7 @@
 /**
- * HTTP API benchmark: one API process answering from Redis loaded with generated events,
- * driven over loopback from this process (undici, 64 connections by default), per workload:
+ * HTTP API benchmark: one API process answering from Redis loaded with generated events, driven
+ * over loopback from a worker thread of this process (undici, 64 connections by default), per
+ * workload:
  * requests/s and p50/p99 latency; then, in the same run, the reference evaluator answering the
  * same requests over the same raw events in memory (the query-on-every-call baseline), and
  * DuckDB answering each endpoint's SQL on every call over the same events loaded once into typed,
@@ -337,7 +338,7 @@ async function main(): Promise<void> {
       options.events.toLocaleString('en-US')
     } generated events (seed ${SEED}, last hour, ` +
       `1000 projects, Zipf) + 1000 hostile-host events folded into Redis (${url}); one API ` +
-      `process (node service/main.ts --role api); this process drives it over loopback with undici, ` +
+      `process (node service/main.ts --role api); a worker thread of this process drives it over loopback with undici (a heap of its own), ` +
       `${options.connections} connections, ${options.seconds} s per workload after 2 s warm-up; ` +
       'each workload cycles through the 50 busiest projects; per workload and mode (a fresh API ' +
       'process each) the saturation ' +
