@@ -44,6 +44,11 @@ type Rejected = Extract<ParseResult, { readonly ok: false }>;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** `bytes` past a leading UTF-8 byte-order mark, which the decoder leaves out of the text too. */
+function withoutByteOrderMark(bytes: Uint8Array): Uint8Array {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
 /**
  * Validates one message of a source against the producer contract (CONTRACT section 3).
  *
@@ -135,6 +140,7 @@ export function parse(
         metadata: value.metadata,
         requests,
         raw: text,
+        ...(typeof bytes === 'string' ? {} : { rawBytes: withoutByteOrderMark(bytes) }),
       },
     };
   }

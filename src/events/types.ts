@@ -46,6 +46,12 @@ export interface EdgeEvent {
    * parsed metadata again would cost more than everything else the fold does for an event).
    */
   readonly raw: string;
+  /**
+   * The UTF-8 bytes `raw` was decoded from, when the event arrived as bytes (a Kafka message's
+   * value, a leading byte-order mark left out): the ring buffer's entry is built from them, so
+   * the text is never encoded again on its way to the store.
+   */
+  readonly rawBytes?: Uint8Array;
 }
 
 /**

@@ -20,7 +20,7 @@
  * @module
  */
 import type { EdgeEvent, FunctionEdgeEvent, LogEvent } from '../events/types.ts';
-import type { ScoredMember } from '../store/port.ts';
+import type { WrittenMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
 import {
   bucketExpiryMs,
@@ -64,7 +64,7 @@ export interface ProjectDelta {
   /** Pending bucket states by where their parts live ({@link partAddress}). */
   readonly states: Map<string, PendingState>;
   /** Additions to the project's ring buffer of recent logs. */
-  readonly logs: ScoredMember[];
+  readonly logs: WrittenMember[];
   /** Request hosts with the newest event time seen (µs), for the host registry. */
   readonly hosts: Map<string, number>;
   /** Keys newly admitted by the project's bounds (see `admission.ts`), by the set that keeps them. */
@@ -139,7 +139,7 @@ interface ProjectFold {
   readonly all: ScopeStates<InvocationPending>;
   readonly functions: Map<string, ScopeStates<InvocationPending>>;
   readonly hosts: Map<string, HostFold>;
-  readonly logs: ScoredMember[];
+  readonly logs: WrittenMember[];
   readonly admitted: Map<string, AdmittedWrite>;
   /** The newest event time folded (µs). */
   newestUs: number;

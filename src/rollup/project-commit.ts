@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { RollupStore, ScoredMember, SortedSetWrite } from '../store/port.ts';
+import type { RollupStore, SortedSetWrite, WrittenMember } from '../store/port.ts';
 import type { CommitLedger } from './commit-ledger.ts';
 import { hostSightings, type ProjectDelta, type RollupDelta } from './fold.ts';
 import { EXPIRY_SLACK_US, HOST_HORIZON_US, hostMember, HOSTS_KEY, recentLogsKey } from './keys.ts';
@@ -143,7 +143,7 @@ export class ProjectCommits {
   }
 
   /** The write of `logs`, new entries of `project`'s ring buffer, with its trims. */
-  #logsWrite(project: string, logs: readonly ScoredMember[], nowUs: number): SortedSetWrite {
+  #logsWrite(project: string, logs: readonly WrittenMember[], nowUs: number): SortedSetWrite {
     return {
       key: recentLogsKey(project),
       members: logs,

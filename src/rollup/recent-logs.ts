@@ -10,7 +10,7 @@
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { EdgeEvent, JsonObject } from '../events/types.ts';
-import type { ScoredMember } from '../store/port.ts';
+import type { WrittenMember } from '../store/port.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
 
@@ -37,13 +37,18 @@ const MAX_POSITION = Number.MAX_SAFE_INTEGER;
  * The sorted-set member of one entry. `position` identifies where the event came from, see
  * {@link logPosition}: unique per event, and the same each time the event is written again (a
  * replay of its stream), which is what lets a replayed stream write entries outside its commits.
+ * An event that arrived as bytes gives its member as bytes: the head's UTF-8, then the message's
+ * own bytes (the same bytes as the text's, never encoded again).
  */
-export function recentLogMember(event: EdgeEvent, position: string): ScoredMember {
-  const { id, timestampUs, raw } = event;
-  return {
-    score: timestampUs,
-    member: `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}${raw}`,
-  };
+export function recentLogMember(event: EdgeEvent, position: string): WrittenMember {
+  const { id, timestampUs, raw, rawBytes } = event;
+  const head = `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}`;
+  if (rawBytes === undefined) return { score: timestampUs, member: `${head}${raw}` };
+  // A UTF-16 unit takes at most 3 bytes.
+  const member = new Uint8Array(head.length * 3 + rawBytes.byteLength);
+  const { written } = UTF8.encodeInto(head, member);
+  member.set(rawBytes, written);
+  return { score: timestampUs, member: member.subarray(0, written + rawBytes.byteLength) };
 }
 
 /**
@@ -166,7 +171,7 @@ function writeRowAt(
  *
  * @example
  * ```ts
- * const member = new TextEncoder().encode(recentLogMember(event, position).member);
+ * const [member] = await store.rangeByScore(recentLogsKey(project), range); // as bytes
  * const out = new Uint8Array(member.length + ROW_EXTRA_BYTES);
  * const end = writeRecentLogRow(member, out, 0);
  * new TextDecoder().decode(out.subarray(0, end));

@@ -23,6 +23,7 @@ import type {
   SortedSetWrite,
   StoredReach,
 } from './port.ts';
+import { memberText } from './member-text.ts';
 import { partField, slotOfField } from './part-field.ts';
 import { FORGOTTEN_REACH, parseReach, reachField, reachText } from './reach.ts';
 import { type MemoryBudget, StoreFullError } from './memory-budget.ts';
@@ -400,7 +401,9 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     }
     if (write.keepHighest !== null) this.#bounded.set(write.key, set);
     const before = set.bytes;
-    for (const member of write.members) set.add(member, write.mode);
+    for (const { score, member } of write.members) {
+      set.add({ score, member: memberText(member) }, write.mode);
+    }
     set.trim(write.keepHighest, write.dropBelow);
     this.#heldBytes += set.bytes - before;
     if (write.expireAtMs !== null) set.expireAtMs = write.expireAtMs;

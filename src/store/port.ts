@@ -45,10 +45,20 @@ export interface ScoredMember {
   readonly member: string;
 }
 
+/**
+ * A member as written: its text, or its UTF-8 bytes when they are at hand (a ring-buffer entry
+ * built from the Kafka message's own bytes goes to Redis as they are, never decoded and encoded
+ * again). Read back, it is text as any member.
+ */
+export interface WrittenMember {
+  readonly score: number;
+  readonly member: string | Uint8Array;
+}
+
 /** Additions to one sorted set, with the bounds that keep it from growing without limit. */
 export interface SortedSetWrite {
   readonly key: string;
-  readonly members: readonly ScoredMember[];
+  readonly members: readonly WrittenMember[];
   /** `add`: insert or overwrite the score; `max`: keep the greater of the old and new score. */
   readonly mode: 'add' | 'max';
   /** After adding, keep only this many members with the highest scores (null: no limit). */

@@ -60,7 +60,7 @@ interface Connection {
    * is handed over, not copied (a commit's may hold thousands of arguments): the caller builds it
    * for this call and does not touch it again.
    */
-  send(firstKey: string | undefined, args: string[], asBytes?: boolean): Promise<unknown>;
+  send(firstKey: string | undefined, args: RedisArgument[], asBytes?: boolean): Promise<unknown>;
   ping(): Promise<void>;
   /** `CONFIG GET name` of the server, or of every master of a cluster. */
   configGet(name: string): Promise<string[]>;
@@ -93,6 +93,9 @@ const AS_BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
 
 /** Pause between two attempts to reach a Redis Cluster that answered none of them, in ms. */
 const CLUSTER_RETRY_MS = 2_000;
+
+/** An argument as node-redis takes it: text, or bytes as a Buffer (sent as they are). */
+type RedisArgument = string | Buffer;
 
 type Client = ReturnType<typeof createClient>;
 type Cluster = ReturnType<typeof createCluster>;
@@ -319,7 +322,9 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
    */
   override async updateSortedSet(write: SortedSetWrite): Promise<void> {
     await Promise.all(
-      sortedSetCommands(write).map((command) => this.#connection.send(write.key, command)),
+      sortedSetCommands(write).map((command) =>
+        this.#connection.send(write.key, command.map(redisArgument))
+      ),
     );
   }
 
@@ -417,14 +422,23 @@ async function runScript(
  * a commit's thousands of arguments into a tail and the tail into the command copied them twice
  * (0.8 KB allocated per event, `bench:consumer -- --allocations`).
  */
-function scriptCommand(name: string, script: string, call: ScriptCall): string[] {
+function scriptCommand(name: string, script: string, call: ScriptCall): RedisArgument[] {
   const { keys, args } = call;
-  const command = new Array<string>(3 + keys.length + args.length);
+  const command = new Array<RedisArgument>(3 + keys.length + args.length);
   command[0] = name;
   command[1] = script;
   command[2] = String(keys.length);
   let at = 3;
   for (const key of keys) command[at++] = key;
-  for (const arg of args) command[at++] = arg;
+  for (const arg of args) command[at++] = redisArgument(arg);
   return command;
+}
+
+/**
+ * `value` as node-redis takes it: bytes as a Buffer over the same memory (node-redis writes a
+ * Buffer as it is, and refuses any other byte array).
+ */
+function redisArgument(value: string | Uint8Array): RedisArgument {
+  if (typeof value === 'string' || Buffer.isBuffer(value)) return value;
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 }

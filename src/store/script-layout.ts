@@ -36,7 +36,7 @@ export class ArgumentLayout<N extends string> {
   }
 
   /** Appends `values` to `args` in this layout's order. */
-  push(args: string[], values: Readonly<Record<N, string>>): void {
+  push(args: (string | Uint8Array)[], values: Readonly<Record<N, string>>): void {
     for (const name of this.names) args.push(values[name]);
   }
 

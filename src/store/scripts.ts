@@ -54,10 +54,10 @@ export const READ_HASHES_SCRIPT = loadLuaScript(
   { readOnly: true },
 );
 
-/** The KEYS and ARGV of one script call. */
+/** The KEYS and ARGV of one script call; an argument given as bytes goes as they are. */
 export interface ScriptCall {
   readonly keys: string[];
-  readonly args: string[];
+  readonly args: (string | Uint8Array)[];
 }
 
 const optional = (value: number | null): string => value === null ? '' : String(value);

@@ -21,11 +21,11 @@
 import type { SortedSetWrite } from './port.ts';
 
 /** The commands of `write`, in the order they must run. */
-export function sortedSetCommands(write: SortedSetWrite): string[][] {
+export function sortedSetCommands(write: SortedSetWrite): (string | Uint8Array)[][] {
   const { key } = write;
-  const commands: string[][] = [];
+  const commands: (string | Uint8Array)[][] = [];
   if (write.members.length > 0) {
-    const add = write.mode === 'max' ? ['ZADD', key, 'GT'] : ['ZADD', key];
+    const add: (string | Uint8Array)[] = write.mode === 'max' ? ['ZADD', key, 'GT'] : ['ZADD', key];
     for (const { score, member } of write.members) add.push(String(score), member);
     commands.push(add);
   }

@@ -12,6 +12,7 @@
  */
 import { Redis } from '@upstash/redis';
 import type { RollupStore, ScoredMember, ScoreRange } from './port.ts';
+import { argumentsText } from './member-text.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations } from './scripted.ts';
 import type { LuaScript } from './lua-script.ts';
@@ -47,7 +48,7 @@ export class UpstashStore extends ScriptedOperations implements RollupStore {
           : redis.createScript(script.source);
         scripts.set(script, runner);
       }
-      return runner.exec(call.keys, call.args);
+      return runner.exec(call.keys, argumentsText(call.args));
     }, { clustered: false });
     this.#redis = redis;
   }

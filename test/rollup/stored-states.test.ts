@@ -17,6 +17,8 @@ import {
 } from '../../src/rollup/quantiles.ts';
 import { parseRecentLog, recentLogMember } from '../../src/rollup/recent-logs.ts';
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
+import { Buffer } from 'node:buffer';
+import { parse } from '../../src/events/parse.ts';
 import { edgeEvent } from '../fixtures/events.ts';
 
 /** A JSON array of 60 numbers (121 characters): no valid state, and longer than a message quotes. */
@@ -253,10 +255,42 @@ describe('recent log members', () => {
   const { member } = recentLogMember(event, 'position');
 
   test('read back as written', () => {
-    expect(parseRecentLog(UTF8.encode(member))).toMatchObject({
+    expect(typeof member).toBe('string');
+    expect(parseRecentLog(UTF8.encode(member as string))).toMatchObject({
       id: 'entry',
       timestampUs: 1_795_256_130_000_000,
       eventMessage: 'GET | 200',
+    });
+  });
+
+  // A Kafka message's value: text with characters of 2, 3 and 4 UTF-8 bytes.
+  const text = JSON.stringify({
+    id: 'entrée-✓',
+    timestamp: 1_795_256_130_000_000,
+    project: 'abcdefghijklmnopqrst',
+    event_message: 'GET | 200 😀',
+    metadata: [{ request: [{ host: 'abcdefghijklmnopqrst.supabase.co', path: '/rest/v1/ü' }] }],
+  });
+  const nowUs = 1_795_256_130_000_000;
+
+  test.each([
+    ['as they are', UTF8.encode(text)],
+    ['after a byte-order mark, which the text leaves out too', UTF8.encode(`\uFEFF${text}`)],
+  ])('an event that arrived as bytes gives the bytes of its text member: %s', (_how, bytes) => {
+    const fromBytes = parse(bytes, 'edge', { nowUs });
+    const fromText = parse(text, 'edge', { nowUs });
+    if (!fromBytes.ok || fromBytes.event.source !== 'edge') throw new Error('bytes rejected');
+    if (!fromText.ok || fromText.event.source !== 'edge') throw new Error('text rejected');
+    const bytesMember = recentLogMember(fromBytes.event, 'position').member;
+    const textMember = recentLogMember(fromText.event, 'position').member;
+    expect(bytesMember).toBeInstanceOf(Uint8Array);
+    expect(typeof textMember).toBe('string');
+    expect(Buffer.from(bytesMember as Uint8Array).equals(Buffer.from(textMember as string))).toBe(
+      true,
+    );
+    expect(parseRecentLog(bytesMember as Uint8Array)).toMatchObject({
+      id: 'entrée-✓',
+      eventMessage: 'GET | 200 😀',
     });
   });
 

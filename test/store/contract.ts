@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Buffer } from 'node:buffer';
 import { expect, test } from 'vitest';
 import type {
   ProjectCommit,
@@ -434,5 +435,25 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.membersSince(key('bytes-z'), 0)).toEqual([
       { member, score: 1_795_256_130_123_456 },
     ]);
+  });
+
+  test('a member given as bytes is kept as those bytes, in a commit and on its own', async () => {
+    const store = fixture.store();
+    const text = `id\u0000${'0'.padStart(16, '0')}@t/7\u0000{"s":"ünï cödé \u{1F680}"}`;
+    const bytes = new TextEncoder().encode(text);
+    // A view into a larger buffer, as a ring-buffer entry built from a Kafka message is.
+    const within = new Uint8Array(bytes.length + 8);
+    within.set(bytes, 4);
+    const member = within.subarray(4, 4 + bytes.length);
+    await store.commitProject(commit('t/7', null, 1, {
+      sortedSets: [sortedSet({ key: key('bytes-c'), members: [{ score: 7, member }] })],
+    }));
+    await store.updateSortedSet(
+      sortedSet({ key: key('bytes-u'), members: [{ score: 8, member }] }),
+    );
+    expect(await store.membersSince(key('bytes-c'), 0)).toEqual([{ member: text, score: 7 }]);
+    expect(await store.membersSince(key('bytes-u'), 0)).toEqual([{ member: text, score: 8 }]);
+    const [read] = await store.rangeByScore(key('bytes-u'), { max: 10, minExclusive: 0, limit: 5 });
+    expect(Buffer.from(read ?? []).equals(Buffer.from(bytes))).toBe(true);
   });
 }
