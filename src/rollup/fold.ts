@@ -39,6 +39,7 @@ import {
 import type { Aggregate } from './aggregate.ts';
 import { type InvocationStats, invocationStats } from './invocation-stats.ts';
 import { logPosition, recentLogMember } from './recent-logs.ts';
+import { ByteSlab } from '../text/byte-slab.ts';
 import { familiesOf } from '../contract/families.ts';
 import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
@@ -154,6 +155,8 @@ export class Fold {
   /** Buckets of the grains coarser than a second, per grain, by start (Unix seconds). */
   #buckets: readonly Map<number, Bucket>[] = GRAINS.map(() => new Map());
   #events = 0;
+  /** Where the ring-buffer entries of events that arrived as bytes are carved from. */
+  readonly #slab = new ByteSlab();
 
   /** A fold of the events of `stream` (named in the positions of its ring-buffer entries). */
   constructor(stream: string) {
@@ -175,7 +178,7 @@ export class Fold {
     const slot = this.#slot(event.timestampUs);
     const nowMs = nowUs / 1000;
     if (event.source === 'edge') {
-      project.logs.push(recentLogMember(event, logPosition(this.#stream, offset)));
+      project.logs.push(recentLogMember(event, logPosition(this.#stream, offset), this.#slab));
       addEdge(project, event, slot, nowMs);
     } else addFunctionEdge(project, event, slot, nowMs);
     this.#events += 1;

@@ -11,6 +11,7 @@
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
 import type { EdgeEvent, JsonObject } from '../events/types.ts';
 import type { WrittenMember } from '../store/port.ts';
+import { ByteSlab } from '../text/byte-slab.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
 
@@ -40,14 +41,20 @@ const MAX_POSITION = Number.MAX_SAFE_INTEGER;
  * An event that arrived as bytes gives its member as bytes: the head's UTF-8, then the message's
  * own bytes (the same bytes as the text's, never encoded again).
  */
-export function recentLogMember(event: EdgeEvent, position: string): WrittenMember {
+export function recentLogMember(
+  event: EdgeEvent,
+  position: string,
+  slab: ByteSlab = new ByteSlab(),
+): WrittenMember {
   const { id, timestampUs, raw, rawBytes } = event;
   const head = `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}`;
   if (rawBytes === undefined) return { score: timestampUs, member: `${head}${raw}` };
-  // A UTF-16 unit takes at most 3 bytes.
-  const member = new Uint8Array(head.length * 3 + rawBytes.byteLength);
+  // A UTF-16 unit takes at most 3 bytes: the room beyond what the head took is given back.
+  const room = head.length * 3;
+  const member = slab.take(room + rawBytes.byteLength);
   const { written } = UTF8.encodeInto(head, member);
   member.set(rawBytes, written);
+  slab.giveBack(room - written);
   return { score: timestampUs, member: member.subarray(0, written + rawBytes.byteLength) };
 }
 
