@@ -1,22 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type HeapProfileNode,
   type SamplingHeapProfile,
   splitAllocations,
 } from '../../tools/bench/allocation-stages.ts';
 import type { CallFrame } from '../../tools/bench/profile-stages.ts';
+import { profileRoot } from './profile-frames.ts';
 
-const ROOT = mkdtempSync(join(tmpdir(), 'allocation-stages-'));
-afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
-
-/** A frame of `file` (from ROOT, or a `node:` module, or '' for a builtin). */
-function frame(file: string, functionName: string, lineNumber = 0): CallFrame {
-  const url = file === '' || file.startsWith('node:') ? file : `file://${ROOT}/${file}`;
-  return { functionName, url, lineNumber };
-}
+const { root: ROOT, frame } = profileRoot('allocation-stages');
 
 let nextId = 1;
 /** A node of `callFrame` that allocated `selfSize` bytes itself, over `children`. */

@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CallFrame,
   type CpuProfile,
@@ -10,15 +9,9 @@ import {
   type ProfileNode,
   splitProfile,
 } from '../../tools/bench/profile-stages.ts';
+import { profileRoot } from './profile-frames.ts';
 
-const ROOT = mkdtempSync(join(tmpdir(), 'profile-stages-'));
-afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
-
-/** A frame of `file` (from ROOT, or a `node:` module, or '' for a builtin). */
-function frame(file: string, functionName: string, lineNumber = 0): CallFrame {
-  const url = file === '' || file.startsWith('node:') ? file : `file://${ROOT}/${file}`;
-  return { functionName, url, lineNumber };
-}
+const { root: ROOT, frame } = profileRoot('profile-stages');
 
 /**
  * A profile of one sample per stack, 1 ms apart from time 1,000 µs; each stack is its frames
