@@ -19,6 +19,7 @@ import { parseRecentLog, recentLogMember } from '../../src/rollup/recent-logs.ts
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
 import { Buffer } from 'node:buffer';
 import { parse } from '../../src/events/parse.ts';
+import { ByteSlab } from '../../src/text/byte-slab.ts';
 import { edgeEvent } from '../fixtures/events.ts';
 
 /** A JSON array of 60 numbers (121 characters): no valid state, and longer than a message quotes. */
@@ -252,7 +253,7 @@ describe('stored text, built by hand', () => {
 describe('recent log members', () => {
   const UTF8 = new TextEncoder();
   const event = edgeEvent({ at: 1_795_256_130_000_000, id: 'entry', message: 'GET | 200' });
-  const { member } = recentLogMember(event, 'position');
+  const { member } = recentLogMember(event, 'position', new ByteSlab());
 
   test('read back as written', () => {
     expect(typeof member).toBe('string');
@@ -272,6 +273,7 @@ describe('recent log members', () => {
     metadata: [{ request: [{ host: 'abcdefghijklmnopqrst.supabase.co', path: '/rest/v1/ü' }] }],
   });
   const nowUs = 1_795_256_130_000_000;
+  const slab = new ByteSlab();
 
   test.each([
     ['as they are', UTF8.encode(text)],
@@ -281,8 +283,8 @@ describe('recent log members', () => {
     const fromText = parse(text, 'edge', { nowUs });
     if (!fromBytes.ok || fromBytes.event.source !== 'edge') throw new Error('bytes rejected');
     if (!fromText.ok || fromText.event.source !== 'edge') throw new Error('text rejected');
-    const bytesMember = recentLogMember(fromBytes.event, 'position').member;
-    const textMember = recentLogMember(fromText.event, 'position').member;
+    const bytesMember = recentLogMember(fromBytes.event, 'position', slab).member;
+    const textMember = recentLogMember(fromText.event, 'position', slab).member;
     expect(bytesMember).toBeInstanceOf(Uint8Array);
     expect(typeof textMember).toBe('string');
     expect(Buffer.from(bytesMember as Uint8Array).equals(Buffer.from(textMember as string))).toBe(
