@@ -6,6 +6,7 @@
  */
 import { withTimeout } from '../src/async/timeout.ts';
 import { StoreTimeoutError } from '../src/store/away.ts';
+import { NewerStateFormatError } from '../src/rollup/state-format.ts';
 import { HttpError, unavailable } from './errors.ts';
 import type { StoreCalls } from './store-calls.ts';
 
@@ -23,10 +24,20 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   });
 }
 
+/** What a caller is told of a failed store call. */
+function failureMessage(error: unknown): string {
+  if (error instanceof StoreTimeoutError) return `${error.message}; retry shortly`;
+  if (error instanceof NewerStateFormatError) {
+    return 'this replica cannot read states a newer version of the service wrote (it is being ' +
+      'upgraded); retry shortly';
+  }
+  return 'the store is not answering; retry shortly';
+}
+
 /**
  * `work` (a store call), with its failure answered as 503 `unavailable`: past `ms`, or when
- * it rejects (the cause, a {@link StoreTimeoutError} past `ms`, goes to `calls`, never to the
- * caller).
+ * it rejects, also when it meets a state in a newer version's format (the cause, a
+ * {@link StoreTimeoutError} past `ms`, goes to `calls`, never to the caller).
  *
  * @example
  * ```ts
@@ -42,11 +53,7 @@ export async function guardStore<T>(work: Promise<T>, ms: number, calls: StoreCa
   } catch (error) {
     if (error instanceof HttpError) throw error;
     calls.failed(error);
-    const timedOut = error instanceof StoreTimeoutError;
-    throw unavailable(
-      timedOut ? `${error.message}; retry shortly` : 'the store is not answering; retry shortly',
-      { cause: error },
-    );
+    throw unavailable(failureMessage(error), { cause: error });
   }
   calls.answered();
   return answer;

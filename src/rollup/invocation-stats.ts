@@ -11,8 +11,11 @@ import {
   quantile,
   type QuantileSketch,
   quantileSketch,
-  serializedText,
+  readSketch,
+  writeSketch,
 } from './quantiles.ts';
+import { SevenBitReader, SevenBitWriter } from '../text/seven-bit.ts';
+import { binaryHeadCount, expectFormat, STATE_FORMATS } from './state-format.ts';
 
 /** One bucket's invocation statistics. */
 export interface InvocationStats {
@@ -60,6 +63,59 @@ function maxOf(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return a > b ? a : b;
+}
+
+const FORMAT = STATE_FORMATS.invocationStatsV1;
+const STATUS_CLASSES = 5;
+/** Bits of the byte that says which of `min` and `max` follow. */
+const HAS_MIN = 1;
+const HAS_MAX = 2;
+const out = new SevenBitWriter();
+
+/** A state written before the binary form: the JSON text of `Serialized`. */
+function fromJson(text: string): InvocationStats {
+  const form = JSON.parse(text) as Partial<Serialized> | null;
+  if (
+    form === null || typeof form !== 'object' || typeof form.n !== 'number' ||
+    typeof form.e !== 'number' || !Array.isArray(form.s) || form.s.length !== 5 ||
+    typeof form.t !== 'number' || typeof form.sum !== 'number'
+  ) {
+    throw new Error(`invocation stats state is malformed: ${text.slice(0, 80)}`);
+  }
+  return {
+    count: form.n,
+    errorCount: form.e,
+    statusClasses: form.s.map(Number),
+    timedCount: form.t,
+    sum: form.sum,
+    min: typeof form.min === 'number' ? form.min : null,
+    max: typeof form.max === 'number' ? form.max : null,
+    times: fromSerialized(form.q),
+  };
+}
+
+/**
+ * A state in format {@link STATE_FORMATS.invocationStatsV1}: the count (first, for `headCount`),
+ * errors, the five status classes and the timed count as unsigned varints; the sum; a byte saying
+ * which of min and max follow, then those; then the sketch ({@link writeSketch}).
+ */
+function fromBinary(text: string): InvocationStats {
+  const input = new SevenBitReader(text, 1);
+  const count = input.unsigned();
+  const errorCount = input.unsigned();
+  const statusClasses: number[] = [];
+  for (let i = 0; i < STATUS_CLASSES; i++) statusClasses.push(input.unsigned());
+  const timedCount = input.unsigned();
+  const sum = input.real();
+  const present = input.byte();
+  if (present > (HAS_MIN | HAS_MAX)) {
+    throw new Error(`invocation stats state has an unknown presence byte: ${present}`);
+  }
+  const min = (present & HAS_MIN) === 0 ? null : input.real();
+  const max = (present & HAS_MAX) === 0 ? null : input.real();
+  const times = readSketch(input);
+  if (!input.done) throw new Error('invocation stats state has bytes after its sketch');
+  return { count, errorCount, statusClasses, timedCount, sum, min, max, times };
 }
 
 /** Invocation statistics as an {@link Aggregate} over invocations. */
@@ -125,37 +181,21 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
     };
   },
 
-  // The JSON text of `Serialized`, built directly (it is written for every bucket a flush
-  // touches); every number in a state is finite (see `serializedText`).
-  serialize: (state) =>
-    `{"n":${state.count},"e":${state.errorCount},"s":[${
-      state.statusClasses.join(',')
-    }],"t":${state.timedCount},"sum":${state.sum},"min":${state.min},"max":${state.max},"q":${
-      serializedText(state.times)
-    }}`,
-
-  deserialize(text) {
-    const form = JSON.parse(text) as Partial<Serialized> | null;
-    if (
-      form === null || typeof form !== 'object' || typeof form.n !== 'number' ||
-      typeof form.e !== 'number' || !Array.isArray(form.s) || form.s.length !== 5 ||
-      typeof form.t !== 'number' || typeof form.sum !== 'number'
-    ) {
-      throw new Error(`invocation stats state is malformed: ${text.slice(0, 80)}`);
-    }
-    return {
-      count: form.n,
-      errorCount: form.e,
-      statusClasses: form.s.map(Number),
-      timedCount: form.t,
-      sum: form.sum,
-      min: typeof form.min === 'number' ? form.min : null,
-      max: typeof form.max === 'number' ? form.max : null,
-      times: fromSerialized(form.q),
-    };
+  serialize(state) {
+    out.byte(FORMAT).unsigned(state.count).unsigned(state.errorCount);
+    for (let i = 0; i < STATUS_CLASSES; i++) out.unsigned(state.statusClasses[i] ?? 0);
+    out.unsigned(state.timedCount).real(state.sum);
+    out.byte((state.min === null ? 0 : HAS_MIN) | (state.max === null ? 0 : HAS_MAX));
+    if (state.min !== null) out.real(state.min);
+    if (state.max !== null) out.real(state.max);
+    writeSketch(out, state.times);
+    return out.text();
   },
 
+  deserialize: (text) =>
+    expectFormat(text, FORMAT, 'invocation stats') === 'json' ? fromJson(text) : fromBinary(text),
+
   // A state's text starts with its count (see `serialize`): a minute's state with its sketch
-  // costs tens of microseconds to parse whole.
-  headCount: (head) => countAfter(head, '{"n":'),
+  // costs tens of microseconds to read whole.
+  headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(head, '{"n":'),
 };

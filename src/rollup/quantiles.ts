@@ -21,6 +21,7 @@
  * @module
  */
 import type { Aggregate } from './aggregate.ts';
+import type { SevenBitReader, SevenBitWriter } from '../text/seven-bit.ts';
 
 /** Up to this many values a sketch keeps every value, so its quantiles are exact. */
 export const EXACT_LIMIT = 100;
@@ -235,6 +236,101 @@ export function fromSerialized(parsed: unknown): QuantileSketch {
       JSON.stringify(parsed)?.slice(0, 80)
     }`,
   );
+}
+
+/** The first byte of a sketch's binary form: which of its three layouts follows. */
+const SKETCH_LAYOUT = { exactIntegers: 0, exactReals: 1, bins: 2 } as const;
+
+/** Integers up to this magnitude are delta-coded in an exact sketch (their gaps stay exact). */
+const LARGEST_DELTA_CODED = 2 ** 50;
+
+function deltaCodable(values: readonly number[]): boolean {
+  for (const value of values) {
+    if (!Number.isInteger(value) || Math.abs(value) >= LARGEST_DELTA_CODED) return false;
+    if (Object.is(value, -0)) return false;
+  }
+  return true;
+}
+
+function writeBins(out: SevenBitWriter, bins: Bins): void {
+  const sorted = sortedBins(bins);
+  out.unsigned(sorted.length);
+  let previous = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const bin = sorted[i] ?? 0;
+    if (i === 0) out.signed(bin);
+    else out.unsigned(bin - previous);
+    out.unsigned(bins.get(bin) ?? 0);
+    previous = bin;
+  }
+}
+
+function readBins(input: SevenBitReader, into: Bins): number {
+  const size = input.unsigned();
+  let bin = 0;
+  let total = 0;
+  for (let i = 0; i < size; i++) {
+    const step = i === 0 ? input.signed() : input.unsigned();
+    if (i > 0 && step === 0) throw new Error('sketch bins must be in strictly ascending order');
+    bin = i === 0 ? step : bin + step;
+    const count = input.unsigned();
+    if (count === 0) throw new Error('sketch bins must have positive counts');
+    into.set(bin, count);
+    total += count;
+  }
+  return total;
+}
+
+/**
+ * Appends the sketch's binary form: a layout byte, then the sorted values (delta-coded when they
+ * are all integers) or the zero count and each sign's bins (the first bin, then gaps).
+ */
+export function writeSketch(out: SevenBitWriter, sketch: QuantileSketch): void {
+  if (sketch.kind === 'bins') {
+    out.byte(SKETCH_LAYOUT.bins).unsigned(sketch.zero);
+    writeBins(out, sketch.positive);
+    writeBins(out, sketch.negative);
+    return;
+  }
+  const { values } = sketch;
+  const integers = deltaCodable(values);
+  out.byte(integers ? SKETCH_LAYOUT.exactIntegers : SKETCH_LAYOUT.exactReals);
+  out.unsigned(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] ?? 0;
+    if (integers && i > 0) out.unsigned(value - (values[i - 1] ?? 0));
+    else out.real(value);
+  }
+}
+
+/** Reads what {@link writeSketch} wrote; throws an Error naming what is wrong. */
+export function readSketch(input: SevenBitReader): QuantileSketch {
+  const layout = input.byte();
+  if (layout === SKETCH_LAYOUT.bins) {
+    const sketch = emptyBins();
+    sketch.zero = input.unsigned();
+    sketch.count = sketch.zero + readBins(input, sketch.positive) +
+      readBins(input, sketch.negative);
+    return sketch;
+  }
+  if (layout !== SKETCH_LAYOUT.exactIntegers && layout !== SKETCH_LAYOUT.exactReals) {
+    throw new Error(`a quantile sketch's layout must be 0, 1 or 2: got ${layout}`);
+  }
+  const length = input.unsigned();
+  if (length > EXACT_LIMIT) {
+    throw new Error(`an exact sketch holds at most ${EXACT_LIMIT} values: got ${length}`);
+  }
+  const values: number[] = [];
+  for (let i = 0; i < length; i++) {
+    const previous = values[i - 1] ?? Number.NEGATIVE_INFINITY;
+    if (layout === SKETCH_LAYOUT.exactIntegers && i > 0) values.push(previous + input.unsigned());
+    else {
+      const value = input.real();
+      if (value < previous) throw new Error("an exact sketch's values must be in ascending order");
+      values.push(value);
+    }
+  }
+  return { kind: 'exact', values };
 }
 
 /** The sketch as an {@link Aggregate} over execution times; finalizes to itself. */

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Aggregate } from './aggregate.ts';
+import { NewerStateFormatError } from './state-format.ts';
 
 /** A stored value that could not be read, and why. */
 export interface UnreadableState {
@@ -32,7 +33,8 @@ export type UnreadableReporter = (state: UnreadableState) => void;
 
 /**
  * `text` (or bytes) deserialized by `aggregate`, or null (after telling `report`) when it cannot
- * be read.
+ * be read. A state in the format of a newer version is not unreadable but unknown here: its
+ * {@link NewerStateFormatError} is thrown, so that nothing moves it aside or answers without it.
  *
  * @example
  * ```ts
@@ -49,6 +51,7 @@ export function readStateOrReport<State, Stored extends string | Uint8Array = st
   try {
     return aggregate.deserialize(text);
   } catch (error) {
+    if (error instanceof NewerStateFormatError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     report?.({ key, reason: withoutValue(message), length: text.length });
     return null;

@@ -6,6 +6,46 @@
  */
 import { FAMILIES, type Family } from '../contract/families.ts';
 import { type Aggregate, countAfter } from './aggregate.ts';
+import { SevenBitReader, SevenBitWriter } from '../text/seven-bit.ts';
+import { binaryHeadCount, expectFormat, STATE_FORMATS } from './state-format.ts';
+
+const FORMAT = STATE_FORMATS.usageCountsV1;
+const out = new SevenBitWriter();
+
+/** A state written before the binary form: `[total, rest, storage, auth, realtime]`. */
+function fromJson(text: string): UsageCounts {
+  const parsed: unknown = JSON.parse(text);
+  if (
+    !Array.isArray(parsed) || parsed.length !== 5 ||
+    !parsed.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  ) {
+    throw new Error(
+      `usage counts state must be 5 non-negative integers: got ${text.slice(0, 80)}`,
+    );
+  }
+  const [total, rest, storage, auth, realtime] = parsed as number[];
+  return {
+    total: total ?? 0,
+    rest: rest ?? 0,
+    storage: storage ?? 0,
+    auth: auth ?? 0,
+    realtime: realtime ?? 0,
+  };
+}
+
+/** A state in format {@link STATE_FORMATS.usageCountsV1}: its five counts as unsigned varints. */
+function fromBinary(text: string): UsageCounts {
+  const input = new SevenBitReader(text, 1);
+  const state = {
+    total: input.unsigned(),
+    rest: input.unsigned(),
+    storage: input.unsigned(),
+    auth: input.unsigned(),
+    realtime: input.unsigned(),
+  };
+  if (!input.done) throw new Error('usage counts state has bytes after its five counts');
+  return state;
+}
 
 /** Request counts of one bucket: `total` counts every request, families may overlap. */
 export interface UsageCounts {
@@ -34,28 +74,13 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
 
   finalize: (state) => ({ ...state }),
 
+  // The format byte, then the five counts: the total first, which `headCount` reads.
   serialize: (state) =>
-    `[${state.total},${state.rest},${state.storage},${state.auth},${state.realtime}]`,
+    out.byte(FORMAT).unsigned(state.total).unsigned(state.rest).unsigned(state.storage)
+      .unsigned(state.auth).unsigned(state.realtime).text(),
 
-  deserialize(text) {
-    const parsed: unknown = JSON.parse(text);
-    if (
-      !Array.isArray(parsed) || parsed.length !== 5 ||
-      !parsed.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
-    ) {
-      throw new Error(
-        `usage counts state must be 5 non-negative integers: got ${text.slice(0, 80)}`,
-      );
-    }
-    const [total, rest, storage, auth, realtime] = parsed as number[];
-    return {
-      total: total ?? 0,
-      rest: rest ?? 0,
-      storage: storage ?? 0,
-      auth: auth ?? 0,
-      realtime: realtime ?? 0,
-    };
-  },
+  deserialize: (text) =>
+    expectFormat(text, FORMAT, 'usage counts') === 'json' ? fromJson(text) : fromBinary(text),
 
-  headCount: (head) => countAfter(head, '['),
+  headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(head, '['),
 };

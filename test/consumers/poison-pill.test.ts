@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerRunner } from '../../consumers/runner.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
+import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import { functionScope, invocationKey, projectPrefix } from '../../src/rollup/keys.ts';
 import { truncate } from '../../src/time/grain.ts';
 import type { SourcedLine } from '../../tools/replay/publish.ts';
@@ -92,7 +93,7 @@ describeWithServices(['kafka', 'redis'], 'a poison pill published to Kafka', ({ 
     await expectStoreMatchesReference(world.store, events, nowUs);
     const [parts] = await world.store.readBuckets([minuteKey]);
     const counts = (parts ?? []).filter((part) => part !== CORRUPT).map((part) =>
-      JSON.parse(part).n
+      invocationStats.deserialize(part).count
     );
     expect(counts.reduce((sum: number, n: number) => sum + n, 0)).toBe(7);
   }, 60_000);

@@ -20,6 +20,8 @@ import type { PartRef, ProjectCommit, RollupStore, StateWrite } from '../../src/
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
 import { expectSameAnswer } from '../support/answers.ts';
+import type { UnreadableReporter, UnreadableState } from '../../src/rollup/unreadable.ts';
+import { legacyJson } from './legacy-states.ts';
 
 const MINUTE_US = 60_000_000;
 const DAY_US = 1_440 * MINUTE_US;
@@ -95,7 +97,8 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
 /**
  * Asserts that every query answered from `store` equals the reference over `events`, and, with
  * `nonEmptyAbove`, that more than that many queries had data (so the comparison is not vacuous).
- * Answers how many had data. `queries` defaults to {@link queriesFor} the events.
+ * Answers how many had data. `queries` defaults to {@link queriesFor} the events; a stored state
+ * the readers cannot read goes to `onUnreadable`.
  */
 export async function expectStoreMatchesReference(
   store: RollupStore,
@@ -103,8 +106,14 @@ export async function expectStoreMatchesReference(
   nowUs: number,
   nonEmptyAbove?: number,
   queries: readonly (readonly [EndpointName, string])[] = queriesFor(events, nowUs),
+  onUnreadable?: UnreadableReporter,
 ): Promise<number> {
-  const context: ReadContext = { store, nowUs, maxFutureSkewUs: MAX_FUTURE_SKEW_US };
+  const context: ReadContext = {
+    store,
+    nowUs,
+    maxFutureSkewUs: MAX_FUTURE_SKEW_US,
+    ...(onUnreadable === undefined ? {} : { onUnreadable }),
+  };
   let nonEmpty = 0;
   for (const [name, query] of queries) {
     const expected = evaluateEndpoint(name, events, new URLSearchParams(query), nowUs);
@@ -216,7 +225,8 @@ export async function foldThroughWriters(
     fold: new Fold(`test/${i}`),
     next: 0,
   }));
-  for (const partition of partitions) await partition.writer.open();
+  // A stream written before goes on after its last offset, as a consumer resumes.
+  for (const partition of partitions) partition.next = await partition.writer.open();
   for (const event of events) {
     const partition = partitions[
       routing === 'random' ? Math.floor(random() * streams) : byProject(event.project, streams)
@@ -277,6 +287,42 @@ function earlierVersionSeconds(store: RollupStore, earlier: ReadonlySet<string>)
   });
 }
 
+/** `store` as the version before the binary stored forms wrote it: every state as JSON text. */
+function earlierVersionStates(store: RollupStore): RollupStore {
+  const asJson = (write: StateWrite): StateWrite => ({ ...write, value: legacyJson(write.value) });
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'commitProject') {
+        return (commit: ProjectCommit) =>
+          target.commitProject({
+            ...commit,
+            parts: commit.parts.map(asJson),
+            newParts: (commit.newParts ?? []).map(asJson),
+          });
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `store`, with every part it reads also pushed to `read` (null where it has none). */
+function recordingReads(store: RollupStore, read: (string | null)[]): RollupStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'readParts') {
+        return async (parts: readonly PartRef[], stream: string) => {
+          const values = await target.readParts(parts, stream);
+          read.push(...values);
+          return values;
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** `store`, with every project commit also pushed to `commits` (as sent). */
 function recordingCommits(store: RollupStore, commits: ProjectCommit[]): RollupStore {
   return new Proxy(store, {
@@ -312,6 +358,39 @@ export function foldAndReadSuite(open: () => Promise<RollupStore>): void {
     test('every endpoint read from the rollups equals the reference', async () => {
       await expectStoreMatchesReference(store, stream.events, nowUs, 60);
     }, 120_000);
+  });
+  describe('an upgrade on live data: states stored as JSON by the version before, then folded into', () => {
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const stream = generatedStream(nowUs, 3_000);
+    let store: RollupStore;
+    const read: (string | null)[] = [];
+    const commits: ProjectCommit[] = [];
+
+    beforeAll(async () => {
+      store = await open();
+      // Every other event before the upgrade, so that the rest fall in the same buckets.
+      const before = stream.events.filter((_, i) => i % 2 === 0);
+      const after = stream.events.filter((_, i) => i % 2 === 1);
+      await foldThroughWriters(earlierVersionStates(store), before, nowUs, 4, 'random');
+      const upgraded = recordingCommits(recordingReads(store, read), commits);
+      await foldThroughWriters(upgraded, after, nowUs, 4, 'random');
+    }, 120_000);
+
+    test('every endpoint read from old and new parts equals the reference', async () => {
+      const unreadable: UnreadableState[] = [];
+      await expectStoreMatchesReference(store, stream.events, nowUs, 60, undefined, (state) => {
+        unreadable.push(state);
+      });
+      expect(unreadable).toEqual([]);
+    }, 120_000);
+
+    test('the new version read JSON parts, merged into them and wrote every part in its form', () => {
+      const json = read.filter((value) => value !== null && /^[[{]/.test(value));
+      expect(json.length).toBeGreaterThan(100);
+      const written = commits.flatMap((commit) => [...commit.parts, ...(commit.newParts ?? [])]);
+      expect(written.length).toBeGreaterThan(1_000);
+      expect(written.filter((write) => /^[[{]/.test(write.value))).toEqual([]);
+    });
   });
   describe('half the streams write seconds as an earlier version did, one key per second', () => {
     const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;

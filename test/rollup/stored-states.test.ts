@@ -4,7 +4,7 @@
  * parts of a state no endpoint returns (status classes, zero and negative bins, the sorted bin
  * encoding) are kept as the contract says. Written from mutation testing's survivors (docs/TESTING.md).
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import { hostMember, parseHostMember } from '../../src/rollup/keys.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
@@ -13,10 +13,15 @@ import {
   quantile,
   type QuantileSketch,
   quantileSketch,
+  readSketch,
   toSerialized,
+  writeSketch,
 } from '../../src/rollup/quantiles.ts';
 import { parseRecentLog, recentLogMember } from '../../src/rollup/recent-logs.ts';
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
+import { NewerStateFormatError } from '../../src/rollup/state-format.ts';
+import { mergeParts, readStateOrReport } from '../../src/rollup/unreadable.ts';
+import { SevenBitReader, SevenBitWriter } from '../../src/text/seven-bit.ts';
 import { Buffer } from 'node:buffer';
 import { parse } from '../../src/events/parse.ts';
 import { ByteSlab } from '../../src/text/byte-slab.ts';
@@ -42,7 +47,7 @@ describe('usage counts state', () => {
     });
   });
 
-  test.each(['[1,2,3,4]', '[1,2,3,4,-1]', '[1,2,3,4,1.5]', '[1,2,3,4,"5"]', '{}', 'null'])(
+  test.each(['[1,2,3,4]', '[1,2,3,4,-1]', '[1,2,3,4,1.5]', '[1,2,3,4,"5"]', '{}'])(
     'refuses %s',
     (text) => {
       expect(() => usageCounts.deserialize(text)).toThrow(
@@ -71,12 +76,24 @@ describe('invocation stats state', () => {
         statusCode,
       });
     }
-    expect(JSON.parse(invocationStats.serialize(state)).s).toEqual([1, 2, 1, 1, 2]);
+    expect(invocationStats.deserialize(invocationStats.serialize(state)).statusClasses).toEqual([
+      1,
+      2,
+      1,
+      1,
+      2,
+    ]);
     const merged = invocationStats.merge(
       invocationStats.deserialize(invocationStats.serialize(state)),
       state,
     );
-    expect(JSON.parse(invocationStats.serialize(merged)).s).toEqual([2, 4, 2, 2, 4]);
+    expect(invocationStats.deserialize(invocationStats.serialize(merged)).statusClasses).toEqual([
+      2,
+      4,
+      2,
+      2,
+      4,
+    ]);
     expect(merged.count).toBe(20);
     expect(merged.errorCount).toBe(8);
   });
@@ -92,7 +109,6 @@ describe('invocation stats state', () => {
     q: { v: [] },
   };
   test.each([
-    ['null', 'null'],
     ['no count', JSON.stringify({ ...valid, n: undefined })],
     ['errors as text', JSON.stringify({ ...valid, e: '0' })],
     ['4 status classes', JSON.stringify({ ...valid, s: [0, 1, 0, 0] })],
@@ -107,6 +123,71 @@ describe('invocation stats state', () => {
 
   test('reads a valid state back', () => {
     expect(invocationStats.deserialize(JSON.stringify(valid)).count).toBe(1);
+  });
+});
+
+describe('a stored state of neither form', () => {
+  test.each([
+    ['null', 'byte 110'],
+    ['', 'nothing'],
+    ['\u0080', 'byte 128'],
+  ])('%j is refused, with its first byte', (text, found) => {
+    for (const aggregate of [usageCounts, invocationStats]) {
+      expect(() => aggregate.deserialize(text)).toThrow(
+        `a stored state must start with a format byte or JSON: got ${found}`,
+      );
+    }
+  });
+
+  test("one aggregate's state is refused by the other", () => {
+    const usage = usageCounts.serialize(usageCounts.empty());
+    expect(() => invocationStats.deserialize(usage)).toThrow(
+      'invocation stats state must be in format 0x11: got 0x10',
+    );
+    const stats = invocationStats.serialize(invocationStats.empty());
+    expect(() => usageCounts.deserialize(stats)).toThrow(
+      'usage counts state must be in format 0x10: got 0x11',
+    );
+  });
+
+  test("a newer version's format is not taken for corruption", () => {
+    for (const format of [0x12, 0x1f]) {
+      const text = `${String.fromCharCode(format)}\u0001\u0002`;
+      for (const aggregate of [usageCounts, invocationStats]) {
+        expect(() => aggregate.deserialize(text)).toThrow(NewerStateFormatError);
+      }
+      const report = vi.fn();
+      expect(() => readStateOrReport(usageCounts, 'k', text, report)).toThrow(
+        `a stored state is in format 0x${format.toString(16)}, written by a newer version`,
+      );
+      expect(() => mergeParts(invocationStats, 'k', [text], report)).toThrow(NewerStateFormatError);
+      expect(report).not.toHaveBeenCalled();
+    }
+  });
+
+  test.each([
+    ['cut short', (text: string) => text.slice(0, -1), 'ends early'],
+    ['with a byte after it', (text: string) => `${text}\u0000`, 'bytes after'],
+    [
+      'with a byte of 8 bits',
+      (text: string) => `${text.slice(0, 2)}\u00c1${text.slice(3)}`,
+      'not 7-bit',
+    ],
+  ])('a binary state %s is refused', (_what, change, reason) => {
+    const usage = usageCounts.serialize({ total: 9, rest: 1, storage: 2, auth: 3, realtime: 3 });
+    expect(() => usageCounts.deserialize(change(usage))).toThrow(reason);
+    const state = invocationStats.empty();
+    for (const ms of [5, 1.5, 70]) {
+      invocationStats.add(state, {
+        projectRef: 'p',
+        functionId: null,
+        executionTimeMs: ms,
+        statusCode: 200,
+      });
+    }
+    expect(() => invocationStats.deserialize(change(invocationStats.serialize(state)))).toThrow(
+      reason,
+    );
   });
 });
 
@@ -208,11 +289,28 @@ describe('stored text, built by hand', () => {
     statusCode: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 999 })),
   });
 
-  test('is exactly the JSON of the stored form, in exact and bins mode', () => {
+  const states = fc.array(invocation, { maxLength: 260 }).map((invocations) => {
+    let state = invocationStats.empty();
+    for (const one of invocations) state = invocationStats.add(state, one);
+    return state;
+  });
+
+  test('is read back exactly, in exact and bins mode, and every byte is below 0x80', () => {
     fc.assert(
-      fc.property(fc.array(invocation, { maxLength: 260 }), (invocations) => {
-        let state = invocationStats.empty();
-        for (const one of invocations) state = invocationStats.add(state, one);
+      fc.property(states, (state) => {
+        const text = invocationStats.serialize(state);
+        expect(text.charCodeAt(0)).toBe(0x11);
+        expect([...text].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
+        expect(invocationStats.deserialize(text)).toEqual(state);
+        expect(invocationStats.headCount(text)).toBe(state.count);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('the JSON an earlier version stored is read back exactly, in exact and bins mode', () => {
+    fc.assert(
+      fc.property(states, (state) => {
         const form = {
           n: state.count,
           e: state.errorCount,
@@ -223,11 +321,73 @@ describe('stored text, built by hand', () => {
           max: state.max,
           q: toSerialized(state.times),
         };
-        expect(invocationStats.serialize(state)).toBe(JSON.stringify(form));
-        expect(invocationStats.deserialize(invocationStats.serialize(state))).toEqual(state);
+        expect(invocationStats.deserialize(JSON.stringify(form))).toEqual(state);
+        expect(invocationStats.headCount(JSON.stringify(form))).toBe(state.count);
       }),
       { numRuns: 200 },
     );
+  });
+
+  /** A double as `real` writes it: its mark, then its 64 bits in groups of six, lowest first. */
+  function double(value: number): number[] {
+    const view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, value);
+    const bits = view.getBigUint64(0);
+    return [1, ...Array.from({ length: 11 }, (_, i) => Number((bits >> BigInt(6 * i)) & 63n))];
+  }
+
+  test('an invocation stats state is its format byte, counts, times and sketch', () => {
+    const state = invocationStats.empty();
+    for (const [executionTimeMs, statusCode] of [[70, 200], [2.5, 503], [null, 404]] as const) {
+      invocationStats.add(state, {
+        projectRef: 'p',
+        functionId: null,
+        executionTimeMs,
+        statusCode,
+      });
+    }
+    // An integer `real` is the varint of 4 × n (n ≥ 0): 70 is 280, in two bytes.
+    const seventy = [(280 % 64) | 0x40, Math.floor(280 / 64)];
+    expect([...invocationStats.serialize(state)].map((c) => c.charCodeAt(0))).toEqual([
+      0x11, // the format
+      ...[3, 2], // count, errors
+      ...[0, 1, 0, 1, 1], // 1xx to 5xx
+      2, // timed count
+      ...double(72.5), // sum
+      3, // min and max follow
+      ...double(2.5), // min
+      ...seventy, // max
+      ...[1, 2], // the sketch: two exact values, not all integers
+      ...double(2.5),
+      ...seventy,
+    ]);
+  });
+
+  test('an exact sketch of integers is delta-coded; bins are a first bin and gaps', () => {
+    const out = new SevenBitWriter();
+    writeSketch(out, sketchOf([100, 3, 7]));
+    // Layout 0, three values: 3 as a real (4 × 3 = 12), then the gaps 4 and 93.
+    expect([...out.text()].map((c) => c.charCodeAt(0))).toEqual([0, 3, 12, 4, (93 % 64) | 0x40, 1]);
+    const bins = sketchOf([...Array.from({ length: 100 }, () => 1), 0, -1, 1.02]);
+    if (bins.kind !== 'bins') throw new Error('expected bins');
+    writeSketch(out, bins);
+    const text = out.text();
+    // Layout 2, one zero; positive: 2 bins, the first 0 (zigzag 0) with 100, then a gap of 2
+    // (1.02 is in bin ceil(log 1.02 / log γ) = 2) with 1; negative: 1 bin, 0, with 1.
+    expect([...text].map((c) => c.charCodeAt(0))).toEqual([
+      2,
+      1,
+      2,
+      0,
+      (100 % 64) | 0x40,
+      1,
+      2,
+      1,
+      1,
+      0,
+      1,
+    ]);
+    expect(readSketch(new SevenBitReader(text))).toEqual(bins);
   });
 
   test('a sketch read and written again, then given a value in a new bin, is written whole', () => {
@@ -244,9 +404,12 @@ describe('stored text, built by hand', () => {
     expect(quantileSketch.serialize(more)).not.toBe(before);
   });
 
-  test('usage counts are the JSON array of their five counts', () => {
-    const state = { total: 12, rest: 3, storage: 0, auth: 7, realtime: 1 };
-    expect(usageCounts.serialize(state)).toBe(JSON.stringify([12, 3, 0, 7, 1]));
+  test('usage counts are their format byte and five counts, one byte each up to 63', () => {
+    const state = { total: 70, rest: 3, storage: 0, auth: 63, realtime: 1 };
+    expect(usageCounts.serialize(state)).toBe('\x10\x46\x01\x03\x00\x3f\x01');
+    expect(usageCounts.deserialize(usageCounts.serialize(state))).toEqual(state);
+    expect(usageCounts.headCount(usageCounts.serialize(state))).toBe(70);
+    expect(usageCounts.headCount(usageCounts.serialize(state).slice(0, 2))).toBeNull();
   });
 });
 
