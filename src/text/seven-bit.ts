@@ -35,11 +35,13 @@ const FLOAT_MARK = 1;
 /** Six bits per byte: the 64 bits of a double take eleven. */
 const FLOAT_BYTES = 11;
 
+/** Where a double's bits are taken apart and put together (shared: a view each would cost a buffer each). */
+const FLOAT_BITS = new DataView(new ArrayBuffer(8));
+
 /** A growing buffer of 7-bit bytes, reused from one text to the next. */
 export class SevenBitWriter {
   #bytes = new Uint8Array(256);
   #length = 0;
-  readonly #float = new DataView(new ArrayBuffer(8));
 
   /** Appends one byte (below 0x80). */
   byte(value: number): this {
@@ -72,9 +74,9 @@ export class SevenBitWriter {
       return this.unsigned(2 * (value < 0 ? -2 * value - 1 : 2 * value));
     }
     this.byte(FLOAT_MARK);
-    this.#float.setFloat64(0, value);
-    const high = this.#float.getUint32(0);
-    const low = this.#float.getUint32(4);
+    FLOAT_BITS.setFloat64(0, value);
+    const high = FLOAT_BITS.getUint32(0);
+    const low = FLOAT_BITS.getUint32(4);
     // 64 bits as eleven groups of six, from the low word's lowest bits up.
     for (let shift = 0; shift < 64; shift += 6) {
       const group = shift + 6 <= 32
@@ -105,7 +107,6 @@ export class SevenBitWriter {
 export class SevenBitReader {
   readonly #text: string;
   #at: number;
-  readonly #float = new DataView(new ArrayBuffer(8));
 
   /** A reader of `text` from index `from`. */
   constructor(text: string, from = 0) {
@@ -165,9 +166,9 @@ export class SevenBitReader {
         if (shift + 6 > 32) high |= group >>> (32 - shift);
       } else high |= group << (shift - 32);
     }
-    this.#float.setUint32(0, high >>> 0);
-    this.#float.setUint32(4, low >>> 0);
-    const value = this.#float.getFloat64(0);
+    FLOAT_BITS.setUint32(0, high >>> 0);
+    FLOAT_BITS.setUint32(4, low >>> 0);
+    const value = FLOAT_BITS.getFloat64(0);
     if (!Number.isFinite(value)) throw new Error(`a number at byte ${this.#at} is not finite`);
     return value;
   }
