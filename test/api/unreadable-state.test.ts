@@ -100,3 +100,31 @@ test('an unreadable state or entry is skipped, counted and the endpoint answers 
   const metrics = await read(app.call, '/metrics');
   expect(metrics.body).toMatch(/rollup_unreadable_total\{side="read"\} 3/);
 });
+
+test("a state in a newer version's format is answered 503 naming the upgrade, not skipped", async () => {
+  const store = new MemoryStore({ nowMs: () => NOW_MS });
+  const prefix = projectPrefix(PROJECT);
+  const expireAtMs = NOW_MS + 3_600_000;
+  await store.commitProject({
+    stream: 'seed',
+    watermark: { key: watermarkKey(PROJECT), expected: null, next: 1, expireAtMs },
+    parts: [{
+      key: invocationKey(prefix, functionScope(null), 'minute', truncate(TEST_NOW_US, 'minute')),
+      value: '\x1f\x02\x00',
+      expireAtMs,
+    }],
+    sortedSets: [],
+  });
+  const app = testApp({ store });
+  const stats = await read(
+    app.call,
+    `/api/endpoints/functions.invocation-stats?project=${PROJECT}&interval=1hr`,
+  );
+  expect(stats.status, stats.body).toBe(503);
+  expect(JSON.parse(stats.body).error.message).toContain(
+    'cannot read states a newer version of the service wrote',
+  );
+  expect(stats.headers.get('retry-after')).not.toBeNull();
+  const metrics = await read(app.call, '/metrics');
+  expect(metrics.body).not.toMatch(/rollup_unreadable_total\{side="read"\} [1-9]/);
+});

@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
+import { NewerStateFormatError } from '../../src/rollup/state-format.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
   quarantineKey,
@@ -123,6 +124,24 @@ describe('partition writer', () => {
     await flushOne(writer, invocationEvent('b', 30), 1);
     const [merged] = await store.readParts([minuteKey()].map((key) => ({ key })), 's/0');
     expect(invocationStats.finalize(invocationStats.deserialize(merged ?? '')).count).toBe(2);
+  });
+
+  test("a newer version's state fails the flush: nothing is moved aside or overwritten", async () => {
+    const store = memoryStore();
+    const newer = '\x12\x02\x00';
+    await storeUnreadablePart(store, newer);
+    const reported: UnreadableState[] = [];
+    const writer = partitionWriter(store, 's/0', (state) => reported.push(state));
+    await writer.open();
+    await expect(flushOne(writer, invocationEvent('a', 10), 0)).rejects.toThrow(
+      NewerStateFormatError,
+    );
+    // Nothing committed: the watermark is the one stored with the part.
+    expect(await store.readWatermarks([watermarkKey(PROJECT)], 's/0')).toEqual([0]);
+    expect(
+      await store.readParts([{ key: minuteKey() }, { key: quarantineKey(minuteKey()) }], 's/0'),
+    ).toEqual([newer, null]);
+    expect(reported).toEqual([]);
   });
 
   test('the copy set aside is kept for 7 days', async () => {
