@@ -79,7 +79,7 @@ export function memoryBounds(options: {
     });
     new Gauge({
       name: 'consumer_cached_parts',
-      help: "Stored parts this process's writers keep between flushes " +
+      help: "Stored parts this process's writers keep deserialized between flushes " +
         '(bounded by PARTS_CACHE_LIMIT).',
       registers: [registry],
       collect() {

@@ -44,7 +44,7 @@ export type { AddressSource, KafkaSecurity, RateLimitConfig, RedisSecurity };
 export const DEFAULT_TOPIC_PARTITIONS = 12;
 
 /**
- * Stored parts a consumer process's writers keep between flushes, all its
+ * Stored parts a consumer process's writers keep deserialized between flushes, all its
  * partitions together, unless configured (`PARTS_CACHE_LIMIT`).
  */
 export const DEFAULT_PARTS_CACHE_LIMIT = 100_000;
@@ -93,7 +93,7 @@ export interface Config extends HttpConfig {
   readonly flushEvents: number;
   /** Most bytes of event text a partition holds folded and not yet written. */
   readonly flushBytes: number;
-  /** Most stored parts a consumer process keeps between flushes. */
+  /** Most stored parts a consumer process keeps deserialized between flushes. */
   readonly partsCacheLimit: number;
   /**
    * Run on a Redis whose `maxmemory-policy` may evict keys (`REDIS_ALLOW_EVICTION=1`): rollups

@@ -36,15 +36,32 @@ export const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
 /** A pending state of any aggregate: the writer goes through its `aggregate` only. */
 type AnyPending = PendingStateOf<unknown>;
 
+/** The stored part of a key, read by the delta's aggregate; null when the text cannot be read. */
+function decode(
+  key: string,
+  pending: AnyPending,
+  text: string,
+  report: UnreadableReporter | undefined,
+): AnyPending | null {
+  const { aggregate, startUs, expireAtMs } = pending;
+  const state = readStateOrReport(aggregate, key, text, report);
+  return state === null ? null : { aggregate, state, startUs, expireAtMs };
+}
+
 /** The store's text of `pending`. */
 function serialized(pending: AnyPending): string {
   return pending.aggregate.serialize(pending.state);
 }
 
-/** `pending` merged into the state of `stored` (read by the same aggregate), as the store's text. */
-function mergedText(stored: unknown, pending: AnyPending): string {
-  const { aggregate } = pending;
-  return aggregate.serialize(aggregate.merge(stored, pending.state));
+/** Merges `pending` into `stored` (the same aggregate's) and answers the merged text. */
+function mergeInto(stored: AnyPending, pending: AnyPending): string {
+  if (stored.aggregate !== pending.aggregate) {
+    throw new Error(
+      'a key holds a state of one aggregate but a delta of another was folded for it',
+    );
+  }
+  stored.state = stored.aggregate.merge(stored.state, pending.state);
+  return stored.aggregate.serialize(stored.state);
 }
 
 /** Options of {@link PartMerger}. */
@@ -92,8 +109,6 @@ export class PartMerger {
       }
     }
     const aside = new Map<string, StateWrite>();
-    // The states of the parts just read, by address: merged into without reading them again.
-    const read = new Map<string, unknown>();
     if (missing.length > 0) {
       const values = await this.#store.readParts(
         missing.map(([address]) => partRef(address)),
@@ -102,10 +117,8 @@ export class PartMerger {
       const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
       missing.forEach(([address, pending, known], i) => {
         const text = values[i] ?? null;
-        const state = text === null
-          ? null
-          : readStateOrReport(pending.aggregate, address, text, this.#onUnreadable);
-        if (text !== null && state === null) {
+        const stored = text === null ? NEW_KEY : decode(address, pending, text, this.#onUnreadable);
+        if (stored === null && text !== null) {
           // Kept for inspection; the part itself starts again from this delta.
           aside.set(address, {
             key: quarantineKey(address),
@@ -113,10 +126,7 @@ export class PartMerger {
             expireAtMs: asideUntilMs,
           });
         }
-        if (text !== null && state !== null) {
-          read.set(address, state);
-          this.#cache.addPart(known, address, { text, expireAtMs: pending.expireAtMs });
-        } else this.#cache.addPart(known, address, NEW_KEY);
+        this.#cache.addPart(known, address, stored ?? NEW_KEY);
       });
     }
     const writes = new Map<string, ProjectWrites>();
@@ -130,11 +140,10 @@ export class PartMerger {
         const stored = parts.get(address);
         // Re-insert so that Map order is least-recently-written first.
         parts.delete(address);
+        const fresh = stored === undefined || stored === NEW_KEY;
         // A part the stream does not have needs no merge: the delta is the part.
-        const value = stored === undefined || stored === NEW_KEY
-          ? serialized(pending)
-          : mergedText(read.get(address) ?? pending.aggregate.deserialize(stored.text), pending);
-        parts.set(address, { text: value, expireAtMs: pending.expireAtMs });
+        const value = fresh ? serialized(pending) : mergeInto(stored, pending);
+        parts.set(address, fresh ? pending : stored);
         const { key, slot } = partRef(address);
         const write: StateWrite = slot === undefined
           ? { key, value, expireAtMs: pending.expireAtMs }

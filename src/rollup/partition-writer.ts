@@ -3,8 +3,8 @@
  * store, exactly once, however many other streams write the same projects at the same time.
  *
  * Write model (see `src/store/port.ts`): each bucket holds one part per writing stream; this
- * writer owns its stream's parts and no other writer touches them, so it may keep them (as
- * their stored text) and merge its deltas into them; readers merge the parts of every stream. A flush
+ * writer owns its stream's parts and no other writer touches them, so it may keep them
+ * deserialized and merge its deltas into them; readers merge the parts of every stream. A flush
  * is one atomic commit per project, fenced by the project's watermark of the stream (the next
  * offset the project holds from it): before folding an event the writer knows each project's
  * watermark and skips what the project already holds; a commit applies only while the stored

@@ -1,6 +1,6 @@
 /**
  * What one stream's writer keeps between flushes, by project: the project's watermark of the
- * stream and reach, the stream's parts of its buckets (as stored text), and the keys its bounds
+ * stream and reach, the stream's parts of its buckets (deserialized), and the keys its bounds
  * admitted. Everything of a project is valid exactly as long as its watermark (it is read after
  * the watermark, and any other write of it moves the watermark), so a writer that finds a
  * watermark moved forgets it all ({@link ProjectCache.forget}).
@@ -20,6 +20,7 @@
  */
 import { DAY_US } from '../time/civil.ts';
 import type { AdmittedKeys } from './admission.ts';
+import type { PendingStateOf } from './fold.ts';
 import { PartsBudget } from './parts-budget.ts';
 
 /** Projects, and parts, a writer keeps between flushes unless told otherwise. */
@@ -28,23 +29,12 @@ export const DEFAULT_CACHE_LIMIT = 50_000;
 /** Marks a key the store was asked for and does not hold a part of this stream. */
 export const NEW_KEY = Symbol('new key');
 
-/**
- * A stream's part of one bucket as kept between flushes: the text it was last written (or read)
- * as, and when its key may be forgotten. Text, not the state: a state is an object graph the
- * collector walks at every major collection (an invocation-stats state with its sketch is five
- * objects), its binary text one flat string that takes a fraction of a microsecond to read back.
- */
-export interface StoredPart {
-  readonly text: string;
-  readonly expireAtMs: number;
-}
-
-/** A stream's part of one bucket as kept: its stored text, or known to be absent. */
-export type CachedPart = StoredPart | typeof NEW_KEY;
+/** A stream's part of one bucket as kept: deserialized, or known to be absent. */
+export type CachedPart = PendingStateOf<unknown> | typeof NEW_KEY;
 
 /**
  * What this writer knows of a project: its watermark of the stream, as last read or written,
- * and the stream's parts of its buckets (as stored text), which are valid exactly as long as the
+ * and the stream's parts of its buckets (deserialized), which are valid exactly as long as the
  * watermark is (they are read after it, and any other write of them moves it).
  */
 export interface KnownProject {
