@@ -36,6 +36,16 @@ const FLOAT_MARK = 1;
 /** Six bits per byte: the 64 bits of a double take eleven. */
 const FLOAT_BYTES = 11;
 
+/** An integer of either sign as a natural: 0, -1, 1, -2… as 0, 1, 2, 3…. */
+function zigzag(value: number): number {
+  return value < 0 ? -2 * value - 1 : 2 * value;
+}
+
+/** The inverse of {@link zigzag}. */
+function unzigzag(natural: number): number {
+  return natural % 2 === 0 ? natural / 2 : -(natural + 1) / 2;
+}
+
 /** Where a double's bits are taken apart and put together (shared: a view each would cost a buffer each). */
 const FLOAT_BITS = new DataView(new ArrayBuffer(8));
 
@@ -66,13 +76,13 @@ export class SevenBitWriter {
    * 2, 3…, which must stay a safe integer).
    */
   signed(value: number): this {
-    return this.unsigned(value < 0 ? -2 * value - 1 : 2 * value);
+    return this.unsigned(zigzag(value));
   }
 
   /** Appends any finite number, exactly (-0 stays -0). */
   real(value: number): this {
     if (Number.isInteger(value) && Math.abs(value) < LARGEST_VARINT_REAL && !Object.is(value, -0)) {
-      return this.unsigned(2 * (value < 0 ? -2 * value - 1 : 2 * value));
+      return this.unsigned(2 * zigzag(value));
     }
     this.byte(FLOAT_MARK);
     FLOAT_BITS.setFloat64(0, value);
@@ -148,8 +158,7 @@ export class SevenBitReader {
 
   /** The next integer of either sign. */
   signed(): number {
-    const zigzag = this.unsigned();
-    return zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+    return unzigzag(this.unsigned());
   }
 
   /** The next {@link SevenBitWriter.real}. */
@@ -157,8 +166,7 @@ export class SevenBitReader {
     const mark = this.unsigned();
     if (mark !== FLOAT_MARK) {
       if (mark % 2 !== 0) throw new Error(`a number at byte ${this.#at} has an unknown mark`);
-      const zigzag = mark / 2;
-      return zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+      return unzigzag(mark / 2);
     }
     let low = 0;
     let high = 0;

@@ -4,10 +4,24 @@
  *
  * @module
  */
-import { invocationStats } from '../../src/rollup/invocation-stats.ts';
+import { type InvocationStats, invocationStats } from '../../src/rollup/invocation-stats.ts';
 import { toSerialized } from '../../src/rollup/quantiles.ts';
 import { STATE_FORMATS } from '../../src/rollup/state-format.ts';
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
+
+/** The JSON text the version before the binary forms wrote for an invocation-stats state. */
+export function legacyInvocationJson(state: InvocationStats): string {
+  return JSON.stringify({
+    n: state.count,
+    e: state.errorCount,
+    s: state.statusClasses,
+    t: state.timedCount,
+    sum: state.sum,
+    min: state.min,
+    max: state.max,
+    q: toSerialized(state.times),
+  });
+}
 
 /**
  * The JSON text of a stored state (in any form), as the version before the binary forms wrote
@@ -21,17 +35,7 @@ export function legacyJson(text: string): string {
     return JSON.stringify([total, rest, storage, auth, realtime]);
   }
   if (format === STATE_FORMATS.invocationStatsV1) {
-    const state = invocationStats.deserialize(text);
-    return JSON.stringify({
-      n: state.count,
-      e: state.errorCount,
-      s: state.statusClasses,
-      t: state.timedCount,
-      sum: state.sum,
-      min: state.min,
-      max: state.max,
-      q: toSerialized(state.times),
-    });
+    return legacyInvocationJson(invocationStats.deserialize(text));
   }
   return text;
 }
