@@ -276,7 +276,7 @@ export class PartitionProcessor {
     }
     for (const item of parsed) {
       if (item.offset < (this.#expected ?? expected)) continue;
-      await this.#fold(item);
+      if (!this.#foldLoaded(item)) await this.#foldLoading(item);
       this.#expected = item.offset + 1;
       if (this.#full()) await this.#makeRoom();
       // A failed flush voids this batch too: the next one re-reads the stored offset.
@@ -372,38 +372,44 @@ export class PartitionProcessor {
 
   /**
    * Folds one parsed message, unless its project already holds it (a replay after a crash or a
-   * rewind: the project's watermark is past it); a rejected one becomes a dead letter.
+   * rewind: the project's watermark is past it); a rejected one becomes a dead letter. Answers
+   * false, having done nothing, when the writer has not loaded what judging it needs (see
+   * {@link #foldLoading}). Synchronous: it runs per message, and an async call per message costs
+   * a promise and a turn of the microtask queue.
    */
-  async #fold({ message, offset, result }: ParsedMessage): Promise<void> {
-    // Asked again after every wait: a flush that lands while this message waits may make the
-    // writer forget what was just read, and hands the pending work over to a new one.
-    for (let attempt = 0;; attempt++) {
-      const pending = this.#pending;
-      const folded = result.ok
-        ? this.#writer.fold(pending.fold, result.event, offset, this.#options.nowUs())
-        : null;
-      if (folded?.kind === 'unloaded') {
-        if (attempt >= 3) {
-          throw new Error(
-            `stream ${this.#stream}: the writer keeps forgetting project ` +
-              `${result.ok ? result.event.project : ''} (its cache limit is too small for one ` +
-              "batch's projects)",
-          );
-        }
-        if (result.ok) await this.#writer.load([result.event]);
-        continue;
-      }
-      // No wait from here on: what is pending now takes this message whole.
-      widenProducedSpan(pending, message.timestamp);
-      pending.nextOffset = offset + 1;
-      pending.bytes += message.value?.length ?? 0;
-      if (!result.ok) reject(pending, message, result.rejection, this.#options);
-      else if (folded?.kind === 'held') pending.skipped += 1;
-      else if (folded?.kind === 'refused') {
-        reject(pending, message, folded.rejection, this.#options);
-      }
-      return;
+  #foldLoaded({ message, offset, result }: ParsedMessage): boolean {
+    const pending = this.#pending;
+    const folded = result.ok
+      ? this.#writer.fold(pending.fold, result.event, offset, this.#options.nowUs())
+      : null;
+    if (folded?.kind === 'unloaded') return false;
+    widenProducedSpan(pending, message.timestamp);
+    pending.nextOffset = offset + 1;
+    pending.bytes += message.value?.length ?? 0;
+    if (!result.ok) reject(pending, message, result.rejection, this.#options);
+    else if (folded?.kind === 'held') pending.skipped += 1;
+    else if (folded?.kind === 'refused') {
+      reject(pending, message, folded.rejection, this.#options);
     }
+    return true;
+  }
+
+  /**
+   * Loads what judging a message the writer could not fold needs, and folds it. Asked again
+   * after every load: a flush that lands while this message waits may make the writer forget
+   * what was just read, and hands the pending work over to a new one.
+   */
+  async #foldLoading(item: ParsedMessage): Promise<void> {
+    const { result } = item;
+    for (let loads = 0; loads < 3; loads++) {
+      if (result.ok) await this.#writer.load([result.event]);
+      if (this.#foldLoaded(item)) return;
+    }
+    throw new Error(
+      `stream ${this.#stream}: the writer keeps forgetting project ` +
+        `${result.ok ? result.event.project : ''} (its cache limit is too small for one ` +
+        "batch's projects)",
+    );
   }
 
   /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */

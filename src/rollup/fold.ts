@@ -19,7 +19,13 @@
  *
  * @module
  */
-import type { EdgeEvent, FunctionEdgeEvent, LogEvent } from '../events/types.ts';
+import type {
+  EdgeEvent,
+  EdgeRequest,
+  FunctionEdgeEvent,
+  Invocation,
+  LogEvent,
+} from '../events/types.ts';
 import type { WrittenMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
 import {
@@ -38,8 +44,7 @@ import {
 } from './keys.ts';
 import type { Aggregate } from './aggregate.ts';
 import { type InvocationStats, invocationStats } from './invocation-stats.ts';
-import { logPosition, recentLogMember } from './recent-logs.ts';
-import { ByteSlab } from '../text/byte-slab.ts';
+import { RecentLogMembers } from './recent-logs.ts';
 import { familiesOf } from '../contract/families.ts';
 import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
@@ -148,19 +153,18 @@ interface ProjectFold {
 
 /** Accumulates the delta of a stream of valid events. */
 export class Fold {
-  readonly #stream: string;
   #projects = new Map<string, ProjectFold>();
   /** Time slots by second of event time (Unix seconds). */
   #slots = new Map<number, TimeSlot>();
   /** Buckets of the grains coarser than a second, per grain, by start (Unix seconds). */
   #buckets: readonly Map<number, Bucket>[] = GRAINS.map(() => new Map());
   #events = 0;
-  /** Where the ring-buffer entries of events that arrived as bytes are carved from. */
-  readonly #slab = new ByteSlab();
+  /** The ring-buffer members of the stream's edge events. */
+  readonly #members: RecentLogMembers;
 
   /** A fold of the events of `stream` (named in the positions of its ring-buffer entries). */
   constructor(stream: string) {
-    this.#stream = stream;
+    this.#members = new RecentLogMembers(stream);
   }
 
   /** Number of events folded since the last {@link take}. */
@@ -178,7 +182,7 @@ export class Fold {
     const slot = this.#slot(event.timestampUs);
     const nowMs = nowUs / 1000;
     if (event.source === 'edge') {
-      project.logs.push(recentLogMember(event, logPosition(this.#stream, offset), this.#slab));
+      project.logs.push(this.#members.of(event, offset));
       addEdge(project, event, slot, nowMs);
     } else addFunctionEdge(project, event, slot, nowMs);
     this.#events += 1;
@@ -220,34 +224,26 @@ export class Fold {
   /** Hands over the accumulated delta and starts a new one. */
   take(): RollupDelta {
     const delta: RollupDelta = { projects: new Map(), events: this.#events };
-    for (const [name, project] of this.#projects) {
+    // forEach, not for-of: a flush runs this once, too seldom for V8 to optimize away the entry
+    // arrays of a for-of over a map.
+    this.#projects.forEach((project, name) => {
       const prefix = projectPrefix(name);
       const states = new Map<string, PendingState>();
-      const all = functionScope(null);
-      for (const [bucket, pending] of project.all) {
-        states.set(
-          partAddress(invocationBucketKey(prefix, all, bucket.suffix), bucket.slot),
-          pending,
-        );
-      }
-      for (const [functionId, scoped] of project.functions) {
-        const scope = functionScope(functionId);
-        for (const [bucket, pending] of scoped) {
-          const key = invocationBucketKey(prefix, scope, bucket.suffix);
-          states.set(partAddress(key, bucket.slot), pending);
-        }
-      }
+      addInvocationStates(states, prefix, functionScope(null), project.all);
+      project.functions.forEach((scoped, functionId) => {
+        addInvocationStates(states, prefix, functionScope(functionId), scoped);
+      });
       const hosts = new Map<string, number>();
-      for (const [host, fold] of project.hosts) {
+      project.hosts.forEach((fold, host) => {
         const scope = hostScope(host);
-        for (const [bucket, pending] of fold.states) {
+        fold.states.forEach((pending, bucket) => {
           states.set(
             partAddress(usageBucketKey(prefix, scope, bucket.suffix), bucket.slot),
             pending,
           );
-        }
+        });
         hosts.set(host, fold.newestUs);
-      }
+      });
       delta.projects.set(name, {
         states,
         logs: project.logs,
@@ -255,7 +251,7 @@ export class Fold {
         admitted: project.admitted,
         newestUs: project.newestUs,
       });
-    }
+    });
     this.#projects = new Map();
     this.#slots = new Map();
     this.#buckets = GRAINS.map(() => new Map());
@@ -290,6 +286,24 @@ export class Fold {
   }
 }
 
+/** Adds the pending states of one invocation scope to a delta's states, by part address. */
+function addInvocationStates(
+  states: Map<string, PendingState>,
+  prefix: string,
+  scope: string,
+  scoped: ScopeStates<InvocationPending>,
+): void {
+  scoped.forEach((pending, bucket) => {
+    states.set(
+      partAddress(invocationBucketKey(prefix, scope, bucket.suffix), bucket.slot),
+      pending,
+    );
+  });
+}
+
+// The per-event functions below loop by index: a for-of over an array allocates its iterator's
+// results wherever V8 has not optimized the loop, and these run once per event.
+
 function addFunctionEdge(
   project: ProjectFold,
   event: FunctionEdgeEvent,
@@ -297,7 +311,9 @@ function addFunctionEdge(
   nowMs: number,
 ): void {
   // parse guarantees every entry names the event's project.
-  for (const invocation of event.invocations) {
+  const { invocations } = event;
+  for (let i = 0; i < invocations.length; i++) {
+    const invocation = invocations[i] as Invocation;
     let scoped: ScopeStates<InvocationPending> | undefined;
     if (invocation.functionId !== null) {
       scoped = project.functions.get(invocation.functionId);
@@ -306,7 +322,8 @@ function addFunctionEdge(
         project.functions.set(invocation.functionId, scoped);
       }
     }
-    for (const bucket of slot) {
+    for (let g = 0; g < slot.length; g++) {
+      const bucket = slot[g] as Bucket;
       const expireAtMs = bucket.invocationExpiryMs;
       if (expireAtMs <= nowMs) continue;
       const all = invocationState(project.all, bucket, expireAtMs);
@@ -338,7 +355,9 @@ function invocationState(
 }
 
 function addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: number): void {
-  for (const request of event.requests) {
+  const { requests } = event;
+  for (let i = 0; i < requests.length; i++) {
+    const request = requests[i] as EdgeRequest;
     if (request.host === null) continue;
     let host = project.hosts.get(request.host);
     if (host === undefined) {
@@ -348,7 +367,8 @@ function addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: 
       host.newestUs = event.timestampUs;
     }
     const families = familiesOf(request.path);
-    for (const bucket of slot) {
+    for (let g = 0; g < slot.length; g++) {
+      const bucket = slot[g] as Bucket;
       const expireAtMs = bucket.usageExpiryMs;
       if (expireAtMs <= nowMs) continue;
       let pending = host.states.get(bucket);

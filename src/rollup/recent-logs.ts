@@ -35,28 +35,93 @@ const SEPARATOR = '\u0000';
 const MAX_POSITION = Number.MAX_SAFE_INTEGER;
 
 /**
- * The sorted-set member of one entry. `position` identifies where the event came from, see
- * {@link logPosition}: unique per event, and the same each time the event is written again (a
- * replay of its stream), which is what lets a replayed stream write entries outside its commits.
- * An event that arrived as bytes gives its member as bytes: the head's UTF-8, then the message's
- * own bytes (the same bytes as the text's, never encoded again), carved out of `slab` (the
- * fold's: a slab of its own per call would take 64 KiB for each entry).
+ * The sorted-set members of one stream's entries. A member's position identifies where its event
+ * came from, see {@link logPosition}: unique per event, and the same each time the event is
+ * written again (a replay of its stream), which is what lets a replayed stream write entries
+ * outside its commits. An event that arrived as bytes gives its member as bytes, written in place
+ * into a slab shared by the stream's members (a slab of its own per entry would take 64 KiB):
+ * the head's UTF-8, its numbers written as digits, then the message's own bytes (the same bytes
+ * as the text's, never encoded again). No text of the head is built for it.
+ *
+ * @example
+ * ```ts
+ * const members = new RecentLogMembers('logs.edge/3');
+ * members.of(event, 1042); // { score: event.timestampUs, member: Uint8Array [...] }
+ * ```
  */
-export function recentLogMember(
-  event: EdgeEvent,
-  position: string,
-  slab: ByteSlab,
-): WrittenMember {
-  const { id, timestampUs, raw, rawBytes } = event;
-  const head = `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}`;
-  if (rawBytes === undefined) return { score: timestampUs, member: `${head}${raw}` };
-  // A UTF-16 unit takes at most 3 bytes: the room beyond what the head took is given back.
-  const room = head.length * 3;
-  const member = slab.take(room + rawBytes.byteLength);
-  const { written } = UTF8.encodeInto(head, member);
-  member.set(rawBytes, written);
-  slab.giveBack(room - written);
-  return { score: timestampUs, member: member.subarray(0, written + rawBytes.byteLength) };
+export class RecentLogMembers {
+  readonly #stream: string;
+  /** `@` and the stream's name as UTF-8: the tail of each of its positions. */
+  readonly #positionTail: Uint8Array;
+  readonly #slab = new ByteSlab();
+
+  /** The members of the entries of `stream` (named in each position). */
+  constructor(stream: string) {
+    this.#stream = stream;
+    this.#positionTail = UTF8.encode(`${POSITION_MARK}${stream}`);
+  }
+
+  /** The member of `event`, found at `offset` of the stream. */
+  of(event: EdgeEvent, offset: number): WrittenMember {
+    const { id, timestampUs, raw, rawBytes } = event;
+    if (rawBytes === undefined) {
+      const position = logPosition(this.#stream, offset);
+      const head = `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}`;
+      return { score: timestampUs, member: `${head}${raw}` };
+    }
+    const tail = this.#positionTail;
+    // A UTF-16 unit takes at most 3 bytes; a number's text at most NUMBER_TEXT_MAX.
+    const room = id.length * 3 + 3 * NUMBER_TEXT_MAX + tail.length + 3 + rawBytes.byteLength;
+    const bytes = this.#slab.reserve(room);
+    const start = this.#slab.start;
+    let at = writeText(id, bytes, start);
+    bytes[at++] = NUL;
+    if (Number.isSafeInteger(offset) && offset >= 0) {
+      writeDigits(MAX_POSITION - offset, POSITION_DIGITS, bytes, at);
+      bytes.set(tail, at + POSITION_DIGITS);
+      at += POSITION_DIGITS + tail.length;
+    } else at = writeText(logPosition(this.#stream, offset), bytes, at);
+    bytes[at++] = NUL;
+    at = writeNumber(timestampUs, bytes, at);
+    bytes[at++] = NUL;
+    bytes.set(rawBytes, at);
+    return { score: timestampUs, member: this.#slab.keep(at + rawBytes.byteLength - start) };
+  }
+}
+
+/** The longest text `String` gives a number (`-1.2345678901234567e-308` and the like). */
+const NUMBER_TEXT_MAX = 24;
+/** Digits of a position: the complement of an offset, zero-padded. */
+const POSITION_DIGITS = 16;
+/** What separates a position's digits from its stream's name. */
+const POSITION_MARK = '@';
+
+/** Writes `text` as UTF-8 into `bytes` at `at`; the index after it. */
+function writeText(text: string, bytes: Uint8Array, at: number): number {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return at + UTF8.encodeInto(text.slice(i), bytes.subarray(at)).written;
+    bytes[at++] = code;
+  }
+  return at;
+}
+
+/** Writes `value` as `String` writes it into `bytes` at `at`; the index after it. */
+function writeNumber(value: number, bytes: Uint8Array, at: number): number {
+  if (!Number.isSafeInteger(value) || value < 0) return writeText(String(value), bytes, at);
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  writeDigits(value, digits, bytes, at);
+  return at + digits;
+}
+
+/** Writes the last `digits` decimal digits of the integer `value` at `at`, zero-padded. */
+function writeDigits(value: number, digits: number, bytes: Uint8Array, at: number): void {
+  let rest = value;
+  for (let i = at + digits - 1; i >= at; i--) {
+    bytes[i] = DIGIT_0 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
 }
 
 /**
@@ -65,7 +130,7 @@ export function recentLogMember(
  * of equal timestamp and id, as `src/events/order.ts`'s input-order tie-break says.
  */
 export function logPosition(stream: string, offset: number): string {
-  return `${String(MAX_POSITION - offset).padStart(16, '0')}@${stream}`;
+  return `${String(MAX_POSITION - offset).padStart(POSITION_DIGITS, '0')}${POSITION_MARK}${stream}`;
 }
 
 const ROW_FIELDS = fieldNames(['id', 'event_message', 'metadata']);

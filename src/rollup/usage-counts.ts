@@ -62,7 +62,9 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
 
   add(state, families) {
     state.total += 1;
-    for (const family of families) state[family] += 1;
+    // By index: this runs per request, and a for-of's iterator results are garbage wherever V8
+    // has not optimized the loop.
+    for (let i = 0; i < families.length; i++) state[families[i] as Family] += 1;
     return state;
   },
 

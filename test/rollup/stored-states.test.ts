@@ -17,7 +17,7 @@ import {
   toSerialized,
   writeSketch,
 } from '../../src/rollup/quantiles.ts';
-import { parseRecentLog, recentLogMember } from '../../src/rollup/recent-logs.ts';
+import { parseRecentLog, RecentLogMembers } from '../../src/rollup/recent-logs.ts';
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
 import { NewerStateFormatError } from '../../src/rollup/state-format.ts';
 import { mergeParts, readStateOrReport } from '../../src/rollup/unreadable.ts';
@@ -25,7 +25,6 @@ import { SevenBitReader, SevenBitWriter } from '../../src/text/seven-bit.ts';
 import { legacyInvocationJson } from './legacy-states.ts';
 import { Buffer } from 'node:buffer';
 import { parse } from '../../src/events/parse.ts';
-import { ByteSlab } from '../../src/text/byte-slab.ts';
 import { edgeEvent } from '../fixtures/events.ts';
 
 /** A JSON array of 60 numbers (121 characters): no valid state, and longer than a message quotes. */
@@ -408,7 +407,7 @@ describe('stored text, built by hand', () => {
 describe('recent log members', () => {
   const UTF8 = new TextEncoder();
   const event = edgeEvent({ at: 1_795_256_130_000_000, id: 'entry', message: 'GET | 200' });
-  const { member } = recentLogMember(event, 'position', new ByteSlab());
+  const { member } = new RecentLogMembers('logs.edge/0').of(event, 7);
 
   test('read back as written', () => {
     expect(typeof member).toBe('string');
@@ -428,7 +427,7 @@ describe('recent log members', () => {
     metadata: [{ request: [{ host: 'abcdefghijklmnopqrst.supabase.co', path: '/rest/v1/ü' }] }],
   });
   const nowUs = 1_795_256_130_000_000;
-  const slab = new ByteSlab();
+  const members = new RecentLogMembers('logs.edge/0');
 
   test.each([
     ['as they are', UTF8.encode(text)],
@@ -438,8 +437,8 @@ describe('recent log members', () => {
     const fromText = parse(text, 'edge', { nowUs });
     if (!fromBytes.ok || fromBytes.event.source !== 'edge') throw new Error('bytes rejected');
     if (!fromText.ok || fromText.event.source !== 'edge') throw new Error('text rejected');
-    const bytesMember = recentLogMember(fromBytes.event, 'position', slab).member;
-    const textMember = recentLogMember(fromText.event, 'position', slab).member;
+    const bytesMember = members.of(fromBytes.event, 42).member;
+    const textMember = members.of(fromText.event, 42).member;
     expect(bytesMember).toBeInstanceOf(Uint8Array);
     expect(typeof textMember).toBe('string');
     expect(Buffer.from(bytesMember as Uint8Array).equals(Buffer.from(textMember as string))).toBe(
@@ -450,6 +449,31 @@ describe('recent log members', () => {
       eventMessage: 'GET | 200 😀',
     });
   });
+
+  // The bytes path writes the head's numbers as digits, in place: each offset (the last two have
+  // no 16 digits of position, so their position is written as text) and a message too large for
+  // the slab gives what the text does.
+  const large = JSON.stringify({ ...JSON.parse(text), event_message: 'x'.repeat(20_000) });
+  test.each([
+    [0, text],
+    [7, text],
+    [Number.MAX_SAFE_INTEGER, text],
+    [2 ** 53 + 2, text],
+    [-1, text],
+    [42, large],
+  ])(
+    'the member from bytes of an event at offset %d is the text member, byte for byte',
+    (offset, json) => {
+      const fromBytes = parse(UTF8.encode(json), 'edge', { nowUs });
+      const fromText = parse(json, 'edge', { nowUs });
+      if (!fromBytes.ok || fromBytes.event.source !== 'edge') throw new Error('bytes rejected');
+      if (!fromText.ok || fromText.event.source !== 'edge') throw new Error('text rejected');
+      const bytesMember = members.of(fromBytes.event, offset).member;
+      const textMember = members.of(fromText.event, offset).member;
+      expect(bytesMember).toBeInstanceOf(Uint8Array);
+      expect(new TextDecoder().decode(bytesMember as Uint8Array)).toBe(textMember);
+    },
+  );
 
   test.each([
     ['no separators', 'just text'],
