@@ -24,6 +24,7 @@ export default defineConfig({
       'test/rollup/stored-states.test.ts',
       'test/rollup/boundaries.test.ts',
       'test/store/memory.test.ts',
+      'test/text/byte-slab.test.ts',
       'test/text/seven-bit.test.ts',
       'test/time/**/*.test.ts',
     ],

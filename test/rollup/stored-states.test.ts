@@ -475,6 +475,21 @@ describe('recent log members', () => {
     },
   );
 
+  // The head written in place against the text head, at its edges: a timestamp whose digits
+  // start with 1 and zeros, ids whose first character is U+0080 or not ASCII at all.
+  test.each([
+    [1_000_000_000_000_000, 'x'],
+    [1_000_000_000_000_000, '\u0080x'],
+    [1_795_256_130_000_000, 'ü-first'],
+    [1_795_256_130_000_000, 'ascii-then-\u0080'],
+  ])('a member from bytes at %d with id %j is its text member', (at, id) => {
+    const event = edgeEvent({ at, id });
+    const fromBytes = { ...event, rawBytes: UTF8.encode(event.raw) };
+    const bytesMember = members.of(fromBytes, 9).member;
+    expect(bytesMember).toBeInstanceOf(Uint8Array);
+    expect(new TextDecoder().decode(bytesMember as Uint8Array)).toBe(members.of(event, 9).member);
+  });
+
   test.each([
     ['no separators', 'just text'],
     ['no timestamp field', `entry\u0000${JSON.stringify({ id: 'x', metadata: [] })}`],
