@@ -7,8 +7,9 @@
  * It runs on every event, so per event it does as little as it can: the buckets of an event time
  * (start, key tail and expiry at every grain) are worked out once per second of event time and
  * shared by every event and request entry in that second; states are found by project, scope
- * and bucket object; key strings are built once per key at {@link Fold.take}; and the position
- * text of an event is only built for the ring buffer, which only edge events enter.
+ * and bucket object; key strings are built once per key at {@link Fold.take}; an edge event's
+ * ring-buffer member is written in place as bytes ({@link RecentLogMembers}); and the loops run by
+ * index, which allocates nothing where V8 has not optimized them.
  *
  * @example
  * ```ts
