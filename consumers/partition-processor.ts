@@ -372,10 +372,9 @@ export class PartitionProcessor {
 
   /**
    * Folds one parsed message, unless its project already holds it (a replay after a crash or a
-   * rewind: the project's watermark is past it); a rejected one becomes a dead letter. Answers
-   * false, having done nothing, when the writer has not loaded what judging it needs (see
-   * {@link #foldLoading}). Synchronous: it runs per message, and an async call per message costs
-   * a promise and a turn of the microtask queue.
+   * rewind: the project's watermark is past it); a rejected one becomes a dead letter. False, and
+   * nothing done, when the writer lacks what judging it needs ({@link #foldLoading}). Synchronous:
+   * an async call per message would cost a promise and a microtask turn.
    */
   #foldLoaded({ message, offset, result }: ParsedMessage): boolean {
     const pending = this.#pending;
