@@ -66,7 +66,9 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  if (config.kafkaBrokers === null) fail('set KAFKA_BROKERS (e.g. 127.0.0.1:9092)');
+  if (config.kafkaBrokers === null) {
+    fail('set KAFKA_BROKERS (e.g. 127.0.0.1:19092, the broker of npm run services:up)');
+  }
   const apiKey = plan.probe === null ? null : probeKey();
   if (plan.probe !== null && apiKey !== null) await checkApi(plan.probe.url, apiKey);
 

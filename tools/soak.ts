@@ -1,7 +1,7 @@
 /**
  * `npm run soak -- --minutes N --rate R [--consumers 2] [--restart-every 5] [--seed 1]`: runs the
  * service for N minutes under R generated events a second, on the broker of `KAFKA_BROKERS`
- * (default `127.0.0.1:9092`) and a Redis of its own, and prints one row a minute (see
+ * (default: `npm run services:up`'s broker) and a Redis of its own, and prints one row a minute (see
  * `tools/soak/run.ts`), then the slope of each process's memory and of Redis's. Exits 1 when
  * anything went wrong (an answer other than 200 outside the planned Redis restart, an error log,
  * a process that died, a marker never seen, a lag not drained).
@@ -13,6 +13,7 @@ import { positiveFlag } from './bench/measure.ts';
 import { slopePerHour } from './soak/minute-row.ts';
 import { startOwnRedis, stopOwnRedis } from './services/own-redis.ts';
 import { runSoak } from './soak/run.ts';
+import { kafkaService } from './services/kafka.ts';
 
 const USAGE =
   'usage: npm run soak -- --minutes N --rate EVENTS_PER_SECOND [--consumers 2] [--restart-every MINUTES] [--seed 1]';
@@ -52,7 +53,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   const report = await runSoak({
     ...flags,
-    brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(','),
+    brokers: (process.env.KAFKA_BROKERS ?? kafkaService().address).split(','),
     redis,
     keepLines: false,
     print: (line) => console.log(line),

@@ -5,25 +5,21 @@
  * answered, what it forbids is refused, every status and header is documented, auth is enforced.
  *
  * The fuzzer comes from PyPI (`npm run fuzz:setup`, which `.ci/run` runs). Without it the suite
- * is skipped with that hint, or fails with `REQUIRE_SERVICES=1` (CI). The seed is fixed so that a
+ * is skipped behind the run's banner, which says how to install it, or fails with
+ * `REQUIRE_SERVICES=1` (CI). The seed is fixed so that a
  * failure reproduces; change FUZZ_SEED to explore other cases.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import process from 'node:process';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { serveNode } from '../../api/adapters/node.ts';
 import type { Served } from '../../api/adapters/serve.ts';
 import { generatedStream } from '../rollup/fold-and-read.ts';
 import { TEST_KEY, TEST_NOW_US, testApp } from './helpers/app.ts';
 import { ingestLines } from './helpers/http.ts';
+import { describeWithServices } from '../support/services.ts';
 
-const SCHEMATHESIS = '.cache/venv/bin/schemathesis';
-const required = ['1', 'true', 'yes'].includes(
-  (process.env['REQUIRE_SERVICES'] ?? '').toLowerCase(),
-);
-const installed = existsSync(SCHEMATHESIS);
 const seed = process.env['FUZZ_SEED'] ?? '1';
 
 function run(command: string, args: readonly string[]): Promise<{ code: number; output: string }> {
@@ -36,22 +32,13 @@ function run(command: string, args: readonly string[]): Promise<{ code: number; 
   });
 }
 
-// Skipped, with the hint in its name, only where the fuzzer is missing and not required.
-const suite = installed || required ? describe : describe.skip;
-
-suite(
-  installed || required
-    ? 'the API fuzzed from its own OpenAPI document'
-    : 'the API fuzzer (run `npm run fuzz:setup`: schemathesis from PyPI)',
-  () => {
+describeWithServices(
+  ['fuzzer'],
+  'the API fuzzed from its own OpenAPI document',
+  ({ fuzzer }) => {
     let served: Served;
 
     beforeAll(async () => {
-      if (!installed) {
-        throw new Error(
-          `${SCHEMATHESIS} is missing: run \`npm run fuzz:setup\` (REQUIRE_SERVICES is set)`,
-        );
-      }
       const app = testApp();
       const stream = generatedStream(TEST_NOW_US, 1_000);
       await ingestLines(app.call, stream.lines, () => {});
@@ -67,7 +54,7 @@ suite(
     });
 
     test('schemathesis with every check finds no failure', async () => {
-      const { code, output } = await run(SCHEMATHESIS, [
+      const { code, output } = await run(fuzzer.path, [
         'run',
         `${served.url}/openapi.json`,
         '--checks',

@@ -27,7 +27,7 @@ export function describeFailover(
   label: string,
   failOver: FailOver,
 ): void {
-  describeWithServices(['kafka'], title, ({ kafka }) => {
+  describeWithServices(['kafka', 'redis-server'], title, ({ kafka }) => {
     let cluster: OwnCluster;
     let world: World;
     let runner: ConsumerRunner | undefined;

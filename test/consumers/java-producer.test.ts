@@ -34,7 +34,7 @@ function recordsFor(nowUs: number): JavaRecord[] {
 
 for (const runtime of ['node', 'deno'] as const satisfies readonly Runtime[]) {
   describeWithServices(
-    ['kafka', 'redis'],
+    ['kafka', 'redis', 'jdk', 'maven'],
     `events of Apache Kafka's Java client, consumed on ${runtime}`,
     ({ kafka, redis }) => {
       let world: World;

@@ -43,137 +43,141 @@ function retentionLost(text: string): Map<string, number> {
   return new Map([...counted].sort());
 }
 
-describeWithServices(['kafka'], 'a partition that starts at its log start', (services) => {
-  // A Redis of its own: it is flushed.
-  let redis: OwnService;
-  let world: World;
-  let service: Service | null = null;
-  const logged: string[] = [];
-  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
-  const first = generatedStream(nowUs, 1_000);
-  const later = generatedStream(nowUs + 1_000_000, 300);
+describeWithServices(
+  ['kafka', 'redis-server'],
+  'a partition that starts at its log start',
+  (services) => {
+    // A Redis of its own: it is flushed.
+    let redis: OwnService;
+    let world: World;
+    let service: Service | null = null;
+    const logged: string[] = [];
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const first = generatedStream(nowUs, 1_000);
+    const later = generatedStream(nowUs + 1_000_000, 300);
 
-  beforeAll(async () => {
-    redis = await startOwnRedis('redis-log-start');
-    world = await createWorld(services.kafka.brokers, { kind: 'redis', url: redis.address });
-  }, 120_000);
+    beforeAll(async () => {
+      redis = await startOwnRedis('redis-log-start');
+      world = await createWorld(services.kafka.brokers, { kind: 'redis', url: redis.address });
+    }, 120_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await world?.close();
-    if (redis !== undefined) await stopOwnRedis(redis);
-  }, 60_000);
+    afterAll(async () => {
+      await service?.stop();
+      await world?.close();
+      if (redis !== undefined) await stopOwnRedis(redis);
+    }, 60_000);
 
-  /** Deletes each source partition's records below `to(high)`; answers the new log starts. */
-  async function deleteBelow(to: (high: number) => number): Promise<Map<string, number>> {
-    const starts = new Map<string, number>();
-    for (const topic of [world.topics.edge, world.topics['function-edge']]) {
-      const partitions = [];
-      for (const { partition, high } of await world.admin.fetchTopicOffsets(topic)) {
-        const offset = to(Number(high));
-        starts.set(`${topic}/${partition}`, offset);
-        if (offset > 0) partitions.push({ partition, offset: String(offset) });
+    /** Deletes each source partition's records below `to(high)`; answers the new log starts. */
+    async function deleteBelow(to: (high: number) => number): Promise<Map<string, number>> {
+      const starts = new Map<string, number>();
+      for (const topic of [world.topics.edge, world.topics['function-edge']]) {
+        const partitions = [];
+        for (const { partition, high } of await world.admin.fetchTopicOffsets(topic)) {
+          const offset = to(Number(high));
+          starts.set(`${topic}/${partition}`, offset);
+          if (offset > 0) partitions.push({ partition, offset: String(offset) });
+        }
+        await world.admin.deleteTopicRecords({ topic, partitions });
       }
-      await world.admin.deleteTopicRecords({ topic, partitions });
+      return starts;
     }
-    return starts;
-  }
 
-  /** The lines still in the topics, as the reference folds them. */
-  async function keptLines(): Promise<{ source: 'edge' | 'function-edge'; line: string }[]> {
-    const sourceOf = new Map([
-      [world.topics.edge, 'edge' as const],
-      [world.topics['function-edge'], 'function-edge' as const],
-    ]);
-    return [...await world.sourceMessages()].map(([origin, line]) => {
-      const source = sourceOf.get(origin.split('/')[0] ?? '');
-      if (source === undefined) throw new Error(`a message of an unknown topic: ${origin}`);
-      return { source, line };
-    });
-  }
-
-  test(
-    'a new consumer group on a topic whose old messages expired: said, not counted',
-    async () => {
-      await world.publish(first.lines);
-      const starts = await deleteBelow((high) => Math.floor(high / 2));
-      const kept = await keptLines();
-      service = await startTestService({
-        config: loadConfig({
-          KAFKA_BROKERS: services.kafka.brokers.join(','),
-          KAFKA_TOPIC_PREFIX: world.prefix,
-          KAFKA_GROUP_ID: world.groupId,
-          TOPIC_PARTITIONS: String(PARTITIONS),
-          REDIS_URL: redis.address,
-          METRICS_PORT: String(await freePort()),
-        }),
-        logger: messagesLogger('warn', 'log-start', logged),
-        role: 'consumers',
-        onFatal: (message) => {
-          throw new Error(message);
-        },
+    /** The lines still in the topics, as the reference folds them. */
+    async function keptLines(): Promise<{ source: 'edge' | 'function-edge'; line: string }[]> {
+      const sourceOf = new Map([
+        [world.topics.edge, 'edge' as const],
+        [world.topics['function-edge'], 'function-edge' as const],
+      ]);
+      return [...await world.sourceMessages()].map(([origin, line]) => {
+        const source = sourceOf.get(origin.split('/')[0] ?? '');
+        if (source === undefined) throw new Error(`a message of an unknown topic: ${origin}`);
+        return { source, line };
       });
-      await world.drained(120_000);
-      const base = service.url ?? '';
+    }
+
+    test(
+      'a new consumer group on a topic whose old messages expired: said, not counted',
+      async () => {
+        await world.publish(first.lines);
+        const starts = await deleteBelow((high) => Math.floor(high / 2));
+        const kept = await keptLines();
+        service = await startTestService({
+          config: loadConfig({
+            KAFKA_BROKERS: services.kafka.brokers.join(','),
+            KAFKA_TOPIC_PREFIX: world.prefix,
+            KAFKA_GROUP_ID: world.groupId,
+            TOPIC_PARTITIONS: String(PARTITIONS),
+            REDIS_URL: redis.address,
+            METRICS_PORT: String(await freePort()),
+          }),
+          logger: messagesLogger('warn', 'log-start', logged),
+          role: 'consumers',
+          onFatal: (message) => {
+            throw new Error(message);
+          },
+        });
+        await world.drained(120_000);
+        const base = service.url ?? '';
+        for (const [stream, logStart] of starts) {
+          if (logStart === 0) continue;
+          expect(logged, stream).toContain(
+            `${stream} has no stored resume offset: folding starts at its log start, ${logStart} ` +
+              `(offsets 0 to ${logStart - 1} are no longer in the topic). Normal for a new ` +
+              'deployment or consumer group on a topic whose older messages expired; if this store ' +
+              'held the partition before (it lost its keys), the events of those offsets are ' +
+              `missing from the rollups: see "A consumer group behind the topic's retention" in ` +
+              'docs/ROLLUPS.md',
+          );
+        }
+        expect(retentionLost(await (await fetch(`${base}/metrics`)).text())).toEqual(new Map());
+        expect(await (await fetch(`${base}/healthz`)).text()).toBe('ok\n');
+        await expectStoreMatchesReference(world.store, validEvents(kept, nowUs), nowUs, 30);
+      },
+      240_000,
+    );
+
+    test('a store that lost its keys below the log start: counted, logged, told', async () => {
+      const began = new Map<string, number>();
+      for (const topic of [world.topics.edge, world.topics['function-edge']]) {
+        for (const { partition, low } of await world.admin.fetchTopicOffsets(topic)) {
+          began.set(`${topic}/${partition}`, Number(low));
+        }
+      }
+      // Retention takes everything folded so far, then the store loses every key.
+      const starts = await deleteBelow((high) => high);
+      const lost = new Map<string, number>();
       for (const [stream, logStart] of starts) {
-        if (logStart === 0) continue;
-        expect(logged, stream).toContain(
-          `${stream} has no stored resume offset: folding starts at its log start, ${logStart} ` +
-            `(offsets 0 to ${logStart - 1} are no longer in the topic). Normal for a new ` +
-            'deployment or consumer group on a topic whose older messages expired; if this store ' +
-            'held the partition before (it lost its keys), the events of those offsets are ' +
-            `missing from the rollups: see "A consumer group behind the topic's retention" in ` +
-            'docs/ROLLUPS.md',
+        const from = began.get(stream) ?? 0;
+        if (logStart > from) lost.set(stream, logStart - from);
+      }
+      expect(lost.size).toBeGreaterThan(PARTITIONS);
+      const admin = await createClient({ url: redis.address }).connect();
+      await admin.flushAll();
+      await admin.close();
+
+      const base = service?.url ?? '';
+      const counted = await until('the losses to be counted', 60_000, async () => {
+        const found = retentionLost(await (await fetch(`${base}/metrics`)).text());
+        return found.size >= lost.size ? found : null;
+      });
+      expect(counted, 'offsets the store lost below the log start, by partition')
+        .toEqual(new Map([...lost].sort()));
+      const health = await (await fetch(`${base}/healthz`)).text();
+      for (const [stream, offsets] of lost) {
+        expect(health).toContain(
+          `${stream} lost ${offsets} offset(s) the store had folded and lost, which retention deleted`,
         );
+        const from = began.get(stream) ?? 0;
+        expect(
+          logged.some((line) => line.startsWith(`${stream} lost ${offsets} offset(s) (${from} to`)),
+        )
+          .toBe(true);
       }
-      expect(retentionLost(await (await fetch(`${base}/metrics`)).text())).toEqual(new Map());
-      expect(await (await fetch(`${base}/healthz`)).text()).toBe('ok\n');
-      await expectStoreMatchesReference(world.store, validEvents(kept, nowUs), nowUs, 30);
-    },
-    240_000,
-  );
 
-  test('a store that lost its keys below the log start: counted, logged, told', async () => {
-    const began = new Map<string, number>();
-    for (const topic of [world.topics.edge, world.topics['function-edge']]) {
-      for (const { partition, low } of await world.admin.fetchTopicOffsets(topic)) {
-        began.set(`${topic}/${partition}`, Number(low));
-      }
-    }
-    // Retention takes everything folded so far, then the store loses every key.
-    const starts = await deleteBelow((high) => high);
-    const lost = new Map<string, number>();
-    for (const [stream, logStart] of starts) {
-      const from = began.get(stream) ?? 0;
-      if (logStart > from) lost.set(stream, logStart - from);
-    }
-    expect(lost.size).toBeGreaterThan(PARTITIONS);
-    const admin = await createClient({ url: redis.address }).connect();
-    await admin.flushAll();
-    await admin.close();
-
-    const base = service?.url ?? '';
-    const counted = await until('the losses to be counted', 60_000, async () => {
-      const found = retentionLost(await (await fetch(`${base}/metrics`)).text());
-      return found.size >= lost.size ? found : null;
-    });
-    expect(counted, 'offsets the store lost below the log start, by partition')
-      .toEqual(new Map([...lost].sort()));
-    const health = await (await fetch(`${base}/healthz`)).text();
-    for (const [stream, offsets] of lost) {
-      expect(health).toContain(
-        `${stream} lost ${offsets} offset(s) the store had folded and lost, which retention deleted`,
-      );
-      const from = began.get(stream) ?? 0;
-      expect(
-        logged.some((line) => line.startsWith(`${stream} lost ${offsets} offset(s) (${from} to`)),
-      )
-        .toBe(true);
-    }
-
-    // Folding goes on from the log start, exactly.
-    await world.publish(later.lines);
-    await world.drained(120_000);
-    await expectStoreMatchesReference(world.store, later.events, nowUs + 1_000_000, 10);
-  }, 240_000);
-});
+      // Folding goes on from the log start, exactly.
+      await world.publish(later.lines);
+      await world.drained(120_000);
+      await expectStoreMatchesReference(world.store, later.events, nowUs + 1_000_000, 10);
+    }, 240_000);
+  },
+);

@@ -38,7 +38,7 @@ async function storedTotalOnceBack(world: World): Promise<number> {
 }
 
 describeWithServices(
-  ['kafka'],
+  ['kafka', 'redis-server'],
   'Redis restarted from an older snapshot mid-stream',
   ({ kafka }) => {
     let redis: Service;

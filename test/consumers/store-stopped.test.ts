@@ -39,7 +39,7 @@ function batchFailures(text: string, reason: string): number {
   return line === undefined ? 0 : Number(line.split(' ')[1]);
 }
 
-describeWithServices(['kafka'], 'a Redis that stops answering', ({ kafka }) => {
+describeWithServices(['kafka', 'redis-server'], 'a Redis that stops answering', ({ kafka }) => {
   // A Redis of its own: it is stopped.
   let redis: Service;
   let world: World | null = null;

@@ -20,7 +20,7 @@ import { createClient } from 'redis';
 const PORTS = [17111, 17112] as const;
 
 describeWithServices(
-  ['secureRedisCluster'],
+  ['secureRedisCluster', 'redis-server'],
   'a failover on a TLS Redis Cluster',
   ({ secureRedisCluster }) => {
     const nodes = PORTS.map((port) =>

@@ -34,184 +34,198 @@ import { gone, signal } from '../support/own-services.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describeWithServices(['kafka', 'redis'], 'faults mid-stream', () => {
-  const id = randomUUID().slice(0, 8);
-  let broker: Service;
-  let redis: Service;
-  let service: RunningService | null = null;
-  let fatal: string | null = null;
-  const logLines: { level: number; msg: string; raw: string }[] = [];
-  let call: Call = () => Promise.reject(new Error('the service did not start'));
-  const check = () => undefined;
+describeWithServices(
+  ['kafka', 'redis', 'redis-server', 'jdk', 'maven'],
+  'faults mid-stream',
+  () => {
+    const id = randomUUID().slice(0, 8);
+    let broker: Service;
+    let redis: Service;
+    let service: RunningService | null = null;
+    let fatal: string | null = null;
+    const logLines: { level: number; msg: string; raw: string }[] = [];
+    let call: Call = () => Promise.reject(new Error('the service did not start'));
+    const check = () => undefined;
 
-  /** Waits until /readyz answers 200. */
-  async function ready(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    for (;;) {
-      const response = await call('/readyz');
-      if (response.status === 200) return;
-      last = `${response.status} ${await response.text()}`;
-      if (fatal !== null || Date.now() > deadline) {
-        throw new Error(`not ready after ${timeoutMs} ms: ${fatal ?? last}`);
+    /** Waits until /readyz answers 200. */
+    async function ready(timeoutMs: number): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      let last = '';
+      for (;;) {
+        const response = await call('/readyz');
+        if (response.status === 200) return;
+        last = `${response.status} ${await response.text()}`;
+        if (fatal !== null || Date.now() > deadline) {
+          throw new Error(`not ready after ${timeoutMs} ms: ${fatal ?? last}`);
+        }
+        await sleep(100);
       }
-      await sleep(100);
     }
-  }
 
-  /** Resolves once a log line says `message`; rejects after `timeoutMs`. */
-  async function logged(message: string, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!logLines.some((line) => line.msg === message)) {
-      if (Date.now() > deadline) throw new Error(`nothing logged '${message}' in ${timeoutMs} ms`);
-      await sleep(100);
+    /** Resolves once a log line says `message`; rejects after `timeoutMs`. */
+    async function logged(message: string, timeoutMs: number): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!logLines.some((line) => line.msg === message)) {
+        if (Date.now() > deadline) {
+          throw new Error(
+            `nothing logged '${message}' in ${timeoutMs} ms`,
+          );
+        }
+        await sleep(100);
+      }
     }
-  }
 
-  /** An endpoint call that no earlier call can have answered from the answer cache. */
-  const freshQuery = () =>
-    call(`/api/endpoints/functions.invocation-stats?project=fresh${randomUUID().slice(0, 15)}`);
+    /** An endpoint call that no earlier call can have answered from the answer cache. */
+    const freshQuery = () =>
+      call(`/api/endpoints/functions.invocation-stats?project=fresh${randomUUID().slice(0, 15)}`);
 
-  beforeAll(async () => {
-    broker = extraBrokerService({
-      name: `kafka-mid-stream`,
-      port: await freePort(),
-      controllerPort: await freePort(),
-    });
-    redis = redisServerService({ name: 'redis-mid-stream', port: await freePort(), extraArgs: [] });
-    rmSync(serviceDir(broker.name), { recursive: true, force: true });
-    await Promise.all([up(broker, () => undefined), up(redis, () => undefined)]);
-    const config = loadConfig({
-      KAFKA_BROKERS: broker.address,
-      KAFKA_TOPIC_PREFIX: `mid-stream-${id}.`,
-      KAFKA_GROUP_ID: `mid-stream-${id}`,
-      TOPIC_PARTITIONS: '3',
-      FLUSH_INTERVAL_MS: '100',
-      KAFKA_SESSION_TIMEOUT_MS: '6000',
-      REDIS_URL: redis.address,
-      API_KEYS: TEST_KEY,
-      PORT: '0',
-    });
-    const logger = pino(
-      { level: 'info', name: 'mid-stream' },
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const raw of chunk.toString('utf8').split('\n')) {
-            if (raw === '') continue;
-            const { level, msg } = JSON.parse(raw) as { level: number; msg: string };
-            logLines.push({ level, msg, raw });
-          }
-          done();
-        },
-      }),
-    );
-    service = await startTestService({
-      config,
-      logger,
-      role: 'all',
-      onFatal: (message) => (fatal = message),
-    });
-    const url = service.url;
-    call = (path, init = {}) =>
-      fetch(`${url}${path}`, { ...init, headers: { 'X-API-KEY': TEST_KEY, ...init.headers } });
-    await ready(120_000);
-  }, 180_000);
+    beforeAll(async () => {
+      broker = extraBrokerService({
+        name: `kafka-mid-stream`,
+        port: await freePort(),
+        controllerPort: await freePort(),
+      });
+      redis = redisServerService({
+        name: 'redis-mid-stream',
+        port: await freePort(),
+        extraArgs: [],
+      });
+      rmSync(serviceDir(broker.name), { recursive: true, force: true });
+      await Promise.all([up(broker, () => undefined), up(redis, () => undefined)]);
+      const config = loadConfig({
+        KAFKA_BROKERS: broker.address,
+        KAFKA_TOPIC_PREFIX: `mid-stream-${id}.`,
+        KAFKA_GROUP_ID: `mid-stream-${id}`,
+        TOPIC_PARTITIONS: '3',
+        FLUSH_INTERVAL_MS: '100',
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+        REDIS_URL: redis.address,
+        API_KEYS: TEST_KEY,
+        PORT: '0',
+      });
+      const logger = pino(
+        { level: 'info', name: 'mid-stream' },
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            for (const raw of chunk.toString('utf8').split('\n')) {
+              if (raw === '') continue;
+              const { level, msg } = JSON.parse(raw) as { level: number; msg: string };
+              logLines.push({ level, msg, raw });
+            }
+            done();
+          },
+        }),
+      );
+      service = await startTestService({
+        config,
+        logger,
+        role: 'all',
+        onFatal: (message) => (fatal = message),
+      });
+      const url = service.url;
+      call = (path, init = {}) =>
+        fetch(`${url}${path}`, { ...init, headers: { 'X-API-KEY': TEST_KEY, ...init.headers } });
+      await ready(120_000);
+    }, 180_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    for (const target of [broker, redis]) {
-      if (target === undefined) continue;
+    afterAll(async () => {
+      await service?.stop();
+      for (const target of [broker, redis]) {
+        if (target === undefined) continue;
+        try {
+          signal(target, 'SIGCONT');
+        } catch {
+          // Not running.
+        }
+        await down(target);
+      }
+    }, 90_000);
+
+    test('broker and Redis killed, Redis paused: answers equal the reference after', async () => {
+      const nowUs = Date.now() * 1000;
+      const stream = generatedStream(nowUs, 1_500);
+      const parts = [0, 1, 2, 3].map((part) =>
+        stream.lines.filter((_line, index) => index % 4 === part)
+      );
+      let accepted = 0;
+      const ingest = async (part: number) => {
+        accepted += (await ingestLines(call, parts[part] ?? [], check, 500)).accepted;
+      };
+
+      await ingest(0);
+
+      // 1. The broker killed and restarted.
+      const linesBefore = logLines.length;
+      signal(broker, 'SIGKILL');
+      await gone(broker);
+      expect((await freshQuery()).status, 'answers go on without the broker').toBe(200);
+      // Down until the consumers have said so (kafkajs retries for a few seconds first).
+      const brokerAway = `Kafka (${broker.address}) or its topics is not reachable; retrying`;
+      await logged(brokerAway, 60_000);
+      await up(broker, () => undefined);
+      await ready(60_000);
+      await ingest(1);
+      // The consumer group noticed, said so in one line, and said when it was back.
+      const brokerLines = logLines.slice(linesBefore).map((line) => line.msg);
+      expect(brokerLines.filter((msg) => msg === brokerAway), brokerLines.join('\n')).toHaveLength(
+        1,
+      );
+      expect(
+        brokerLines.some((msg) =>
+          msg.startsWith(`Kafka (${broker.address}) or its topics is reachable again`)
+        ),
+      )
+        .toBe(true);
+
+      // 2. Redis killed: its data is lost.
+      signal(redis, 'SIGKILL');
+      await gone(redis);
+      const away = await freshQuery();
+      expect(away.status, await away.text()).toBe(503);
+      expect(away.headers.get('retry-after')).toBe('1');
+      expect((await call('/readyz')).status).toBe(503);
+      await up(redis, () => undefined);
+      await ready(60_000);
+      expect(logLines.map((line) => line.msg)).toContain(
+        `the store (${redis.address}) is not reachable; retrying`,
+      );
+      await ingest(2);
+
+      // 3. Redis paused past the API's store deadline (5 s), then resumed.
+      signal(redis, 'SIGSTOP');
       try {
-        signal(target, 'SIGCONT');
-      } catch {
-        // Not running.
+        const paused = await freshQuery();
+        expect(paused.status, await paused.text()).toBe(503);
+        expect(paused.headers.get('retry-after')).toBe('1');
+      } finally {
+        signal(redis, 'SIGCONT');
       }
-      await down(target);
-    }
-  }, 90_000);
+      await ready(60_000);
+      await ingest(3);
 
-  test('broker and Redis killed, Redis paused: answers equal the reference after', async () => {
-    const nowUs = Date.now() * 1000;
-    const stream = generatedStream(nowUs, 1_500);
-    const parts = [0, 1, 2, 3].map((part) =>
-      stream.lines.filter((_line, index) => index % 4 === part)
-    );
-    let accepted = 0;
-    const ingest = async (part: number) => {
-      accepted += (await ingestLines(call, parts[part] ?? [], check, 500)).accepted;
-    };
-
-    await ingest(0);
-
-    // 1. The broker killed and restarted.
-    const linesBefore = logLines.length;
-    signal(broker, 'SIGKILL');
-    await gone(broker);
-    expect((await freshQuery()).status, 'answers go on without the broker').toBe(200);
-    // Down until the consumers have said so (kafkajs retries for a few seconds first).
-    const brokerAway = `Kafka (${broker.address}) or its topics is not reachable; retrying`;
-    await logged(brokerAway, 60_000);
-    await up(broker, () => undefined);
-    await ready(60_000);
-    await ingest(1);
-    // The consumer group noticed, said so in one line, and said when it was back.
-    const brokerLines = logLines.slice(linesBefore).map((line) => line.msg);
-    expect(brokerLines.filter((msg) => msg === brokerAway), brokerLines.join('\n')).toHaveLength(1);
-    expect(
-      brokerLines.some((msg) =>
-        msg.startsWith(`Kafka (${broker.address}) or its topics is reachable again`)
-      ),
-    )
-      .toBe(true);
-
-    // 2. Redis killed: its data is lost.
-    signal(redis, 'SIGKILL');
-    await gone(redis);
-    const away = await freshQuery();
-    expect(away.status, await away.text()).toBe(503);
-    expect(away.headers.get('retry-after')).toBe('1');
-    expect((await call('/readyz')).status).toBe(503);
-    await up(redis, () => undefined);
-    await ready(60_000);
-    expect(logLines.map((line) => line.msg)).toContain(
-      `the store (${redis.address}) is not reachable; retrying`,
-    );
-    await ingest(2);
-
-    // 3. Redis paused past the API's store deadline (5 s), then resumed.
-    signal(redis, 'SIGSTOP');
-    try {
-      const paused = await freshQuery();
-      expect(paused.status, await paused.text()).toBe(503);
-      expect(paused.headers.get('retry-after')).toBe('1');
-    } finally {
-      signal(redis, 'SIGCONT');
-    }
-    await ready(60_000);
-    await ingest(3);
-
-    expect(accepted).toBe(stream.events.length);
-    expect(fatal).toBeNull();
-    // Every event, through every fault: the answers converge on the reference.
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      try {
-        await expectLiveAnswersMatchReference(
-          call,
-          stream.events,
-          queriesFor(stream.events, Date.now() * 1000),
-          check,
-        );
-        break;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await sleep(1_000);
+      expect(accepted).toBe(stream.events.length);
+      expect(fatal).toBeNull();
+      // Every event, through every fault: the answers converge on the reference.
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        try {
+          await expectLiveAnswersMatchReference(
+            call,
+            stream.events,
+            queriesFor(stream.events, Date.now() * 1000),
+            check,
+          );
+          break;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await sleep(1_000);
+        }
       }
-    }
-    // No stack trace above debug, whatever failed on the way.
-    expect(
-      logLines.filter((line) => line.level >= 40 && /\\n\s+at /.test(line.raw)).map((l) => l.raw),
-    )
-      .toEqual([]);
-  }, 300_000);
-});
+      // No stack trace above debug, whatever failed on the way.
+      expect(
+        logLines.filter((line) => line.level >= 40 && /\\n\s+at /.test(line.raw)).map((l) => l.raw),
+      )
+        .toEqual([]);
+    }, 300_000);
+  },
+);

@@ -42,7 +42,7 @@ function rss(pid: number): { now: number; peak: number } {
   return { now: field('VmRSS'), peak: field('VmHWM') };
 }
 
-describeWithServices(['kafka'], 'Redis paused under load', ({ kafka }) => {
+describeWithServices(['kafka', 'redis-server'], 'Redis paused under load', ({ kafka }) => {
   let redis: Service;
   let world: World;
   let consumers: ChildProcess | null = null;

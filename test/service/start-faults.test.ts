@@ -119,156 +119,164 @@ function expectCleanOutput(output: string): void {
   expect(output).not.toMatch(/\n\s+at \S|\\n\s+at \S/);
 }
 
-describeWithServices(['kafka', 'redis'], 'starting the roles', ({ kafka, redis }) => {
-  const kafkaEnv = (prefix: string) => ({
-    KAFKA_BROKERS: kafka.brokers.join(','),
-    KAFKA_TOPIC_PREFIX: prefix,
-    KAFKA_GROUP_ID: `${prefix}group`,
-    TOPIC_PARTITIONS: '2',
-    FLUSH_INTERVAL_MS: '100',
-    KAFKA_SESSION_TIMEOUT_MS: '6000',
-  });
-
-  test('consumers and API started at the same instant on a fresh broker, five times', async () => {
-    // A broker of its own with an empty data folder, as a new user's is: the first group ever
-    // joined there finds the offsets topic still loading, which the shared broker is long past.
-    const broker = extraBrokerService({
-      name: 'kafka-start-race',
-      port: await freePort(),
-      controllerPort: await freePort(),
+describeWithServices(
+  ['kafka', 'redis', 'redis-server', 'jdk', 'maven'],
+  'starting the roles',
+  ({ kafka, redis }) => {
+    const kafkaEnv = (prefix: string) => ({
+      KAFKA_BROKERS: kafka.brokers.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      KAFKA_GROUP_ID: `${prefix}group`,
+      TOPIC_PARTITIONS: '2',
+      FLUSH_INTERVAL_MS: '100',
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
     });
-    rmSync(serviceDir(broker.name), { recursive: true, force: true });
-    await up(broker, () => undefined);
-    try {
-      for (let round = 1; round <= 5; round++) {
-        await startRace(round, broker.address);
-      }
-    } finally {
-      await down(broker);
-    }
-  }, 300_000);
 
-  async function startRace(round: number, brokers: string): Promise<void> {
-    const prefix = `start-race-${round}-${randomUUID().slice(0, 8)}.`;
-    const project = `startrace${round}${randomUUID().replaceAll('-', '').slice(0, 10)}`;
-    const env = { ...kafkaEnv(prefix), KAFKA_BROKERS: brokers, REDIS_URL: redis.url };
-    const roles = [startRole('consumers', env), startRole('api', env)];
-    const [consumers, api] = roles;
-    if (consumers === undefined || api === undefined) throw new Error('unreachable');
-    try {
-      const url = await api.url(30_000);
-      await ready(url, 60_000);
-      const nowUs = Date.now() * 1000;
-      const event = {
-        id: `race-${round}`,
-        timestamp: nowUs,
-        metadata: [{
-          project_ref: project,
-          function_id: 'f',
-          execution_time_ms: 12,
-          response: [{ status_code: 200 }],
-        }],
-      };
-      const posted = await fetch(`${url}/api/ingest/function-edge`, {
-        method: 'POST',
-        headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-        body: JSON.stringify([event]),
-      });
-      expect(posted.status, await posted.text()).toBe(202);
-      const deadline = Date.now() + 30_000;
-      let count = 0;
-      while (count !== 1 && Date.now() < deadline) {
+    test(
+      'consumers and API started at the same instant on a fresh broker, five times',
+      async () => {
+        // A broker of its own with an empty data folder, as a new user's is: the first group ever
+        // joined there finds the offsets topic still loading, which the shared broker is long past.
+        const broker = extraBrokerService({
+          name: 'kafka-start-race',
+          port: await freePort(),
+          controllerPort: await freePort(),
+        });
+        rmSync(serviceDir(broker.name), { recursive: true, force: true });
+        await up(broker, () => undefined);
+        try {
+          for (let round = 1; round <= 5; round++) {
+            await startRace(round, broker.address);
+          }
+        } finally {
+          await down(broker);
+        }
+      },
+      300_000,
+    );
+
+    async function startRace(round: number, brokers: string): Promise<void> {
+      const prefix = `start-race-${round}-${randomUUID().slice(0, 8)}.`;
+      const project = `startrace${round}${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+      const env = { ...kafkaEnv(prefix), KAFKA_BROKERS: brokers, REDIS_URL: redis.url };
+      const roles = [startRole('consumers', env), startRole('api', env)];
+      const [consumers, api] = roles;
+      if (consumers === undefined || api === undefined) throw new Error('unreachable');
+      try {
+        const url = await api.url(30_000);
+        await ready(url, 60_000);
+        const nowUs = Date.now() * 1000;
+        const event = {
+          id: `race-${round}`,
+          timestamp: nowUs,
+          metadata: [{
+            project_ref: project,
+            function_id: 'f',
+            execution_time_ms: 12,
+            response: [{ status_code: 200 }],
+          }],
+        };
+        const posted = await fetch(`${url}/api/ingest/function-edge`, {
+          method: 'POST',
+          headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
+          body: JSON.stringify([event]),
+        });
+        expect(posted.status, await posted.text()).toBe(202);
+        const deadline = Date.now() + 30_000;
+        let count = 0;
+        while (count !== 1 && Date.now() < deadline) {
+          const answer = await fetch(
+            `${url}/api/endpoints/functions.invocation-stats?project=${project}&interval=5min`,
+            { headers: { 'X-API-KEY': KEY } },
+          );
+          expect(answer.status).toBe(200);
+          const body = await answer.json() as { result: { count: number }[] };
+          count = body.result.reduce((sum, row) => sum + row.count, 0);
+          if (count !== 1) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(count, `round ${round}`).toBe(1);
+        for (const role of roles) expect(role.child.exitCode).toBeNull();
+        expect(await consumers.stop()).toBe(0);
+        expect(await api.stop()).toBe(0);
+        for (const role of roles) expectCleanOutput(role.output());
+      } finally {
+        for (const role of roles) await role.stop();
+      }
+    }
+
+    test('a store that cannot be reached: running, one clear line, 503 on /readyz', async () => {
+      const port = await freePort();
+      const env = { ...kafkaEnv(`unreachable-${randomUUID().slice(0, 8)}.`) };
+      const consumers = startRole('consumers', { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
+      const api = startRole('api', { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
+      try {
+        const url = await api.url(30_000);
+        const readyz = await fetch(`${url}/readyz`);
+        expect(readyz.status).toBe(503);
+        expect(readyz.headers.get('retry-after')).toBe('1');
+        expect(await readyz.text()).toContain('store: not answering');
         const answer = await fetch(
-          `${url}/api/endpoints/functions.invocation-stats?project=${project}&interval=5min`,
+          `${url}/api/endpoints/functions.invocation-stats?project=abcdefghijklmnopqrst`,
           { headers: { 'X-API-KEY': KEY } },
         );
-        expect(answer.status).toBe(200);
-        const body = await answer.json() as { result: { count: number }[] };
-        count = body.result.reduce((sum, row) => sum + row.count, 0);
-        if (count !== 1) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(count, `round ${round}`).toBe(1);
-      for (const role of roles) expect(role.child.exitCode).toBeNull();
-      expect(await consumers.stop()).toBe(0);
-      expect(await api.stop()).toBe(0);
-      for (const role of roles) expectCleanOutput(role.output());
-    } finally {
-      for (const role of roles) await role.stop();
-    }
-  }
-
-  test('a store that cannot be reached: running, one clear line, 503 on /readyz', async () => {
-    const port = await freePort();
-    const env = { ...kafkaEnv(`unreachable-${randomUUID().slice(0, 8)}.`) };
-    const consumers = startRole('consumers', { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
-    const api = startRole('api', { ...env, REDIS_URL: `redis://127.0.0.1:${port}` });
-    try {
-      const url = await api.url(30_000);
-      const readyz = await fetch(`${url}/readyz`);
-      expect(readyz.status).toBe(503);
-      expect(readyz.headers.get('retry-after')).toBe('1');
-      expect(await readyz.text()).toContain('store: not answering');
-      const answer = await fetch(
-        `${url}/api/endpoints/functions.invocation-stats?project=abcdefghijklmnopqrst`,
-        { headers: { 'X-API-KEY': KEY } },
-      );
-      expect(answer.status).toBe(503);
-      expect(await consumers.exit(5_000)).toBe('running');
-      for (const role of [consumers, api]) {
-        const lines = role.output().split('\n').filter((line) =>
-          line.includes(`the store (redis://127.0.0.1:${port}) is not reachable; retrying`)
-        );
-        expect(lines, role.output()).toHaveLength(1);
-      }
-      expect(await consumers.stop()).toBe(0);
-      expect(await api.stop()).toBe(0);
-      for (const role of [consumers, api]) {
-        expect(role.output()).not.toMatch(/\n\s+at \S|\\n\s+at \S|Unhandled|unexpected error/);
-      }
-    } finally {
-      await consumers.stop();
-      await api.stop();
-    }
-  }, 60_000);
-
-  describe('a Redis that may evict keys', () => {
-    let server: Service | undefined;
-    let url = '';
-
-    beforeAll(async () => {
-      server = redisServerService({
-        name: 'redis-evicting',
-        port: await freePort(),
-        extraArgs: ['--maxmemory-policy', 'allkeys-lru'],
-      });
-      await up(server, () => undefined);
-      url = server.address;
-    });
-
-    afterAll(async () => {
-      if (server !== undefined) await down(server);
-    });
-
-    test('is refused with what to set', async () => {
-      const api = startRole('api', { REDIS_URL: url });
-      try {
-        expect(await api.exit(20_000)).toBe(2);
-        expect(api.output()).toContain("Redis's maxmemory-policy is allkeys-lru");
-        expect(api.output()).toContain('noeviction');
-        expect(api.output()).toContain('REDIS_ALLOW_EVICTION=1');
-      } finally {
-        await api.stop();
-      }
-    }, 30_000);
-
-    test('runs with REDIS_ALLOW_EVICTION=1', async () => {
-      const api = startRole('api', { REDIS_URL: url, REDIS_ALLOW_EVICTION: '1' });
-      try {
-        await ready(await api.url(30_000), 20_000);
+        expect(answer.status).toBe(503);
+        expect(await consumers.exit(5_000)).toBe('running');
+        for (const role of [consumers, api]) {
+          const lines = role.output().split('\n').filter((line) =>
+            line.includes(`the store (redis://127.0.0.1:${port}) is not reachable; retrying`)
+          );
+          expect(lines, role.output()).toHaveLength(1);
+        }
+        expect(await consumers.stop()).toBe(0);
         expect(await api.stop()).toBe(0);
+        for (const role of [consumers, api]) {
+          expect(role.output()).not.toMatch(/\n\s+at \S|\\n\s+at \S|Unhandled|unexpected error/);
+        }
       } finally {
+        await consumers.stop();
         await api.stop();
       }
-    }, 30_000);
-  });
-});
+    }, 60_000);
+
+    describe('a Redis that may evict keys', () => {
+      let server: Service | undefined;
+      let url = '';
+
+      beforeAll(async () => {
+        server = redisServerService({
+          name: 'redis-evicting',
+          port: await freePort(),
+          extraArgs: ['--maxmemory-policy', 'allkeys-lru'],
+        });
+        await up(server, () => undefined);
+        url = server.address;
+      });
+
+      afterAll(async () => {
+        if (server !== undefined) await down(server);
+      });
+
+      test('is refused with what to set', async () => {
+        const api = startRole('api', { REDIS_URL: url });
+        try {
+          expect(await api.exit(20_000)).toBe(2);
+          expect(api.output()).toContain("Redis's maxmemory-policy is allkeys-lru");
+          expect(api.output()).toContain('noeviction');
+          expect(api.output()).toContain('REDIS_ALLOW_EVICTION=1');
+        } finally {
+          await api.stop();
+        }
+      }, 30_000);
+
+      test('runs with REDIS_ALLOW_EVICTION=1', async () => {
+        const api = startRole('api', { REDIS_URL: url, REDIS_ALLOW_EVICTION: '1' });
+        try {
+          await ready(await api.url(30_000), 20_000);
+          expect(await api.stop()).toBe(0);
+        } finally {
+          await api.stop();
+        }
+      }, 30_000);
+    });
+  },
+);

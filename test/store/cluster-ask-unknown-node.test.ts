@@ -21,7 +21,7 @@ import type { Service } from '../../tools/services/service.ts';
 import { type OwnCluster, startOwnCluster } from '../support/own-cluster.ts';
 import { describeWithServices } from '../support/services.ts';
 
-describeWithServices(['redis'], 'a slot moving to a master the client does not know', () => {
+describeWithServices(['redis-server'], 'a slot moving to a master the client does not know', () => {
   let cluster: OwnCluster;
   let added: Service;
   let store: RedisStore;

@@ -49,7 +49,7 @@ async function forgetSlot(cluster: OwnCluster, slot: number): Promise<void> {
   }
 }
 
-describeWithServices(['redis'], 'a slot that no master serves', () => {
+describeWithServices(['redis-server'], 'a slot that no master serves', () => {
   let cluster: OwnCluster;
   let store: RedisStore;
 

@@ -14,7 +14,7 @@ import type { Service } from '../../tools/services/service.ts';
 import { freePort } from '../../tools/services/free-port.ts';
 import { describeWithServices } from '../support/services.ts';
 
-describeWithServices([], 'RedisStore on a Redis without EVALSHA_RO', () => {
+describeWithServices(['redis-server'], 'RedisStore on a Redis without EVALSHA_RO', () => {
   let redis: Service;
   let store: RedisStore | null = null;
 

@@ -4,10 +4,11 @@
  * 1. the environment (`KAFKA_BROKERS`, `REDIS_URL`, `REDIS_CLUSTER_NODES`,
  *    `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`): when set, that is the answer, reachable or not;
  * 2. `.services/env`, written by `npm run services:up`, when the service answers;
- * 3. the project's own services (`tools/services`, what `npm run services:up` starts), started
- *    here when none of 1 and 2 gave an address, where this machine can run them (Java and
- *    Maven for Kafka, `redis-server` present or installable); stopped at the end of the run,
- *    only those started here (`TEST_START_SERVICES=0` turns this off);
+ * 3. the project's own services (`tools/services`, what `npm run services:up` starts, on the
+ *    project's own ports, never a process found running there), started here when none of 1
+ *    and 2 gave an address, where this machine can run them (Java and Maven for Kafka,
+ *    `redis-server`); stopped at the end of the run, only those started here
+ *    (`TEST_START_SERVICES=0` turns this off);
  * 4. a container, when a Docker engine answers (Kafka and Redis);
  * 5. for the Upstash REST endpoint only: our own proxy, in this process, in front of whichever
  *    Redis was found.
@@ -16,7 +17,7 @@
  * only, from their `SECURE_*` variables (test/support/secure-discovery.ts).
  *
  * The browser of the explorer's tests is found apart: `CHROMIUM_PATH`, else `chromium` on
- * PATH, else Debian's `chromium` package installed where this process may (root, apt-get).
+ * PATH, else (only with `TEST_INSTALL=1`, as root) Debian's `chromium` package installed.
  *
  * @module
  */

@@ -26,9 +26,13 @@
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { describe, inject, test, TestRunner } from 'vitest';
+import type { ToolAddress, ToolName } from './tools.ts';
 
-/** The services a suite can ask for. */
-export type ServiceName =
+/** The services and tools a suite can ask for (test/support/tools.ts lists the tools). */
+export type ServiceName = StackServiceName | ToolName;
+
+/** The services proper: what runs and answers. */
+export type StackServiceName =
   | 'kafka'
   | 'redis'
   | 'upstash'
@@ -38,8 +42,8 @@ export type ServiceName =
   | 'secureRedis'
   | 'secureRedisCluster';
 
-/** Every service name, in the order they are reported. */
-export const SERVICE_NAMES: readonly ServiceName[] = [
+/** Every service name (tools aside), in the order they are reported. */
+export const SERVICE_NAMES: readonly StackServiceName[] = [
   'kafka',
   'redis',
   'upstash',
@@ -65,8 +69,8 @@ export interface SecureAddress {
   readonly clientKeyFile: string;
 }
 
-/** Where each service is reached. */
-export interface ServiceAddresses {
+/** Where each service is reached, and where each tool was found. */
+export interface ServiceAddresses extends Readonly<Record<ToolName, ToolAddress>> {
   /** Kafka bootstrap brokers, e.g. `['127.0.0.1:9092']`. */
   readonly kafka: { readonly brokers: readonly string[] };
   /** Redis over TCP (node-redis), e.g. `redis://127.0.0.1:6379`. */
@@ -107,17 +111,19 @@ declare module 'vitest' {
   }
 }
 
-/** The services of this run (what the global setup found). */
+/**
+ * The services of this run (what the global setup found). Throws in a run without the global
+ * setup (the `unit` tier): a file that needs a service belongs to the `services` or `faults`
+ * tier, which test/support/tiers.ts decides from its imports.
+ */
 export function providedServices(): ProvidedServices {
   const provided = inject('services') as ProvidedServices | undefined;
   if (provided !== undefined) return provided;
-  const reason =
-    'test/support/global-setup.ts did not run (is it in vitest.config.ts globalSetup?)';
-  return {
-    available: {},
-    missing: Object.fromEntries(SERVICE_NAMES.map((name) => [name, reason])),
-    skipLog: '',
-  };
+  throw new Error(
+    'no services in this run: test/support/global-setup.ts did not run. A file that needs ' +
+      'services runs in the services or faults tier (vitest.config.ts, test/support/tiers.ts): ' +
+      'run it with `npm run test:services` or `npx vitest run --project services <file>`',
+  );
 }
 
 /**
@@ -147,7 +153,7 @@ export function describeWithServices<const N extends ServiceName>(
   }
   recordSkip(skipLog, name, missing);
   describe.skip(name, () => {
-    test(`needs ${missing.join(', ')}: start them with npm run services:up`, () => {});
+    test(`needs ${missing.join(', ')}: see the banner at the end of the run`, () => {});
   });
 }
 

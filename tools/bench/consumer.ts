@@ -62,6 +62,7 @@ import { parseCpuUsPerEvent } from './parse-cost.ts';
 import { type CpuProfile, splitProfile, STAGE_LABELS, STAGES } from './profile-stages.ts';
 import { publishGenerated } from './publish-generated.ts';
 import { RedisNodes } from './redis-nodes.ts';
+import { kafkaService } from '../services/kafka.ts';
 
 const { values } = parseArgs({
   options: {
@@ -79,7 +80,7 @@ const INTERVAL_US = positiveFlag('interval', values.interval);
 const JOIN_DEADLINE_MS = 120_000;
 /** Mean bytes between two samples of the heap profiler of `--allocations`. */
 const ALLOCATION_SAMPLING_BYTES = 16_384;
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const brokers = (process.env.KAFKA_BROKERS ?? kafkaService().address).split(',');
 const nowHrUs = () => Number(process.hrtime.bigint() / 1000n);
 const perEvent = (seconds: number) => Number((seconds / EVENTS * 1e6).toFixed(2));
 const mib = (bytes: number | null) => bytes === null ? null : Number((bytes / 1048576).toFixed(1));

@@ -61,6 +61,7 @@ import { describeProbe, readProbes } from './memory-report.ts';
 import { CONSUMER_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { startOwnBenchStore } from './own-store.ts';
 import { type BenchStore, RedisNodes } from './redis-nodes.ts';
+import { kafkaService } from '../services/kafka.ts';
 
 const { values } = parseArgs({
   options: {
@@ -104,7 +105,7 @@ const EVENTS = Number(values.events);
 const FRESHNESS_SECONDS = Number(values['freshness-seconds']);
 const PARTITIONS = Number(values.partitions);
 const CONSUMERS = Number(values.consumers);
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const brokers = (process.env.KAFKA_BROKERS ?? kafkaService().address).split(',');
 // An empty Redis (or cluster) of this run's own: never the shared one, which others may be using.
 const ownStore = await startOwnBenchStore(STORE, `redis-bench-ingest-${process.pid}`);
 const { redisUrl, clusterNodes } = ownStore;

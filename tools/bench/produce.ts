@@ -13,6 +13,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { publishLines, replayProducer } from '../replay/publish.ts';
+import { kafkaService } from '../services/kafka.ts';
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +32,7 @@ if (!(rate > 0) || !(seconds > 0) || seconds > 600 || (keys !== 'project' && key
   );
   process.exit(2);
 }
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const brokers = (process.env.KAFKA_BROKERS ?? kafkaService().address).split(',');
 const kafka = new Kafka({ clientId: 'bench-produce', brokers, logLevel: logLevel.NOTHING });
 const producer = replayProducer(kafka);
 await producer.connect();

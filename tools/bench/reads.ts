@@ -30,10 +30,11 @@ import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
+import { REDIS_URL } from '../services/redis.ts';
 
-/** The Redis of `REDIS_URL` (default: the local one), always its database 13, which it empties. */
+/** The Redis of `REDIS_URL` (default: `npm run services:up`'s), always its database 13, which it empties. */
 const URL = (() => {
-  const url = new globalThis.URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  const url = new globalThis.URL(process.env['REDIS_URL'] ?? REDIS_URL);
   url.pathname = '/13';
   return url.toString();
 })();

@@ -12,6 +12,7 @@
  * @module
  */
 import { createClient } from 'redis';
+import { REDIS_URL } from '../services/redis.ts';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -38,7 +39,7 @@ export class RedisNodes {
   /** Connects to the server of REDIS_URL, or to every master among REDIS_CLUSTER_NODES. */
   static async connect(store: BenchStore, env: RedisAddresses): Promise<RedisNodes> {
     if (store === 'redis') {
-      const url = env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+      const url = env.REDIS_URL ?? REDIS_URL;
       const client = await createClient({ url }).connect();
       return new RedisNodes([new URL(url).host], [client]);
     }

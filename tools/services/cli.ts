@@ -7,7 +7,7 @@
  *   Redis, alongside the cluster's nodes, then the cluster formed of them), waits until each
  *   answers a real request, prints the addresses and writes the client environment to
  *   `.services/env`. `up --replicas` (or `REDIS_CLUSTER_REPLICAS=1`) gives each master of the
- *   Redis Cluster a replica (ports 7004 to 7006), so that a master can fail over. `up --secure` (or `SERVICES_SECURE=1`) also starts the secure services
+ *   Redis Cluster a replica (ports 17004 to 17006), so that a master can fail over. `up --secure` (or `SERVICES_SECURE=1`) also starts the secure services
  *   (tools/services/secure-stack.ts: a SASL_SSL broker, a TLS Redis and a TLS Redis Cluster
  *   with an ACL user) and adds their `SECURE_*` variables.
  * - `down` stops only the processes `up` started (by pid), the secure ones included, SIGTERM

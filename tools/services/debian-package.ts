@@ -1,7 +1,8 @@
 /**
  * A program from one of Debian's packages, installed on first use when it is missing and we
- * may (root, apt-get): `redis-server` for the services, `chromium` for the browser tests.
- * Otherwise the error says how to install it.
+ * are asked to and may (`TEST_INSTALL=1`, root, apt-get): `redis-server` for the services,
+ * `chromium` for the browser tests. Otherwise the error says how to install it: a test run or
+ * `npm run services:up` never installs anything unless asked.
  *
  * apt-get holds a lock on its package lists while it updates them, and a second `apt-get update`
  * fails at once rather than wait (`DPkg::Lock::Timeout` covers only dpkg's own lock). So one
@@ -27,7 +28,7 @@ export interface DebianProgram {
 /** What {@link ensureDebianProgram} asks of the machine; tests give their own. */
 export interface PackageSystem {
   readonly findOnPath: (name: string) => string | undefined;
-  /** Whether apt-get may be run: root, and apt-get on PATH. */
+  /** Whether apt-get may be run: asked (`TEST_INSTALL=1`), root, and apt-get on PATH. */
   readonly canInstall: () => boolean;
   /** Runs apt-get with `args`, its output to `logFile`; rejects when it fails. */
   readonly aptGet: (args: readonly string[], logFile: string) => Promise<void>;
@@ -35,10 +36,16 @@ export interface PackageSystem {
 
 const machine: PackageSystem = {
   findOnPath,
-  canInstall: () => process.getuid?.() === 0 && findOnPath('apt-get') !== undefined,
+  canInstall: () =>
+    installAsked(process.env) && process.getuid?.() === 0 && findOnPath('apt-get') !== undefined,
   aptGet: (args, logFile) =>
     runLogged('apt-get', args, { logFile, env: { DEBIAN_FRONTEND: 'noninteractive' } }),
 };
+
+/** Whether the environment asks for missing packages to be installed: `TEST_INSTALL=1`. */
+export function installAsked(environment: Readonly<Record<string, string | undefined>>): boolean {
+  return ['1', 'true', 'yes'].includes((environment['TEST_INSTALL'] ?? '').toLowerCase());
+}
 
 /** Installs under way or done, by package, per package system. */
 const installs = new WeakMap<PackageSystem, Map<string, Promise<void>>>();
@@ -67,7 +74,12 @@ export async function ensureDebianProgram(
 ): Promise<string> {
   const found = system.findOnPath(program.binary);
   if (found !== undefined) return found;
-  if (!system.canInstall()) throw new Error(`${program.binary} is not on PATH. ${program.howTo}`);
+  if (!system.canInstall()) {
+    throw new Error(
+      `${program.binary} is not on PATH. ${program.howTo} (or set TEST_INSTALL=1 to let this ` +
+        'process install it with apt-get, as root)',
+    );
+  }
   let byPackage = installs.get(system);
   if (byPackage === undefined) {
     byPackage = new Map();

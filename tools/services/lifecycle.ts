@@ -19,10 +19,11 @@ import type { Service } from './service.ts';
 import { waitUntilReady } from './wait.ts';
 import { messageOf } from '../../src/text/error-message.ts';
 
-/** What `up` found or did. `external`: the port answers as this service, but not as ours. */
-export type UpResult =
-  | { readonly state: 'started' | 'already-running'; readonly pid: number }
-  | { readonly state: 'external' };
+/** What `up` found or did. */
+export interface UpResult {
+  readonly state: 'started' | 'already-running';
+  readonly pid: number;
+}
 
 /** What `down` did. `not-ours`: no pid file, so nothing of ours to stop. */
 export type DownResult =
@@ -36,8 +37,8 @@ export type StatusResult =
 
 /**
  * Starts `service` unless our process already runs, then waits until it answers. A port held
- * by something that answers as this service is reused (and reported as `external`); held by
- * anything else, it is an error.
+ * by a process `up` did not start is an error, even one that answers as this service: a
+ * developer's own Redis or broker is never used (and so never emptied) by the project's tools.
  */
 export async function up(service: Service, log: (line: string) => void): Promise<UpResult> {
   const recorded = readPid(service.pidFile);
@@ -56,17 +57,16 @@ export async function up(service: Service, log: (line: string) => void): Promise
   await service.prepare(log);
 
   if (await acceptsConnections(service.host, service.port)) {
-    try {
-      await service.probe();
-    } catch (error) {
-      throw new Error(
-        `${service.host}:${service.port} is taken by a process that ` +
-          `'npm run services:up' did not start, and it does not answer as ${service.name} ` +
-          `(${messageOf(error)}). Stop that process or free the port, then run it again.`,
-        { cause: error },
-      );
-    }
-    return { state: 'external' };
+    const answers = await service.probe().then(
+      () => 'it answers as',
+      () => 'it does not answer as',
+    );
+    throw new Error(
+      `${service.host}:${service.port} is taken by a process that 'npm run services:up' did ` +
+        `not start (${answers} ${service.name}). The project's tools never use a service they ` +
+        'did not start: free the port, or point the tests at that service explicitly (they ' +
+        'empty what they are given).',
+    );
   }
 
   const { command, args, env } = await service.command();

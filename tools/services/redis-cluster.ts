@@ -1,5 +1,5 @@
 /**
- * A Redis Cluster of three masters on loopback (ports 7001 to 7003; the secure one, TLS only
+ * A Redis Cluster of three masters on loopback (ports 17001 to 17003; the secure one, TLS only
  * with an ACL user, on 17101 to 17103), from the same Debian `redis-server` as the single Redis,
  * persistence off: each node is a {@link Service} of its own, and {@link formRedisCluster} joins
  * them with `redis-cli --cluster create` once they run. With replicas ({@link withReplicas}:
@@ -40,7 +40,7 @@ export interface RedisClusterSpec {
 }
 
 /** The development cluster: plaintext, Redis's default user. */
-export const PLAIN_CLUSTER: RedisClusterSpec = { ports: [7001, 7002, 7003] };
+export const PLAIN_CLUSTER: RedisClusterSpec = { ports: [17001, 17002, 17003] };
 
 /** The secure cluster: TLS only (between its nodes too), one ACL user, the default user off. */
 export const SECURE_CLUSTER: RedisClusterSpec = {
@@ -49,7 +49,7 @@ export const SECURE_CLUSTER: RedisClusterSpec = {
 };
 
 /** The replicas of the development cluster, one per master (`services:up -- --replicas`). */
-export const PLAIN_REPLICA_PORTS: readonly number[] = [7004, 7005, 7006];
+export const PLAIN_REPLICA_PORTS: readonly number[] = [17004, 17005, 17006];
 
 /** `spec` with one replica per master on `replicaPorts`. */
 export function withReplicas(

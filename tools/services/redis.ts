@@ -15,7 +15,7 @@ import { ensureDebianProgram } from './debian-package.ts';
 import type { Service } from './service.ts';
 
 const HOST = '127.0.0.1';
-const PORT = 6379;
+const PORT = 16379;
 
 /** The URL clients use to reach the development Redis. */
 export const REDIS_URL = `redis://${HOST}:${PORT}`;

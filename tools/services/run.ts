@@ -73,8 +73,11 @@ export function capture(
 }
 
 /** The absolute path of an executable found on PATH, or undefined. */
-export function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+export function findOnPath(
+  name: string,
+  path: string = process.env['PATH'] ?? '',
+): string | undefined {
+  for (const dir of path.split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, name);
     try {

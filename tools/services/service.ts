@@ -16,7 +16,7 @@ export interface ServiceCommand {
 export interface Service {
   /** Short name, also the folder under `.services/`. */
   readonly name: string;
-  /** Where clients reach it, as printed (e.g. `127.0.0.1:9092`, `redis://127.0.0.1:6379`). */
+  /** Where clients reach it, as printed (e.g. `127.0.0.1:19092`, `redis://127.0.0.1:16379`). */
   readonly address: string;
   readonly host: string;
   readonly port: number;

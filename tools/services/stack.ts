@@ -167,14 +167,9 @@ export async function downServices(
 }
 
 function describeUp(result: UpResult): string {
-  switch (result.state) {
-    case 'started':
-      return `started, pid ${result.pid}`;
-    case 'already-running':
-      return `already running, pid ${result.pid}`;
-    case 'external':
-      return "REUSED: already served by a process 'up' did not start; 'down' leaves it alone";
-  }
+  return result.state === 'started'
+    ? `started, pid ${result.pid}`
+    : `already running, pid ${result.pid}`;
 }
 
 /** One aligned line: name, address, what happened, how long it took. */

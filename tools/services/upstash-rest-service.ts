@@ -12,7 +12,7 @@ import type { Service } from './service.ts';
 import { DEFAULT_TOKEN } from './upstash-rest.ts';
 
 const HOST = '127.0.0.1';
-const PORT = 8079;
+const PORT = 18079;
 const STATE = serviceDir('upstash-rest');
 
 /** Base URL of the development REST endpoint. */

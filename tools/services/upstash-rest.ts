@@ -20,9 +20,9 @@
  * SELECT, blocking pops, …) are refused: the proxy multiplexes every request on one connection.
  *
  * Run it alone with `node tools/services/upstash-rest.ts`; configuration from the environment:
- * `UPSTASH_REST_REDIS_URL` (default `redis://127.0.0.1:6379`), `UPSTASH_REST_TOKEN` (default
+ * `UPSTASH_REST_REDIS_URL` (default `redis://127.0.0.1:16379`, the development Redis), `UPSTASH_REST_TOKEN` (default
  * {@link DEFAULT_TOKEN}), `UPSTASH_REST_HOST` (default `127.0.0.1`), `UPSTASH_REST_PORT`
- * (default 8079).
+ * (default 18079).
  *
  * @module
  */
@@ -43,7 +43,7 @@ export interface UpstashRestOptions {
   readonly token: string;
   /** Listening address. Default `127.0.0.1`. */
   readonly host?: string;
-  /** Listening port; 0 picks a free one. Default 8079. */
+  /** Listening port; 0 picks a free one. Default 18079. */
   readonly port?: number;
 }
 
@@ -188,7 +188,7 @@ export async function startUpstashRest(options: UpstashRestOptions): Promise<Ups
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 8079, host, () => {
+    server.listen(options.port ?? 18079, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -325,7 +325,7 @@ function preview(value: unknown): string {
 }
 
 function portFromEnv(): number {
-  const raw = process.env['UPSTASH_REST_PORT'] ?? '8079';
+  const raw = process.env['UPSTASH_REST_PORT'] ?? '18079';
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`UPSTASH_REST_PORT must be a port number (0-65535): current value is '${raw}'`);
@@ -335,7 +335,7 @@ function portFromEnv(): number {
 
 if (import.meta.main) {
   const server = await startUpstashRest({
-    redisUrl: process.env['UPSTASH_REST_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+    redisUrl: process.env['UPSTASH_REST_REDIS_URL'] ?? 'redis://127.0.0.1:16379',
     token: process.env['UPSTASH_REST_TOKEN'] ?? DEFAULT_TOKEN,
     host: process.env['UPSTASH_REST_HOST'] ?? '127.0.0.1',
     port: portFromEnv(),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type DebianProgram,
   ensureDebianProgram,
+  installAsked,
   type PackageSystem,
 } from '../../../tools/services/debian-package.ts';
 
@@ -97,5 +98,16 @@ describe('ensureDebianProgram', () => {
     };
     await expect(ensureDebianProgram(REDIS, () => {}, flaky)).rejects.toThrow('network down');
     expect(await ensureDebianProgram(REDIS, () => {}, flaky)).toBe('/usr/bin/redis-server');
+  });
+});
+
+describe('installAsked', () => {
+  it('is asked only by TEST_INSTALL=1 (or true, yes): a test run installs nothing by default', () => {
+    expect(installAsked({})).toBe(false);
+    expect(installAsked({ TEST_INSTALL: '' })).toBe(false);
+    expect(installAsked({ TEST_INSTALL: '0' })).toBe(false);
+    expect(installAsked({ CI: 'true', REQUIRE_SERVICES: '1' })).toBe(false);
+    expect(installAsked({ TEST_INSTALL: '1' })).toBe(true);
+    expect(installAsked({ TEST_INSTALL: 'Yes' })).toBe(true);
   });
 });
