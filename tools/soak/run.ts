@@ -47,6 +47,11 @@ export interface SoakOptions {
   /** The soak's own Redis (started with `up`): it is restarted once, half-way. */
   readonly redis: Service;
   readonly minutes: number;
+  /**
+   * How long one minute of the plan lasts, ms: 60,000 (the default) for a real soak; the test's
+   * short form compresses the same plan (replacements, the Redis restart, one row a minute).
+   */
+  readonly minuteMs?: number;
   /** Events published per second. */
   readonly rate: number;
   /** Consumer processes. */
@@ -221,7 +226,8 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
     },
   });
 
-  const seconds = options.minutes * 60;
+  const minuteMs = options.minuteMs ?? 60_000;
+  const seconds = (options.minutes * minuteMs) / 1000;
   const startedMs = Date.now();
   // Publishing ends with the last line handed out before the end: every line kept was published.
   let publishingEnded = false;
@@ -274,8 +280,8 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
   };
 
   // The plan: a consumer replaced every `restartEveryMinutes`; Redis restarted once, half-way
-  // (30 s into a minute, away from the consumers' restarts).
-  const redisRestartMs = Math.floor(options.minutes / 2) * 60_000 + 30_000;
+  // (half a minute into a minute, away from the consumers' restarts).
+  const redisRestartMs = Math.floor(options.minutes / 2) * minuteMs + minuteMs / 2;
   let redisRestarted = false;
   let replaced = 0;
   const restartRedis = async () => {
@@ -288,7 +294,9 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
   };
 
   options.print(
-    `soak: ${options.minutes} min at ${options.rate} events/s, ${options.consumers} consumer ` +
+    `soak: ${options.minutes} min${
+      minuteMs === 60_000 ? '' : ` of ${minuteMs / 1000} s`
+    } at ${options.rate} events/s, ${options.consumers} consumer ` +
       `process(es) (one replaced every ${options.restartEveryMinutes} min), one API process, ` +
       `Redis ${options.redis.address} (restarted once at ${
         formatAt(redisRestartMs)
@@ -305,7 +313,7 @@ async function soak(options: SoakOptions, processes: RoleProcess[]): Promise<Soa
     if (publishFailures.length > 0) {
       throw new Error(`publishing failed: ${describe(publishFailures[0])}`);
     }
-    const minuteEndMs = startedMs + minute * 60_000;
+    const minuteEndMs = startedMs + minute * minuteMs;
     const happened: string[] = [];
     if (minute > 1 && (minute - 1) % options.restartEveryMinutes === 0) {
       // Always the first: the others live through the whole soak, so that their memory over
