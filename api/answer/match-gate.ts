@@ -1,11 +1,11 @@
 /**
  * One costly pattern matched at a time. Matching gives other work a turn between slices of about
  * 10 ms; with several costly patterns interleaved, every other request waits for one slice of
- * each (measured: 4 at once, `/healthz` median 118 ms, max 326 ms; BENCHMARKS.md, "Costly
- * patterns"). So a pattern that needs more than one slice takes the gate for the rest of its
- * matching, and the next costly one waits for its turn: other requests then wait for one slice at
- * most. A pattern that would wait longer than `maxWaitMs` is answered 503 `unavailable` with
- * `Retry-After`: the cause is the load, not the pattern.
+ * each (measured: 4 at once, `/healthz` median 118 ms, max 326 ms; docs/benchmarks-history.md,
+ * "Costly patterns, before and after issue 18"). So a pattern that needs more than one slice takes
+ * the gate for the rest of its matching, and the next costly one waits for its turn: other
+ * requests then wait for one slice at most. A pattern that would wait longer than `maxWaitMs` is
+ * answered 503 `unavailable` with `Retry-After`: the cause is the load, not the pattern.
  *
  * Matching time is charged to the share of the caller that asked ({@link MatchShare}): each
  * slice, the first included, is spent from it. A caller whose share is used up has its pattern

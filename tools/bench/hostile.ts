@@ -4,7 +4,8 @@
  * readers (`hostile-connections.ts`), many tenants and host registry churn
  * (`hostile-tenants.ts`), and keys flooding costly patterns (`hostile-rate.ts`). Each script
  * prints its own method and figures; this one only runs them in turn, so that one command gives
- * a row for each attack (BENCHMARKS.md, "Hostile load over time").
+ * a row for each attack (docs/benchmarks-history.md, "Hostile load over time, before and after
+ * issue 31"; the method: BENCHMARKS.md, "Hostile load over time").
  *
  *   npm run bench:hostile                                    # this checkout
  *   npm run bench:hostile -- --entry OTHER/service/main.ts   # another checkout, to compare
