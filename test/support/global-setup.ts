@@ -70,6 +70,8 @@ function sharedRun(): { run: Promise<SetupRun>; users: number } {
 }
 
 async function startRun(): Promise<SetupRun> {
+  // `vitest list` collects test names and runs nothing: it needs no service.
+  if (process.argv.slice(2).includes('list')) return listing();
   const [discovery, tools] = [await discoverServices(), findTools(process.env)];
   const missingServices = SERVICE_NAMES.filter((name) => discovery.available[name] === undefined);
   const missingTools = TOOL_NAMES.filter((name) => tools.available[name] === undefined);
@@ -116,6 +118,19 @@ async function startRun(): Promise<SetupRun> {
       await discovery.stop();
       if (skipped.length > 0) console.log(banner(missingLines, skipped));
     },
+  };
+}
+
+/** The run of `vitest list`: nothing found, nothing started, no banner. */
+function listing(): SetupRun {
+  const reason = '`vitest list` runs no test';
+  return {
+    provided: {
+      available: {},
+      missing: Object.fromEntries(SERVICE_NAMES.map((name) => [name, reason])),
+      skipLog: '',
+    },
+    finish: () => Promise.resolve(),
   };
 }
 
