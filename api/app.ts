@@ -91,6 +91,13 @@ export interface AppDeps {
    * an empty record when all are; `/readyz` says not ready while any is. Default: none.
    */
   readonly notReady?: () => Readonly<Record<string, string>>;
+  /**
+   * What is wrong with this process that waiting alone will not mend, or null; `/healthz` says
+   * not ok while it is not null (the store refusing the writes this process makes). Default: none.
+   */
+  readonly unhealthy?: () => string | null;
+  /** Why answers are going stale though served, or null; `/readyz` says it. Default: never. */
+  readonly stale?: () => Promise<string | null>;
   /** The explorer's files by URL path. Default: read from `api/explorer/page` and uPlot. */
   readonly explorer?: ReadonlyMap<string, Asset>;
   /**
@@ -197,6 +204,8 @@ export function createApp(deps: AppDeps): Api {
     storeTimeoutMs,
     storeCalls,
     notReady: deps.notReady ?? (() => ({})),
+    unhealthy: deps.unhealthy ?? (() => null),
+    stale: deps.stale ?? (() => Promise.resolve(null)),
   });
   registerEndpointRoutes(app, { records, answer, storeTimeoutMs, storeCalls });
   registerExplorerRoutes(app, {

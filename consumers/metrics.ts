@@ -50,13 +50,15 @@ const FLUSH_SIZE_BUCKETS = [1, 10, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_0
  * Why a batch failed and is fetched again: the store away, the store not answering within the
  * consumers' deadline (`STORE_TIMEOUT_MS`, see `store-deadline.ts`), Kafka away, the store changed under
  * the consumer (a write refused: another member took the partition, or the store lost or rolled
- * back data; consuming resumes where the store says), or anything else.
+ * back data; consuming resumes where the store says), the store refusing writes while it answers
+ * (full, read-only, ...: src/store/write-refusal.ts), or anything else.
  */
 export type BatchFailure =
   | 'store_away'
   | 'store_timeout'
   | 'kafka_away'
   | 'store_changed'
+  | 'store_refused'
   | 'other';
 
 /** Every {@link BatchFailure}. */
@@ -65,6 +67,7 @@ export const BATCH_FAILURES: readonly BatchFailure[] = [
   'store_timeout',
   'kafka_away',
   'store_changed',
+  'store_refused',
   'other',
 ];
 

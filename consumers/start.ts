@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { writeRefusalOf } from '../src/store/write-refusal.ts';
 import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
 import { OutageLog } from '../src/async/outage-log.ts';
 import { messageOf } from '../src/text/error-message.ts';
@@ -33,6 +34,7 @@ function batchFailure(error: unknown): BatchFailure {
   if (isStoreAway(error)) return 'store_away';
   if (error instanceof StoreTimeoutError) return 'store_timeout';
   if (isKafkaAway(error)) return 'kafka_away';
+  if (writeRefusalOf(error) !== null) return 'store_refused';
   return error instanceof OffsetConflictError ? 'store_changed' : 'other';
 }
 
@@ -41,7 +43,9 @@ function batchFailure(error: unknown): BatchFailure {
  * opened it, once, and one that does not answer in time by the consumers' store deadline (see
  * `store-deadline.ts`); Kafka away, by `kafkaAway` (an outage log: once, then a reminder); a store
  * that no longer holds what was written (lost or rolled back, or the partition moved) is repaired
- * by resuming where the store says, and said without a stack; anything else is logged whole.
+ * by resuming where the store says, and said without a stack; one that refuses writes while it
+ * answers (full, read-only, ...) is said by the store's refusal log (src/store/refusal-log.ts),
+ * once, with what to do; anything else is logged whole.
  */
 function logBatchError(
   logger: Logger,
@@ -52,6 +56,11 @@ function logBatchError(
   const reason = batchFailure(error);
   if (reason === 'store_away' || reason === 'store_timeout') {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: the store is away; retrying');
+  } else if (reason === 'store_refused') {
+    logger.debug(
+      { reason: messageOf(error), stream },
+      'batch failed: the store refuses writes; retrying',
+    );
   } else if (reason === 'kafka_away') {
     logger.debug({ reason: messageOf(error), stream }, 'batch failed: Kafka is away; retrying');
     kafkaAway(error);

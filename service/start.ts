@@ -12,6 +12,8 @@
  *
  * @module
  */
+import { RefusalLog } from '../src/store/refusal-log.ts';
+import { refusingText, type WriteRefusal } from '../src/store/write-refusal.ts';
 import { randomBytes } from 'node:crypto';
 import { createApp } from '../api/app.ts';
 import { directSink } from '../api/ingest/direct-sink.ts';
@@ -115,7 +117,25 @@ export async function startService(options: StartOptions): Promise<Service> {
       });
     },
   });
-  const store = observedStore(opened.store, storeMetrics);
+  // A store that answers but refuses writes (full, read-only, ...): one state, said sparingly.
+  const refusals = new RefusalLog({
+    logger,
+    nowMs,
+    memory: () => opened.memory(),
+    onChange: (reason) => storeMetrics.refusing(reason),
+  });
+  const store = observedStore(opened.store, {
+    ...storeMetrics,
+    writeRefused: (reason, call) => {
+      storeMetrics.writeRefused(reason);
+      refusals.refused(reason, call);
+    },
+    writeAccepted: (call) => refusals.accepted(call),
+  });
+  const refusing = () => {
+    const reason = refusals.current();
+    return reason === null ? null : refusingText(reason);
+  };
   const unwatch = watchRedisEvents(storeMetrics);
   const stops: (() => Promise<void>)[] = [
     () => store.close(),
@@ -145,7 +165,12 @@ export async function startService(options: StartOptions): Promise<Service> {
       stops.push(() => consumers.stop());
       if (config.metricsPort === null) return { url: null, stop: stopAll };
       const served = await options.serve(
-        consumerOpsHandler(registry, consumers.notReady, consumers.unhealthy, consumers.lost),
+        consumerOpsHandler(
+          registry,
+          consumers.notReady,
+          () => refusing() ?? consumers.unhealthy(),
+          consumers.lost,
+        ),
         {
           hostname: config.host,
           port: config.metricsPort,
@@ -158,7 +183,7 @@ export async function startService(options: StartOptions): Promise<Service> {
     }
     return await startHttp(
       options,
-      { opened, outage, store, metrics: apiMetrics },
+      { opened, outage, store, metrics: apiMetrics, refusing },
       storeReady,
       stops,
       stopAll,
@@ -167,6 +192,32 @@ export async function startService(options: StartOptions): Promise<Service> {
     await stopAll();
     throw error;
   }
+}
+
+/** How long the API keeps the store's answer to whether it refuses writes, in ms. */
+const REFUSAL_CHECK_MS = 5_000;
+
+/**
+ * Why answers are going stale: this process's writes refused, else (an API that writes nothing)
+ * the store's own word that it would refuse them (`INFO`), asked at most every
+ * {@link REFUSAL_CHECK_MS}.
+ */
+function staleness(
+  refusing: () => string | null,
+  refusalNow: () => Promise<WriteRefusal | null>,
+  nowUs: () => number,
+): () => Promise<string | null> {
+  let checked: { atUs: number; reason: Promise<WriteRefusal | null> } | null = null;
+  return async () => {
+    const own = refusing();
+    if (own !== null) return own;
+    const now = nowUs();
+    if (checked === null || now - checked.atUs > REFUSAL_CHECK_MS * 1000) {
+      checked = { atUs: now, reason: refusalNow().catch(() => null) };
+    }
+    const reason = await checked.reason;
+    return reason === null ? null : refusingText(reason);
+  };
 }
 
 /** A registry with prom-client's process and Node metrics, for the consumers role. */
@@ -219,6 +270,8 @@ async function startHttp(
     readonly outage: OutageLog;
     readonly store: RollupStore;
     readonly metrics: ApiMetrics;
+    /** Why the store refuses the writes of this process now, or null. */
+    readonly refusing: () => string | null;
   },
   storeReady: Promise<void>,
   stops: (() => Promise<void>)[],
@@ -271,6 +324,8 @@ async function startHttp(
     logger,
     sink,
     storeOutage: storeParts.outage,
+    unhealthy: storeParts.refusing,
+    stale: staleness(storeParts.refusing, () => opened.refusalNow(), nowUs),
     notReady: () => {
       const reasons: Record<string, string> = {};
       for (const [part, reason] of notReady) {

@@ -6,9 +6,17 @@
  *
  * @module
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { REFUSAL_REASONS, STORE_COMMANDS, type StoreObserver } from '../src/store/observed.ts';
 import type { RedisEventObserver } from '../src/store/redis-events.ts';
+import { WRITE_REFUSALS, type WriteRefusal } from '../src/store/write-refusal.ts';
+
+/** What the store's metrics are told: its calls and events, and whether it refuses writes now. */
+export interface StoreMetrics extends StoreObserver, RedisEventObserver {
+  writeRefused(reason: WriteRefusal): void;
+  /** The store refuses writes for `reason` now, or (null) accepts them. */
+  refusing(reason: WriteRefusal | null): void;
+}
 
 /** Latency buckets, in seconds: a local Redis answers in well under a millisecond. */
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -24,7 +32,7 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
  * const unwatch = watchRedisEvents(observer);
  * ```
  */
-export function registerStoreMetrics(registry: Registry): StoreObserver & RedisEventObserver {
+export function registerStoreMetrics(registry: Registry): StoreMetrics {
   const duration = new Histogram({
     name: 'store_command_duration_seconds',
     help: 'Time of one store call (one or a few pipelined Redis commands), by call.',
@@ -40,8 +48,17 @@ export function registerStoreMetrics(registry: Registry): StoreObserver & RedisE
   });
   const refused = new Counter({
     name: 'store_writes_refused_total',
-    help: 'Project commits and resume-offset moves the store refused, by reason: another ' +
-      'writer took the stream, or the store lost or rolled back data.',
+    help: 'Writes the store refused, by reason: another writer took the stream, or the store ' +
+      'lost or rolled back data (watermark, resume, part_found); or a Redis that answers ' +
+      'refused the write: full (maxmemory), readonly (a replica), misconf (snapshots failing), ' +
+      'busy (a script running), noperm (the user lacks a command).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const refusing = new Gauge({
+    name: 'store_refusing_writes',
+    help: '1 while the store refuses writes for this reason (full, readonly, misconf, busy, ' +
+      'noperm): the writes wait and answers go stale; 0 otherwise.',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
@@ -72,7 +89,8 @@ export function registerStoreMetrics(registry: Registry): StoreObserver & RedisE
       errors: errors.labels({ command }),
     }];
   }));
-  for (const reason of REFUSAL_REASONS) refused.inc({ reason }, 0);
+  for (const reason of [...REFUSAL_REASONS, ...WRITE_REFUSALS]) refused.inc({ reason }, 0);
+  for (const reason of WRITE_REFUSALS) refusing.set({ reason }, 0);
   for (const kind of ['moved', 'ask']) redirections.inc({ kind }, 0);
   return {
     command(command, seconds, failed) {
@@ -81,6 +99,10 @@ export function registerStoreMetrics(registry: Registry): StoreObserver & RedisE
       if (failed) series?.errors.inc();
     },
     refused: (reason) => refused.inc({ reason }),
+    writeRefused: (reason) => refused.inc({ reason }),
+    refusing: (now) => {
+      for (const reason of WRITE_REFUSALS) refusing.set({ reason }, reason === now ? 1 : 0);
+    },
     partsRead: (parts) => partsRead.inc(parts),
     reconnected: () => reconnects.inc(),
     redirected: (kind) => redirections.inc({ kind }),

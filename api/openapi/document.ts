@@ -387,9 +387,17 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
   });
   paths['/health'] = publicGet('health', "The process is up (the reference system's path).", {
     '200': json('Health', 'Up.'),
+    '503': error(
+      'Not ok: the message says what is wrong (the store refusing the writes of this process).',
+      RETRY_AFTER,
+    ),
   });
   paths['/healthz'] = publicGet('healthz', 'The process is up.', {
     '200': json('Health', 'Up.'),
+    '503': error(
+      'Not ok: the message says what is wrong (the store refusing the writes of this process).',
+      RETRY_AFTER,
+    ),
   });
   paths['/readyz'] = publicGet(
     'readyz',

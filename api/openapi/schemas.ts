@@ -151,7 +151,18 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
     },
   }),
   Health: object({ status: { const: 'ok' } }),
-  Ready: object({ status: { const: 'ready' } }),
+  Ready: {
+    type: 'object',
+    required: ['status'],
+    additionalProperties: false,
+    properties: {
+      status: { const: 'ready' },
+      stale: {
+        type: 'string',
+        description: 'Present while answers are going stale: the store refuses writes, and why.',
+      },
+    },
+  },
 };
 
 /** The result schema of each endpoint. */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { refusingText, writeRefusalOf } from '../../src/store/write-refusal.ts';
 import type { Hono } from 'hono';
 import type { RollupStore } from '../../src/store/port.ts';
 import { guardStore } from '../deadline.ts';
@@ -47,19 +48,37 @@ export interface OperationRoutesDeps {
   readonly storeCalls: StoreCalls;
   /** Why parts other than the store are not ready, by part; empty when all are. */
   readonly notReady: () => Readonly<Record<string, string>>;
+  /**
+   * What is wrong with this process that waiting alone will not mend (`/healthz` says not ok),
+   * or null: the store refusing the writes this process makes.
+   */
+  readonly unhealthy: () => string | null;
+  /** Why answers are going stale though they are served (`/readyz` says it), or null. */
+  readonly stale: () => Promise<string | null>;
 }
 
 /** `/readyz`'s answer: ready, or a 503 that names every part not ready and why. */
 async function readiness(deps: OperationRoutesDeps): Promise<Response> {
   const reasons: string[] = [];
+  // A Redis that refuses writes answers, and may refuse PING too (MISCONF does, so that
+  // monitoring notices): that is answers going stale, not a store away.
+  let refused: string | null = null;
+  const ping = deps.store.ping().catch((error: unknown) => {
+    const refusal = writeRefusalOf(error);
+    if (refusal === null) throw error;
+    refused = refusingText(refusal);
+  });
   try {
-    await guardStore(deps.store.ping(), deps.storeTimeoutMs, deps.storeCalls);
+    await guardStore(ping, deps.storeTimeoutMs, deps.storeCalls);
   } catch {
     reasons.push('store: not answering');
   }
   for (const [part, reason] of Object.entries(deps.notReady())) reasons.push(`${part}: ${reason}`);
   if (reasons.length > 0) throw unavailable(`not ready: ${reasons.join('; ')}`);
-  return jsonResponse({ status: 'ready' }, 200, { 'Cache-Control': 'no-store' });
+  const stale = refused ?? await deps.stale();
+  return jsonResponse(stale === null ? { status: 'ready' } : { status: 'ready', stale }, 200, {
+    'Cache-Control': 'no-store',
+  });
 }
 
 /** Registers the operational routes on `app`. */
@@ -69,6 +88,8 @@ export function registerOperationRoutes(app: Hono<ApiEnv>, deps: OperationRoutes
   for (const path of ['/health', '/healthz']) {
     app.get(path, (c) => {
       c.set('endpoint', 'healthz');
+      const reason = deps.unhealthy();
+      if (reason !== null) throw unavailable(`not ok: ${reason}`);
       return jsonResponse({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' });
     });
   }

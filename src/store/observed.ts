@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { type WriteRefusal, writeRefusalOf } from './write-refusal.ts';
 import type { CommitResult, RollupStore } from './port.ts';
 
 /** The port's calls, as the observer names them. */
@@ -56,6 +57,10 @@ export interface StoreObserver {
   refused(reason: RefusalReason): void;
   /** A writer read back `parts` of its own parts it did not hold (after a reopen, an eviction). */
   partsRead(parts: number): void;
+  /** A write was refused by a store that answers (full, read-only, ...: src/store/write-refusal.ts). */
+  writeRefused?(reason: WriteRefusal, command: StoreCommand): void;
+  /** A write was made. */
+  writeAccepted?(command: StoreCommand): void;
 }
 
 function refusalOf(result: CommitResult): RefusalReason | null {
@@ -84,9 +89,21 @@ export function observedStore(
       throw error;
     }
   };
+  /** A write call: its refusal, or its being made, is reported too. */
+  const written = async <T>(command: StoreCommand, call: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await timed(command, call);
+      observer.writeAccepted?.(command);
+      return result;
+    } catch (error) {
+      const refusal = writeRefusalOf(error);
+      if (refusal !== null) observer.writeRefused?.(refusal, command);
+      throw error;
+    }
+  };
   return {
     commitProject: async (commit) => {
-      const result = await timed('commitProject', () => store.commitProject(commit));
+      const result = await written('commitProject', () => store.commitProject(commit));
       const reason = refusalOf(result);
       if (reason !== null) observer.refused(reason);
       return result;
@@ -102,11 +119,11 @@ export function observedStore(
     readSlots: (reads) => timed('readSlots', () => store.readSlots(reads)),
     readOffset: (key) => timed('readOffset', () => store.readOffset(key)),
     advanceOffset: async (key, expected, next) => {
-      const moved = await timed('advanceOffset', () => store.advanceOffset(key, expected, next));
+      const moved = await written('advanceOffset', () => store.advanceOffset(key, expected, next));
       if (!moved) observer.refused('resume');
       return moved;
     },
-    updateSortedSet: (write) => timed('updateSortedSet', () => store.updateSortedSet(write)),
+    updateSortedSet: (write) => written('updateSortedSet', () => store.updateSortedSet(write)),
     rangeByScore: (key, range) => timed('rangeByScore', () => store.rangeByScore(key, range)),
     membersSince: (key, minScore) => timed('membersSince', () => store.membersSince(key, minScore)),
     ping: () => timed('ping', () => store.ping()),

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { StoreMemory, WriteRefusal } from './write-refusal.ts';
 import type { RedisSecurity, StoreConfig } from '../config.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { redisFailure } from './login-failure.ts';
@@ -34,6 +35,10 @@ export interface OpenedStore {
    * or the server does not say (Upstash; a managed Redis that refuses CONFIG).
    */
   evictionPolicy(): Promise<string | null>;
+  /** How full the server is, or null where there is no server or it does not say. */
+  memory(): Promise<StoreMemory | null>;
+  /** Why the server would refuse writes now (src/store/write-refusal.ts), or null. */
+  refusalNow(): Promise<WriteRefusal | null>;
   /**
    * The embedded store's memory budget, which the direct ingest asks for room; null for a Redis
    * (its own `maxmemory` bounds it) and Upstash.
@@ -47,7 +52,13 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
     case 'memory': {
       const store = new MemoryStore({ nowMs: options.nowMs, maxBytes: config.maxBytes });
       queueMicrotask(() => options.onReady?.());
-      return { store, evictionPolicy: () => Promise.resolve(null), budget: store };
+      return {
+        store,
+        evictionPolicy: () => Promise.resolve(null),
+        memory: () => Promise.resolve(null),
+        refusalNow: () => Promise.resolve(null),
+        budget: store,
+      };
     }
     case 'redis':
     case 'redis-cluster': {
@@ -60,7 +71,13 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
       const store = config.kind === 'redis'
         ? RedisStore.open(config.url, redisOptions)
         : RedisStore.openCluster(config.nodes, redisOptions);
-      return { store, evictionPolicy: () => store.evictionPolicy(), budget: null };
+      return {
+        store,
+        evictionPolicy: () => store.evictionPolicy(),
+        memory: () => store.memory(),
+        refusalNow: () => store.refusalNow(),
+        budget: null,
+      };
     }
     case 'upstash': {
       // Nothing to connect: each call is its own HTTP request, answered or not.
@@ -68,6 +85,8 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
       return {
         store: new UpstashStore({ url: config.url, token: config.token.reveal() }),
         evictionPolicy: () => Promise.resolve(null),
+        memory: () => Promise.resolve(null),
+        refusalNow: () => Promise.resolve(null),
         budget: null,
       };
     }

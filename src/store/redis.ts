@@ -13,6 +13,13 @@
  *
  * @module
  */
+import {
+  infoNumber,
+  refusalInInfo,
+  type StoreMemory,
+  type WriteRefusal,
+  writeRefusalOf,
+} from './write-refusal.ts';
 import { Buffer } from 'node:buffer';
 import { createClient, createCluster, RESP_TYPES } from 'redis';
 import { isStoreAway } from './away.ts';
@@ -64,6 +71,8 @@ interface Connection {
   ping(): Promise<void>;
   /** `CONFIG GET name` of the server, or of every master of a cluster. */
   configGet(name: string): Promise<string[]>;
+  /** `INFO section` of the server, or of every master of a cluster, as text. */
+  info(section: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -114,6 +123,7 @@ function clientConnection(client: Client): Connection {
       await client.ping();
     },
     configGet: async (name) => [configValue(await client.sendCommand(['CONFIG', 'GET', name]))],
+    info: async (section) => [String(await client.sendCommand(['INFO', section]))],
     close: async () => {
       if (!client.isOpen) return;
       // A client still trying to reach its server has nothing to finish: drop it.
@@ -166,6 +176,13 @@ function clusterConnection(
       return await Promise.all(cluster.masters.map(async (master) => {
         const client = await cluster.nodeClient(master);
         return configValue(await client.sendCommand(['CONFIG', 'GET', name]));
+      }));
+    },
+    info: async (section) => {
+      const cluster = connected();
+      return await Promise.all(cluster.masters.map(async (master) => {
+        const client = await cluster.nodeClient(master);
+        return String(await client.sendCommand(['INFO', section]));
       }));
     },
     close,
@@ -373,6 +390,44 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
         error instanceof Error && /^(ERR unknown command|NOPERM|ERR .*CONFIG)/i.test(error.message)
       ) return null;
       throw error;
+    }
+  }
+
+  /**
+   * How full the server is (`INFO memory`): of a cluster, the master nearest its `maxmemory`;
+   * null where the server does not say (a managed Redis that refuses INFO).
+   */
+  async memory(): Promise<StoreMemory | null> {
+    try {
+      const masters = (await this.#connection.info('memory')).map((text) => ({
+        usedBytes: infoNumber(text, 'used_memory'),
+        maxBytes: infoNumber(text, 'maxmemory'),
+      }));
+      const fill = (memory: StoreMemory) =>
+        memory.maxBytes === 0 ? 0 : memory.usedBytes / memory.maxBytes;
+      return masters.reduce<StoreMemory | null>(
+        (fullest, memory) => fullest === null || fill(memory) > fill(fullest) ? memory : fullest,
+        null,
+      );
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Why the server would refuse writes now, as its `INFO` says (of a cluster, the first master
+   * that would), or null; `busy` while it answers nothing but `BUSY`, null where INFO is refused.
+   */
+  async refusalNow(): Promise<WriteRefusal | null> {
+    try {
+      const texts = await this.#connection.info('default');
+      for (const text of texts) {
+        const refusal = refusalInInfo(text);
+        if (refusal !== null) return refusal;
+      }
+      return null;
+    } catch (error) {
+      return writeRefusalOf(error) === 'busy' ? 'busy' : null;
     }
   }
 

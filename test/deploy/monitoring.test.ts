@@ -45,6 +45,7 @@ describe('the alert rules, their tests and the runbook', () => {
       'PartitionPaused',
       'ProcessDown',
       'StoreErrors',
+      'StoreRefusingWrites',
       'StoreTimeouts',
       'StoreWentBack',
     ]);

@@ -104,6 +104,42 @@ describe('observedStore', () => {
   });
 });
 
+describe('observedStore, a store that refuses writes while it answers', () => {
+  test('a refused write is told by its reason, a write made after it as accepted', async () => {
+    const told: string[] = [];
+    const observer = {
+      command: () => undefined,
+      refused: () => undefined,
+      partsRead: () => undefined,
+      writeRefused: (reason: string) => told.push(`refused ${reason}`),
+      writeAccepted: () => told.push('accepted'),
+    };
+    const base = new MemoryStore({ nowMs: Date.now });
+    const full = new Error("OOM command not allowed when used memory > 'maxmemory'.");
+    let refusing = true;
+    const store = observedStore({
+      ...portOf(base),
+      commitProject: (c) => refusing ? Promise.reject(full) : base.commitProject(c),
+      readOffset: () => Promise.reject(new Error("READONLY You can't write against a replica.")),
+    }, observer);
+    await expect(store.commitProject(commit(null))).rejects.toBe(full);
+    // A read that fails so tells nothing: only writes are refused or accepted.
+    await expect(store.readOffset('k')).rejects.toThrow('READONLY');
+    await expect(store.advanceOffset('other', null, 1)).resolves.toBe(true);
+    refusing = false;
+    expect((await store.commitProject(commit(null))).applied).toBe(true);
+    await store.updateSortedSet({
+      key: 's',
+      members: [],
+      mode: 'add',
+      keepHighest: null,
+      dropBelow: null,
+      expireAtMs: null,
+    });
+    expect(told).toEqual(['refused full', 'accepted', 'accepted', 'accepted']);
+  });
+});
+
 /** The port's methods of `store`, bound, as a plain object another test can override. */
 function portOf(store: RollupStore): RollupStore {
   return {

@@ -37,6 +37,7 @@ export const FAULT_FILES: readonly string[] = [
   'test/service/mid-stream-faults.test.ts',
   'test/service/slow-redis.test.ts',
   'test/service/start-faults.test.ts',
+  'test/service/store-refusals.test.ts',
   'test/tools/soak.test.ts',
 ];
 

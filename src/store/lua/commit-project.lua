@@ -46,6 +46,10 @@ end
 local function set_part(command, key, field, value)
   local added = redis.pcall(command, key, field, value)
   if failed(added) then
+    -- Only a key of the old kind is converted; any other refusal (a full Redis: OOM, a
+    -- replica, a missing permission) ends the script as Redis said it, before anything is
+    -- deleted: converting would DEL the key, which a full Redis allows, then fail to write it.
+    if string.sub(added.err, 1, 9) ~= 'WRONGTYPE' then error(added) end
     convert_legacy(key)
     added = redis.call(command, key, field, value)
   end
