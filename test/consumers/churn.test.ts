@@ -20,7 +20,7 @@ import type { Service } from '../../tools/services/service.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, exited, type World } from './harness.ts';
-import { type MemberMetrics, memberMetrics } from './member-metrics.ts';
+import { memberMetricsOnceUp } from './member-metrics.ts';
 
 /** Stops of a member; CHURN_STOPS makes a longer (or shorter) run. */
 const STOPS = Number(process.env.CHURN_STOPS ?? 14);
@@ -52,19 +52,6 @@ interface Stop {
    * partitions it held (null after a SIGTERM, or when its metrics did not answer).
    */
   readonly replayed: number | null;
-}
-
-/**
- * The member's metrics once it serves them (a process just started may still be loading), or
- * null after 10 s.
- */
-async function scrapedOnceUp(port: number): Promise<MemberMetrics | null> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const metrics = await memberMetrics(port);
-    if (metrics !== null || Date.now() > deadline) return metrics;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 describeWithServices(['kafka', 'redis-server'], 'a consumer group that churns', ({ kafka }) => {
@@ -135,7 +122,7 @@ describeWithServices(['kafka', 'redis-server'], 'a consumer group that churns', 
       const signal = next() < 0.5 ? 'SIGKILL' : 'SIGTERM';
       const member = members[index];
       if (member === undefined) throw new Error(`no member ${index}`);
-      const before = await scrapedOnceUp(member.port);
+      const before = await memberMetricsOnceUp(member.port);
       if (before === null) scrapesMissed += 1;
       joinsOfStopped += before?.joins ?? 0;
       skippedOfStopped += before?.skipped ?? 0;
@@ -174,7 +161,7 @@ describeWithServices(['kafka', 'redis-server'], 'a consumer group that churns', 
 
     // Every member is up (a process started last may still be loading) before it is read and
     // stopped; the figures are printed before anything is asserted.
-    const last = await Promise.all(members.map(({ port }) => scrapedOnceUp(port)));
+    const last = await Promise.all(members.map(({ port }) => memberMetricsOnceUp(port)));
     const joins = joinsOfStopped + last.reduce((sum, metrics) => sum + (metrics?.joins ?? 0), 0);
     const skipped = skippedOfStopped +
       last.reduce((sum, metrics) => sum + (metrics?.skipped ?? 0), 0);

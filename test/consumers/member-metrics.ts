@@ -41,3 +41,19 @@ export async function memberMetrics(port: number): Promise<MemberMetrics | null>
     return null;
   }
 }
+
+/**
+ * The member's metrics once it serves them (a process just started may still be loading its
+ * modules), or null after `timeoutMs`.
+ */
+export async function memberMetricsOnceUp(
+  port: number,
+  timeoutMs = 10_000,
+): Promise<MemberMetrics | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = await memberMetrics(port);
+    if (metrics !== null || Date.now() > deadline) return metrics;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
