@@ -138,7 +138,12 @@ export async function discoverServices(environment: Variables = process.env): Pr
     for (const name of unconfigured) {
       if (available[name] !== undefined) {
         sources[name] = 'started by the test setup: tools/services';
-      } else missing[name] = `the test setup could not start it: ${own.failures || 'no answer'}`;
+      } else {
+        const why = own.failures.filter((line) => STARTED_AS[name].test(line));
+        missing[name] = `the test setup could not start it: ${
+          (why.length > 0 ? why : own.failures).join('; ') || 'no answer'
+        }`;
+      }
     }
   }
 
@@ -190,6 +195,17 @@ export async function discoverServices(environment: Variables = process.env): Pr
   };
 }
 
+/**
+ * The names under which `tools/services` reports a failure to start each service (the REST
+ * endpoint needs its Redis), as the beginning of the line.
+ */
+const STARTED_AS: Readonly<Record<(typeof STACK_SERVICES)[number], RegExp>> = {
+  kafka: /^kafka:/,
+  redis: /^redis:/,
+  upstash: /^(upstash-rest|redis):/,
+  redisCluster: /^redis-cluster/,
+};
+
 /** The services `tools/services` runs (the browser is not one of them). */
 const STACK_SERVICES = ['kafka', 'redis', 'upstash', 'redisCluster'] as const;
 
@@ -215,7 +231,7 @@ function mayStartServices(variables: Variables): boolean {
  * what failed, and how to stop exactly the processes started here.
  */
 async function startOwnServices(): Promise<
-  { env: Variables; failures: string; stop: () => Promise<void> }
+  { env: Variables; failures: readonly string[]; stop: () => Promise<void> }
 > {
   const services = stack();
   const failures: string[] = [];
@@ -227,7 +243,7 @@ async function startOwnServices(): Promise<
   const started = new Set(result.started);
   return {
     env: { ...result.env },
-    failures: failures.join('; '),
+    failures,
     stop: () =>
       downServices(
         services.stopOrder.filter((service) => started.has(service)),
