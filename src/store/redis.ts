@@ -14,12 +14,13 @@
  * @module
  */
 import {
-  infoNumber,
-  refusalInInfo,
+  fullestMemory,
+  refusalInInfos,
   type StoreMemory,
   type WriteRefusal,
   writeRefusalOf,
 } from './write-refusal.ts';
+import { type RedisArgument, redisArgument, runScript } from './redis-script-call.ts';
 import { Buffer } from 'node:buffer';
 import { createClient, createCluster, RESP_TYPES } from 'redis';
 import { isStoreAway } from './away.ts';
@@ -28,8 +29,6 @@ import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './po
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations } from './scripted.ts';
 import { sortedSetCommands } from './sorted-set-commands.ts';
-import type { LuaScript } from './lua-script.ts';
-import type { ScriptCall } from './scripts.ts';
 
 /**
  * How a connection logs in and whether it is encrypted: for one Redis, and for every node of a
@@ -102,9 +101,6 @@ const AS_BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
 
 /** Pause between two attempts to reach a Redis Cluster that answered none of them, in ms. */
 const CLUSTER_RETRY_MS = 2_000;
-
-/** An argument as node-redis takes it: text, or bytes as a Buffer (sent as they are). */
-type RedisArgument = string | Buffer;
 
 type Client = ReturnType<typeof createClient>;
 type Cluster = ReturnType<typeof createCluster>;
@@ -393,42 +389,17 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     }
   }
 
-  /**
-   * How full the server is (`INFO memory`): of a cluster, the master nearest its `maxmemory`;
-   * null where the server does not say (a managed Redis that refuses INFO).
-   */
-  async memory(): Promise<StoreMemory | null> {
-    try {
-      const masters = (await this.#connection.info('memory')).map((text) => ({
-        usedBytes: infoNumber(text, 'used_memory'),
-        maxBytes: infoNumber(text, 'maxmemory'),
-      }));
-      const fill = (memory: StoreMemory) =>
-        memory.maxBytes === 0 ? 0 : memory.usedBytes / memory.maxBytes;
-      return masters.reduce<StoreMemory | null>(
-        (fullest, memory) => fullest === null || fill(memory) > fill(fullest) ? memory : fullest,
-        null,
-      );
-    } catch {
-      return null;
-    }
+  /** How full the server is (`INFO memory`; of a cluster, the fullest master), or null. */
+  memory(): Promise<StoreMemory | null> {
+    return this.#connection.info('memory').then(fullestMemory, () => null);
   }
 
-  /**
-   * Why the server would refuse writes now, as its `INFO` says (of a cluster, the first master
-   * that would), or null; `busy` while it answers nothing but `BUSY`, null where INFO is refused.
-   */
-  async refusalNow(): Promise<WriteRefusal | null> {
-    try {
-      const texts = await this.#connection.info('default');
-      for (const text of texts) {
-        const refusal = refusalInInfo(text);
-        if (refusal !== null) return refusal;
-      }
-      return null;
-    } catch (error) {
-      return writeRefusalOf(error) === 'busy' ? 'busy' : null;
-    }
+  /** Why the server would refuse writes now, as its `INFO` says (src/store/write-refusal.ts). */
+  refusalNow(): Promise<WriteRefusal | null> {
+    return this.#connection.info('default').then(
+      refusalInInfos,
+      (error: unknown) => writeRefusalOf(error) === 'busy' ? 'busy' : null,
+    );
   }
 
   ping(): Promise<void> {
@@ -442,58 +413,4 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
 
 async function closeCluster(cluster: Cluster): Promise<void> {
   if (cluster.isOpen) await cluster.close();
-}
-
-/** Connections to a Redis before 7.0, which has no `EVALSHA_RO`: they read with `EVALSHA`. */
-const withoutReadOnlyScripts = new WeakSet<Connection>();
-
-/**
- * Runs a script by its SHA-1, loading it on the node that does not know it yet; a script that
- * only reads as `EVALSHA_RO`, which Redis answers while writes are paused.
- */
-async function runScript(
-  connection: Connection,
-  script: LuaScript,
-  call: ScriptCall,
-): Promise<unknown> {
-  const firstKey = call.keys[0];
-  const readOnly = script.readOnly && !withoutReadOnlyScripts.has(connection);
-  const suffix = readOnly ? '_RO' : '';
-  try {
-    return await connection.send(firstKey, scriptCommand(`EVALSHA${suffix}`, script.sha1, call));
-  } catch (error) {
-    if (!(error instanceof Error)) throw error;
-    if (readOnly && /unknown command/i.test(error.message)) {
-      withoutReadOnlyScripts.add(connection);
-      return await runScript(connection, script, call);
-    }
-    if (!error.message.startsWith('NOSCRIPT')) throw error;
-    return await connection.send(firstKey, scriptCommand(`EVAL${suffix}`, script.source, call));
-  }
-}
-
-/**
- * `[name, script, number of keys, ...keys, ...args]` in one array of its final length: spreading
- * a commit's thousands of arguments into a tail and the tail into the command copied them twice
- * (0.8 KB allocated per event, `bench:consumer -- --allocations`).
- */
-function scriptCommand(name: string, script: string, call: ScriptCall): RedisArgument[] {
-  const { keys, args } = call;
-  const command = new Array<RedisArgument>(3 + keys.length + args.length);
-  command[0] = name;
-  command[1] = script;
-  command[2] = String(keys.length);
-  let at = 3;
-  for (const key of keys) command[at++] = key;
-  for (const arg of args) command[at++] = redisArgument(arg);
-  return command;
-}
-
-/**
- * `value` as node-redis takes it: bytes as a Buffer over the same memory (node-redis writes a
- * Buffer as it is, and refuses any other byte array).
- */
-function redisArgument(value: string | Uint8Array): RedisArgument {
-  if (typeof value === 'string' || Buffer.isBuffer(value)) return value;
-  return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 }

@@ -63,6 +63,30 @@ export function refusalInInfo(text: string): WriteRefusal | null {
   return null;
 }
 
+/** Of several servers' `INFO` texts (a cluster's masters), the first refusal one would make. */
+export function refusalInInfos(texts: readonly string[]): WriteRefusal | null {
+  for (const text of texts) {
+    const refusal = refusalInInfo(text);
+    if (refusal !== null) return refusal;
+  }
+  return null;
+}
+
+/** Of several servers' `INFO memory` texts, the server nearest its `maxmemory`, or null. */
+export function fullestMemory(texts: readonly string[]): StoreMemory | null {
+  const fill = (memory: StoreMemory) =>
+    memory.maxBytes === 0 ? 0 : memory.usedBytes / memory.maxBytes;
+  let fullest: StoreMemory | null = null;
+  for (const text of texts) {
+    const memory = {
+      usedBytes: infoNumber(text, 'used_memory'),
+      maxBytes: infoNumber(text, 'maxmemory'),
+    };
+    if (fullest === null || fill(memory) > fill(fullest)) fullest = memory;
+  }
+  return fullest;
+}
+
 /** The number of `field` in an `INFO` reply's text (0 when absent). */
 export function infoNumber(text: string, field: string): number {
   return Number(new RegExp(`^${field}:(\\d+)\\s*$`, 'm').exec(text)?.[1] ?? 0);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  fullestMemory,
   infoNumber,
   refusalAdvice,
   refusalInInfo,
+  refusalInInfos,
   refusingText,
   writeRefusalOf,
 } from '../../src/store/write-refusal.ts';
@@ -89,5 +91,18 @@ describe('refusalAdvice', () => {
 
   it('names the reason in what health checks say', () => {
     expect(refusingText('full')).toBe('the store refuses writes (full): answers are going stale');
+  });
+});
+
+describe('what a cluster says', () => {
+  it('the fullest master and the first refusal of any', () => {
+    const memory = (used: number, max: number) => `used_memory:${used}\r\nmaxmemory:${max}\r\n`;
+    expect(fullestMemory([memory(5, 100), memory(90, 100), memory(999, 0)])).toEqual({
+      usedBytes: 90,
+      maxBytes: 100,
+    });
+    expect(fullestMemory([])).toBeNull();
+    expect(refusalInInfos(['role:master\r\n', 'role:slave\r\n'])).toBe('readonly');
+    expect(refusalInInfos(['role:master\r\n'])).toBeNull();
   });
 });
