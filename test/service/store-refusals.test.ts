@@ -296,3 +296,55 @@ describeWithServices(['kafka', 'redis-server'], 'a Redis that refuses writes', (
     });
   }
 });
+
+describeWithServices(['redis-server'], 'the embedded service on a Redis that fills up', () => {
+  let redis: Service;
+  let admin: Client;
+  let service: StartedService | undefined;
+  const key = 'refusals-embedded-key';
+
+  beforeAll(async () => {
+    redis = await startRedis(`redis-refusal-embedded-${process.pid}`);
+    admin = await createClient({ url: redis.address }).connect();
+    service = await startTestService({
+      config: loadConfig({ REDIS_URL: redis.address, API_KEYS: key, PORT: '0' }),
+      logger: createLogger('silent', 'refusals-embedded'),
+      role: 'all',
+      onFatal: (message) => {
+        throw new Error(message);
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await admin?.close();
+    if (redis !== undefined) await down(redis);
+  });
+
+  test('its /healthz is not ok while its ingest is refused, and ok once Redis has room', async () => {
+    const url = service?.url ?? '';
+    const ingest = (line: string) =>
+      fetch(`${url}/api/ingest/edge`, {
+        method: 'POST',
+        headers: { 'X-API-KEY': key, 'Content-Type': 'application/x-ndjson' },
+        body: line,
+      });
+    const { lines } = generatedStream(Math.floor(Date.now() / 1000) * 1_000_000, 20);
+    const edge = lines.filter((line) => line.source === 'edge').map((line) => line.line);
+    expect((await ingest(edge[0] ?? '')).status).toBe(202);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+
+    await admin.configSet('maxmemory-policy', 'noeviction');
+    await admin.configSet('maxmemory', '1');
+    const refused = await ingest(edge[1] ?? '');
+    expect(refused.status).toBe(503);
+    const during = await fetch(`${url}/healthz`);
+    expect(during.status).toBe(503);
+    expect(await during.text()).toContain('the store refuses writes (full)');
+
+    await admin.configSet('maxmemory', '0');
+    expect((await ingest(edge[1] ?? '')).status).toBe(202);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
