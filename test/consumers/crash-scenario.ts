@@ -31,7 +31,7 @@ import { memberMetrics, memberMetricsOnceUp } from './member-metrics.ts';
 
 const KILLS = 10;
 /** Events per generated half-stream; CI_CRASH_EVENTS raises it for a longer local run. */
-const EVENTS_PER_STREAM = Number(process.env.CI_CRASH_EVENTS ?? 50_000);
+const EVENTS_PER_STREAM = Number(process.env.CI_CRASH_EVENTS ?? 100_000);
 
 /** The consumer's count of messages found already folded, or null when it did not answer. */
 async function skippedOf(port: number): Promise<number | null> {
