@@ -71,9 +71,9 @@ export interface SecureAddress {
 
 /** Where each service is reached, and where each tool was found. */
 export interface ServiceAddresses extends Readonly<Record<ToolName, ToolAddress>> {
-  /** Kafka bootstrap brokers, e.g. `['127.0.0.1:9092']`. */
+  /** Kafka bootstrap brokers, e.g. `['127.0.0.1:19092']`. */
   readonly kafka: { readonly brokers: readonly string[] };
-  /** Redis over TCP (node-redis), e.g. `redis://127.0.0.1:6379`. */
+  /** Redis over TCP (node-redis), e.g. `redis://127.0.0.1:16379`. */
   readonly redis: { readonly url: string };
   /** Upstash REST endpoint and token: `new Redis({ url, token })` from `@upstash/redis`. */
   readonly upstash: { readonly url: string; readonly token: string };
