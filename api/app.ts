@@ -45,6 +45,8 @@ import { effectiveRecords } from './records.ts';
 import { limitUrlLength } from './middleware/request-limits.ts';
 import { registerEndpointRoutes } from './routes/endpoints.ts';
 import { registerIngestRoute } from './routes/ingest.ts';
+import { registerLogflareIngestRoutes } from './routes/logflare-ingest.ts';
+import { SELF_HOSTED_PROJECT } from './logflare/normalize.ts';
 import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
 import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
@@ -61,6 +63,8 @@ export interface AppSettings {
   /** Most distinct projects one API key may ingest events of per UTC day. Default 1,000. */
   readonly ingestMaxProjectsPerKeyPerDay?: number;
   readonly maxFutureSkewUs: number;
+  /** See `Config.logflareProjectRef`. Default `default`. */
+  readonly logflareProjectRef?: string;
   /** See `Config.resultCacheMs`. */
   readonly resultCacheMs: number;
   /** Longest wait for a store read, in ms. Default {@link DEFAULT_STORE_TIMEOUT_MS}. */
@@ -214,7 +218,7 @@ export function createApp(deps: AppDeps): Api {
     storeTimeoutMs,
     storeCalls,
   });
-  registerIngestRoute(app, {
+  const ingest = {
     sink: deps.sink,
     nowUs: deps.nowUs,
     maxFutureSkewUs: settings.maxFutureSkewUs,
@@ -229,6 +233,11 @@ export function createApp(deps: AppDeps): Api {
       nowUs: deps.nowUs,
     }),
     onFolded: folded,
+  };
+  registerIngestRoute(app, ingest);
+  registerLogflareIngestRoutes(app, {
+    ...ingest,
+    projectRef: settings.logflareProjectRef ?? SELF_HOSTED_PROJECT,
   });
   app.notFound((c) =>
     errorResponse(

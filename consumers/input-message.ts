@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { parse } from '../src/events/parse.ts';
-import type { ParseResult, Source } from '../src/events/types.ts';
+import { parseStreamMessage } from '../src/events/stream-parse.ts';
+import type { ParseResult, StreamSource } from '../src/events/types.ts';
 
 /** A message as the processor needs it (a kafkajs message fits). */
 export interface InputMessage {
@@ -31,7 +31,7 @@ export interface ParsedMessage {
 
 /** What parsing a message needs to know. */
 export interface ParseOptions {
-  readonly source: Source;
+  readonly source: StreamSource;
   /** The clock, in Unix microseconds: for a message without a usable Kafka timestamp. */
   readonly nowUs: () => number;
   readonly maxFutureSkewUs: number;
@@ -58,7 +58,7 @@ export function parseMessage(message: InputMessage, options: ParseOptions): Pars
       rejection: { kind: 'tombstone', reason: 'message has no value (a tombstone)', path: '' },
     };
   }
-  return parse(message.value, options.source, {
+  return parseStreamMessage(message.value, options.source, {
     nowUs: judgedAtUs(message, options.nowUs),
     maxFutureSkewUs: options.maxFutureSkewUs,
   });

@@ -18,7 +18,7 @@
  */
 import { SerialQueue } from '../src/async/serial-queue.ts';
 import { DEFAULT_FLUSH_BYTES } from '../src/config/defaults.ts';
-import type { Source } from '../src/events/types.ts';
+import type { StreamSource } from '../src/events/types.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
@@ -39,7 +39,7 @@ import { widenProducedSpan } from './produced-span.ts';
 export interface PartitionProcessorOptions {
   readonly topic: string;
   readonly partition: number;
-  readonly source: Source;
+  readonly source: StreamSource;
   readonly store: RollupStore;
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;

@@ -14,7 +14,8 @@
  * @module
  */
 import type { Admin, Consumer, Producer } from 'kafkajs';
-import { type Source, SOURCES } from '../src/events/types.ts';
+import type { StreamSource } from '../src/events/types.ts';
+import { STREAM_SOURCES } from '../src/events/stream-parse.ts';
 import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
 import { publishDeadLetters } from './dead-letter.ts';
 import { kafkaClients } from './kafka-clients.ts';
@@ -52,7 +53,7 @@ export class ConsumerRunner {
   readonly #undecodable = new Map<string, { processor: PartitionProcessor; fetchedMs: number }>();
   /** Processors of partitions that moved away, until their last flush has landed. */
   readonly #retired = new Set<PartitionProcessor>();
-  readonly #sourceOfTopic: Map<string, Source>;
+  readonly #sourceOfTopic: Map<string, StreamSource>;
   #stopping: Promise<void> | null = null;
   /** Settles the first join: {@link ConsumerRunner.start} waits for it. */
   #firstJoin: { resolve(): void; reject(error: Error): void } | null = null;
@@ -62,7 +63,9 @@ export class ConsumerRunner {
 
   constructor(options: ConsumerRunnerOptions) {
     this.#options = options;
-    this.#sourceOfTopic = new Map(SOURCES.map((source) => [options.topics[source], source]));
+    this.#sourceOfTopic = new Map(
+      STREAM_SOURCES.map((source) => [options.topics[source], source]),
+    );
     ({ consumer: this.#consumer, producer: this.#producer, admin: this.#admin } = kafkaClients(
       options,
     ));
@@ -107,7 +110,7 @@ export class ConsumerRunner {
       this.#firstJoin = null;
     });
     await this.#consumer.subscribe({
-      topics: [this.#options.topics.edge, this.#options.topics['function-edge']],
+      topics: STREAM_SOURCES.map((source) => this.#options.topics[source]),
       fromBeginning: true,
     });
     await this.#consumer.run({

@@ -122,6 +122,11 @@ export interface Config extends HttpConfig {
   /** Most distinct projects one API key may ingest events of per UTC day. */
   readonly ingestMaxProjectsPerKeyPerDay: number;
   /**
+   * The project ref of events posted to Logflare's ingest routes that name none or `default`
+   * (`LOGFLARE_PROJECT_REF`, default `default`: a self-hosted Studio's own ref).
+   */
+  readonly logflareProjectRef: string;
+  /**
    * How long the API may reuse an answer for identical requests (same endpoint, same
    * parameters), in ms; 0 = only concurrent identical requests share one store read.
    */
@@ -237,13 +242,29 @@ function nodeList(value: string | null): string[] {
   return nodes;
 }
 
+/** The variables a self-hosted Supabase stack gives Logflare its keys in, read as keys too. */
+const LOGFLARE_TOKENS = ['LOGFLARE_PUBLIC_ACCESS_TOKEN', 'LOGFLARE_PRIVATE_ACCESS_TOKEN'] as const;
+
+/** The project ref Logflare-ingested events get when they name none or `default`. */
+function logflareProjectRef(env: Env): string {
+  const ref = text(env, 'LOGFLARE_PROJECT_REF') ?? 'default';
+  if (!/^[\x21-\x7e]{1,128}$/.test(ref)) {
+    throw new ConfigError(
+      'LOGFLARE_PROJECT_REF',
+      ref.slice(0, 200),
+      '1 to 128 printable ASCII characters',
+    );
+  }
+  return ref;
+}
+
 function apiKeys(env: Env): string[] | null {
-  const inline = text(env, 'API_KEYS');
   const file = text(env, 'API_KEYS_FILE');
-  let raw = inline ?? '';
+  // Each key with the variable it came from, which a refusal names (never the key).
+  const found: [variable: string, keys: string][] = [['API_KEYS', text(env, 'API_KEYS') ?? '']];
   if (file !== null) {
     try {
-      raw += `,${readFileSync(file, 'utf8').split(/\r?\n/).join(',')}`;
+      found.push(['API_KEYS_FILE', readFileSync(file, 'utf8').split(/\r?\n/).join(',')]);
     } catch (error) {
       const reason = messageOf(error);
       throw new ConfigError('API_KEYS_FILE', file, `a readable file of keys (${reason})`, {
@@ -251,15 +272,21 @@ function apiKeys(env: Env): string[] | null {
       });
     }
   }
-  const keys = raw.split(',').map((key) => key.trim()).filter((key) => key !== '');
-  for (const key of keys) {
-    if (key.length < 16 || key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) {
-      // The key itself is a secret: name its position, never its value.
-      throw new ConfigError(
-        'API_KEYS',
-        `<key #${keys.indexOf(key) + 1}, ${key.length} characters>`,
-        'keys of 16 to 256 printable ASCII characters, comma-separated',
-      );
+  // A self-hosted Supabase stack's tokens for Logflare, as its `analytics` service reads them.
+  for (const name of LOGFLARE_TOKENS) found.push([name, text(env, name) ?? '']);
+  const keys: string[] = [];
+  for (const [variable, raw] of found) {
+    for (const key of raw.split(',').map((entry) => entry.trim())) {
+      if (key === '') continue;
+      keys.push(key);
+      if (key.length < 16 || key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) {
+        // The key itself is a secret: name its position, never its value.
+        throw new ConfigError(
+          variable,
+          `<key #${keys.length}, ${key.length} characters>`,
+          'keys of 16 to 256 printable ASCII characters, comma-separated',
+        );
+      }
     }
   }
   return keys.length === 0 ? null : keys;
@@ -344,6 +371,7 @@ export function loadConfig(env: Env): Config {
       1,
       100_000_000,
     ),
+    logflareProjectRef: logflareProjectRef(env),
     resultCacheMs: integer(env, 'RESULT_CACHE_MS', 1_000, 0, 2_000),
     storeTimeoutMs: integer(env, 'STORE_TIMEOUT_MS', DEFAULT_STORE_TIMEOUT_MS, 100, 60_000),
     demo: flag(env, 'DEMO'),

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Source } from '../../src/events/types.ts';
+import type { StreamSource } from '../../src/events/types.ts';
 import type { RegisteredHost } from '../../src/rollup/keys.ts';
 import type { AcceptedEvent, ItemError } from './validate.ts';
 
@@ -32,7 +32,7 @@ export interface IngestSink {
    * refused (the store: beyond their project's bounds; Kafka refuses none here, its consumers
    * dead-letter them), and the hosts registered. Rejects when the destination fails.
    */
-  accept(source: Source, events: readonly AcceptedEvent[]): Promise<SinkOutcome>;
+  accept(source: StreamSource, events: readonly AcceptedEvent[]): Promise<SinkOutcome>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -7,87 +7,29 @@
 import { SERVICE_NAME } from '../../src/config/defaults.ts';
 import { MAX_PATTERN_LENGTH } from '../../src/contract/params/api-counts.ts';
 import type { EndpointRecord, ParameterSpec } from '../../src/contract/registry.ts';
-import { SOURCES } from '../../src/events/types.ts';
-import { MAX_BODY_DEPTH } from '../ingest/body.ts';
 import { API_KEY_HEADER, API_KEY_PARAMETER } from '../middleware/auth.ts';
 import {
   IGNORED_PARAMETERS_HEADER,
   MAX_PARAMETER_BODY_BYTES,
   REDACT_PII_HEADER,
 } from '../answer/query-params.ts';
-import { MAX_HEAD_BYTES } from '../refusals.ts';
 import { TRUNCATED_HEADER } from '../answer/answer.ts';
-import { MAX_URL_LENGTH } from '../middleware/request-limits.ts';
 import { recordRoutes } from '../records.ts';
 import { MAX_LISTED_PROJECTS } from '../explorer/projects.ts';
 import { RESULT_SCHEMA, type Schema, SCHEMAS } from './schemas.ts';
-
-/** An OpenAPI object (the document or a part of it). */
-export type OpenApiObject = { readonly [key: string]: unknown };
-
-function json(schema: string, description: string): OpenApiObject {
-  return {
-    description,
-    content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
-  };
-}
-
-function error(description: string, headers: Record<string, Schema> = {}): OpenApiObject {
-  return {
-    ...json('Error', description),
-    ...(Object.keys(headers).length === 0 ? {} : { headers }),
-  };
-}
-
-const RETRY_AFTER = {
-  'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
-};
-const ALLOW = { Allow: { description: 'The allowed methods', schema: { type: 'string' } } };
-
-/**
- * Answers any path may get, public ones too, before a route sees the request: the URL bound runs
- * first, and on Node the adapter answers what its HTTP parser refuses (`api/adapters/node.ts`).
- */
-const TRANSPORT_ERRORS: Readonly<Record<string, OpenApiObject>> = {
-  '408': error(
-    '`request_timeout`: the header fields or the whole request did not arrive within their ' +
-      'timeout (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS; Node).',
-  ),
-  '414': error(`The URL is longer than ${MAX_URL_LENGTH} characters.`),
-  '431': error(
-    '`request_header_fields_too_large`: the request line and header fields are larger than ' +
-      `${MAX_HEAD_BYTES} bytes together (Node).`,
-  ),
-};
-
-/** The adapter's share of any operation's 400. */
-const ADAPTER_BAD_REQUEST = '`bad_request`: no `Host` header or a malformed one; on Node also a ' +
-  'target that is not a path (`OPTIONS *`) or anything else that is not valid HTTP/1.1.';
-
-/** A 400 answer: the operation's own reasons, if any, then the adapter's. */
-function badRequest(own = ''): OpenApiObject {
-  return error(own === '' ? ADAPTER_BAD_REQUEST : `${own} ${ADAPTER_BAD_REQUEST}`);
-}
-
-/** The rate limit's answer (RATE_LIMIT_*), on every path but the probes and `/metrics`. */
-const RATE_LIMITED = error(
-  '`rate_limited`: the API key (or, without a valid key, the client address) has sent more ' +
-    'requests than RATE_LIMIT_PER_SECOND and RATE_LIMIT_BURST allow, or (`usage.api-counts`) ' +
-    "the key's costly patterns have used its share of matching time; retry after " +
-    '`Retry-After` seconds.',
+import {
+  badRequest,
+  COMMON_ERRORS,
+  error,
+  json,
+  type OpenApiObject,
+  RATE_LIMITED,
   RETRY_AFTER,
-);
+  TRANSPORT_ERRORS,
+} from './answers.ts';
+import { ingestPaths } from './ingest-paths.ts';
 
-/** Answers every authenticated route may give besides its own. */
-const COMMON_ERRORS: Readonly<Record<string, OpenApiObject>> = {
-  '429': RATE_LIMITED,
-  '401': error('No API key, or not one of the configured keys (checked first).', {
-    'WWW-Authenticate': { schema: { type: 'string' } },
-  }),
-  '405': error('Method not allowed here; `Allow` lists the allowed ones.', ALLOW),
-  '500': error('Unexpected failure of the service (logged; the message is generic).'),
-  ...TRANSPORT_ERRORS,
-};
+export type { OpenApiObject } from './answers.ts';
 
 /**
  * A parameter's schema, as strict as the service: required ones are non-empty, a closed list
@@ -301,62 +243,7 @@ export function openApiDocument(records: readonly EndpointRecord[]): OpenApiObje
     'unknown endpoint name (older path)',
     names,
   );
-  paths['/api/ingest/{source}'] = {
-    post: {
-      operationId: 'ingest',
-      summary:
-        'Ingest events of one source: NDJSON (one event per line), a JSON array, or one JSON event.',
-      description: 'Events are validated as the consumers validate them. Without Kafka they are ' +
-        'folded into the store and visible to the next read; with Kafka they are published to ' +
-        "the source's topic and the answer waits for every in-sync replica.",
-      tags: ['ingest'],
-      parameters: [{
-        name: 'source',
-        in: 'path',
-        required: true,
-        schema: { type: 'string', examples: [...SOURCES] },
-      }],
-      requestBody: {
-        required: true,
-        content: {
-          'application/x-ndjson': { schema: { type: 'string' } },
-          // Any JSON values, or one object: each is validated as an event and reported by
-          // position if it is not; what is neither an array nor an object is 400 `invalid_body`.
-          'application/json': {
-            schema: {
-              oneOf: [
-                { type: 'array', items: {}, description: 'Events.' },
-                { type: 'object', description: 'One event (on one line or pretty-printed).' },
-              ],
-            },
-          },
-        },
-      },
-      responses: {
-        '202': json(
-          'IngestResult',
-          'Accepted and rejected counts, the first rejections explained.',
-        ),
-        '400': badRequest(
-          '`invalid_body`: empty, not UTF-8, neither NDJSON, a JSON array nor one JSON object, an array that ' +
-            `does not close or nests deeper than ${MAX_BODY_DEPTH} levels; \`incomplete_body\`: ` +
-            'the client stopped sending before the body was complete.',
-        ),
-        ...COMMON_ERRORS,
-        '404': error('Unknown source.'),
-        '413': error(
-          'The body is larger than INGEST_MAX_BYTES, or holds more events (lines or array ' +
-            'elements) than INGEST_MAX_ITEMS.',
-        ),
-        '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
-        '507': error(
-          '`insufficient_storage`: the embedded store is at its memory budget ' +
-            '(MEMORY_STORE_MAX_BYTES) with its rollups alone, after dropping the oldest logs.all ' +
-            'entries; none of the events of the body were stored.',
-        ),
-      },
-    },
-  };
+  Object.assign(paths, ingestPaths());
   paths['/api/explorer/projects'] = {
     get: {
       operationId: 'listProjects',

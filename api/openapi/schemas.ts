@@ -136,6 +136,21 @@ export const SCHEMAS: Readonly<Record<string, Schema>> = {
       }),
     },
   }),
+  Logged: object({ message: { type: 'string', const: 'Logged!' } }),
+  LogflareRefusal: object({
+    message: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Each refused event (the first few): `event <position>: <reason>`.',
+    },
+    accepted: COUNT,
+    rejected: COUNT,
+    errors: {
+      type: 'array',
+      maxItems: MAX_REPORTED_ERRORS,
+      items: object({ line: { type: 'integer', minimum: 1 }, reason: { type: 'string' } }),
+    },
+  }),
   ProjectList: object({
     projects: {
       type: 'array',

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { LogflareSource } from './logflare-sources.ts';
 
 /** Any JSON value, as ingested. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -84,8 +85,46 @@ export interface FunctionEdgeEvent {
   readonly invocations: readonly Invocation[];
 }
 
-/** A valid event of either source. */
-export type LogEvent = EdgeEvent | FunctionEdgeEvent;
+/**
+ * A valid event of one of Logflare's sources (CONTRACT section 3.1), as its ring buffer keeps it:
+ * `text` is the event as normalized at ingest (an `id` given, `timestamp` in microseconds), which
+ * is also what is published to the source's topic, so a replay reads the same event.
+ */
+export interface SourceLogEvent {
+  readonly source: 'logflare';
+  readonly sourceName: LogflareSource;
+  readonly id: string;
+  /** Integer microseconds since the Unix epoch (UTC). */
+  readonly timestampUs: number;
+  readonly project: string;
+  /** The normalized event's JSON text. */
+  readonly text: string;
+  /** What the rollups fold of it: Kong's events as `edge` events (see `kong.ts`), else null. */
+  readonly edge: EdgeEvent | null;
+}
+
+/** A valid event of any source. */
+export type LogEvent = EdgeEvent | FunctionEdgeEvent | SourceLogEvent;
+
+/** An event the rollups fold: what a {@link SourceLogEvent} stands for there, if anything. */
+export type RollupEvent = EdgeEvent | FunctionEdgeEvent;
+
+/**
+ * The event the rollups fold for `event`: itself, or a source log's `edge` event (null: the
+ * source feeds only its ring buffer).
+ *
+ * @example
+ * ```ts
+ * rollupEventOf(kongEvent); // its EdgeEvent
+ * rollupEventOf(gotrueEvent); // null
+ * ```
+ */
+export function rollupEventOf(event: LogEvent): RollupEvent | null {
+  return event.source === 'logflare' ? event.edge : event;
+}
+
+/** Where a stream's messages come from: one of the producer {@link SOURCES} or a Logflare source. */
+export type StreamSource = Source | LogflareSource;
 
 /** Why an event was rejected: a sentence a producer can act on, and the JSON path it concerns. */
 export interface Rejection {
@@ -118,6 +157,6 @@ export const REJECTION_KINDS = [
 export type RejectionKind = (typeof REJECTION_KINDS)[number];
 
 /** The outcome of parsing one producer message. */
-export type ParseResult =
-  | { readonly ok: true; readonly event: LogEvent }
+export type ParseResult<E extends LogEvent = LogEvent> =
+  | { readonly ok: true; readonly event: E }
   | { readonly ok: false; readonly rejection: Rejection };

@@ -1,7 +1,7 @@
 /**
- * The project's Kafka topics (CONTRACT section 3): `logs.edge`, `logs.function-edge` and the
- * dead-letter topic, their names behind an optional prefix, created when missing, left alone
- * when present.
+ * The project's Kafka topics (CONTRACT section 3): `logs.edge`, `logs.function-edge`, one per
+ * Logflare source (`logs.source.<name>`, section 3.1) and the dead-letter topic, their names
+ * behind an optional prefix, created when missing, left alone when present.
  *
  * The partition count bounds how many consumers of one group can share the work, and the key
  * (project ref) to partition mapping depends on it: an existing topic is therefore never
@@ -12,11 +12,18 @@
 import type { Admin } from 'kafkajs';
 import { DEFAULT_TOPIC_PARTITIONS } from '../config.ts';
 import { messageOf } from '../text/error-message.ts';
+import { LOGFLARE_SOURCES, type LogflareSource } from '../events/logflare-sources.ts';
+
+/** Topic of each Logflare source (CONTRACT 3.1): `logs.source.` and the source's name. */
+const LOGFLARE_TOPICS = Object.fromEntries(
+  LOGFLARE_SOURCES.map((source) => [source, `logs.source.${source}`]),
+) as Readonly<Record<LogflareSource, string>>;
 
 /** Topic of each source, and the dead-letter topic for events that fail validation. */
 export const TOPICS = {
   edge: 'logs.edge',
   'function-edge': 'logs.function-edge',
+  ...LOGFLARE_TOPICS,
   deadLetter: 'logs.dead-letter',
 } as const;
 
@@ -30,14 +37,13 @@ export type TopicNames = { readonly [K in keyof typeof TOPICS]: string };
  * @example
  * ```ts
  * topicNames('staging.').edge; // 'staging.logs.edge'
+ * topicNames('')['gotrue.logs.prod']; // 'logs.source.gotrue.logs.prod'
  * ```
  */
 export function topicNames(prefix = ''): TopicNames {
-  return {
-    edge: `${prefix}${TOPICS.edge}`,
-    'function-edge': `${prefix}${TOPICS['function-edge']}`,
-    deadLetter: `${prefix}${TOPICS.deadLetter}`,
-  };
+  return Object.fromEntries(
+    Object.entries(TOPICS).map(([name, topic]) => [name, `${prefix}${topic}`]),
+  ) as unknown as TopicNames;
 }
 
 /** Options of {@link ensureTopics}. */

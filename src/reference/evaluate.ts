@@ -81,7 +81,11 @@ export function evaluateEndpoint<N extends keyof EndpointRows>(
   if (!Number.isSafeInteger(maxRows) || maxRows < 1) {
     throw new RangeError(`maxRows must be a positive integer: got ${maxRows}`);
   }
-  const evaluated = EVALUATORS[name](events, source, nowUs);
+  // A Logflare source's event counts as the edge event it stands for, if any (CONTRACT 3.1).
+  const folded = events.flatMap((event) =>
+    event.source === 'logflare' ? (event.edge === null ? [] : [event.edge]) : [event]
+  );
+  const evaluated = EVALUATORS[name](folded, source, nowUs);
   if (!evaluated.ok || evaluated.rows.length <= maxRows) return evaluated;
   return { ok: true, rows: evaluated.rows.slice(0, maxRows) };
 }

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { LogEvent, Rejection } from '../events/types.ts';
+import { type LogEvent, type Rejection, rollupEventOf } from '../events/types.ts';
 import { DAY_US } from '../time/civil.ts';
 import { truncate } from '../time/grain.ts';
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
@@ -118,7 +118,9 @@ export class AdmittedKeys {
   }
 
   /** Whether every bounded key `event` names is admitted already. */
-  #knowsAll(event: LogEvent): boolean {
+  #knowsAll(logEvent: LogEvent): boolean {
+    const event = rollupEventOf(logEvent);
+    if (event === null) return true;
     if (event.source === 'edge') {
       const { hosts } = this.#members;
       for (const { host } of event.requests) if (host !== null && !hosts.has(host)) return false;
@@ -135,14 +137,18 @@ export class AdmittedKeys {
 const ADMITTED_NOTHING = { ok: true, added: [] } as const;
 
 /** Whether `event` names any bounded key (others need no admission). */
-export function namesBoundedKeys(event: LogEvent): boolean {
+export function namesBoundedKeys(logEvent: LogEvent): boolean {
+  const event = rollupEventOf(logEvent);
+  if (event === null) return false;
   if (event.source === 'edge') return event.requests.some((request) => request.host !== null);
   return event.invocations.some((invocation) => invocation.functionId !== null);
 }
 
 /** The distinct bounded keys `event` names, by kind. */
-function keysOf(event: LogEvent): Record<KeyKind, Set<string>> {
+function keysOf(logEvent: LogEvent): Record<KeyKind, Set<string>> {
   const keys: Record<KeyKind, Set<string>> = { functions: new Set(), hosts: new Set() };
+  const event = rollupEventOf(logEvent);
+  if (event === null) return keys;
   if (event.source === 'edge') {
     for (const request of event.requests) if (request.host !== null) keys.hosts.add(request.host);
   } else {

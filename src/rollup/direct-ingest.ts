@@ -138,11 +138,16 @@ export class DirectIngest {
 }
 
 /**
- * What `events` add to a store at least: the text of each edge event, which its ring buffer keeps
- * (one byte a character, as the store's estimate counts).
+ * What `events` add to a store at least: the text of each entry a ring buffer keeps (one byte a
+ * character, as the store's estimate counts).
  */
 function textBytes(events: readonly LogEvent[]): number {
   let bytes = 0;
-  for (const event of events) if (event.source === 'edge') bytes += event.raw.length;
+  for (const event of events) {
+    if (event.source === 'edge') bytes += event.raw.length;
+    else if (event.source === 'logflare') {
+      bytes += event.text.length + (event.edge?.raw.length ?? 0);
+    }
+  }
   return bytes;
 }

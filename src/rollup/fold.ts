@@ -26,7 +26,9 @@ import type {
   FunctionEdgeEvent,
   Invocation,
   LogEvent,
+  RollupEvent,
 } from '../events/types.ts';
+import type { LogflareSource } from '../events/logflare-sources.ts';
 import type { WrittenMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
 import {
@@ -72,6 +74,8 @@ export interface ProjectDelta {
   readonly states: Map<string, PendingState>;
   /** Additions to the project's ring buffer of recent logs. */
   readonly logs: WrittenMember[];
+  /** Additions to the project's ring buffers of Logflare sources, by source. */
+  readonly sources: Map<LogflareSource, WrittenMember[]>;
   /** Request hosts with the newest event time seen (µs), for the host registry. */
   readonly hosts: Map<string, number>;
   /** Keys newly admitted by the project's bounds (see `admission.ts`), by the set that keeps them. */
@@ -147,6 +151,7 @@ interface ProjectFold {
   readonly functions: Map<string, ScopeStates<InvocationPending>>;
   readonly hosts: Map<string, HostFold>;
   readonly logs: WrittenMember[];
+  readonly sources: Map<LogflareSource, WrittenMember[]>;
   readonly admitted: Map<string, AdmittedWrite>;
   /** The newest event time folded (µs). */
   newestUs: number;
@@ -177,16 +182,22 @@ export class Fold {
    * Folds one event, found at `offset` of the stream (unique per event, later offsets sorting
    * after earlier ones); `nowUs` decides which grains are still read.
    */
-  add(event: LogEvent, offset: number, nowUs: number): void {
-    const project = this.#project(event.project);
-    if (event.timestampUs > project.newestUs) project.newestUs = event.timestampUs;
+  add(logged: LogEvent, offset: number, nowUs: number): void {
+    const project = this.#project(logged.project);
+    if (logged.timestampUs > project.newestUs) project.newestUs = logged.timestampUs;
+    this.#events += 1;
+    let event: RollupEvent;
+    if (logged.source === 'logflare') {
+      sourceRows(project, logged.sourceName).push(this.#members.of(logged, offset));
+      if (logged.edge === null) return;
+      event = logged.edge;
+    } else event = logged;
     const slot = this.#slot(event.timestampUs);
     const nowMs = nowUs / 1000;
     if (event.source === 'edge') {
       project.logs.push(this.#members.of(event, offset));
       addEdge(project, event, slot, nowMs);
     } else addFunctionEdge(project, event, slot, nowMs);
-    this.#events += 1;
   }
 
   /**
@@ -214,6 +225,7 @@ export class Fold {
         functions: new Map(),
         hosts: new Map(),
         logs: [],
+        sources: new Map(),
         admitted: new Map(),
         newestUs: Number.NEGATIVE_INFINITY,
       };
@@ -248,6 +260,7 @@ export class Fold {
       delta.projects.set(name, {
         states,
         logs: project.logs,
+        sources: project.sources,
         hosts,
         admitted: project.admitted,
         newestUs: project.newestUs,
@@ -300,6 +313,16 @@ function addInvocationStates(
       pending,
     );
   });
+}
+
+/** The ring-buffer additions of `source` in `project`'s fold. */
+function sourceRows(project: ProjectFold, source: LogflareSource): WrittenMember[] {
+  let rows = project.sources.get(source);
+  if (rows === undefined) {
+    rows = [];
+    project.sources.set(source, rows);
+  }
+  return rows;
 }
 
 // The per-event functions below loop by index: a for-of over an array allocates its iterator's

@@ -10,6 +10,7 @@
  * @module
  */
 import type { PartRef } from '../store/port.ts';
+import type { LogflareSource } from '../events/logflare-sources.ts';
 import { type Grain, GRAIN_US, truncate } from '../time/grain.ts';
 
 /** Sorted set of every (project, request host) pair, scored by its newest event's time (µs). */
@@ -232,6 +233,11 @@ export const LEGACY_OFFSETS_KEY = 'rollup:offsets';
 /** Key of a project's ring buffer of recent edge log entries. */
 export function recentLogsKey(project: string): string {
   return `${projectPrefix(project)}:logs`;
+}
+
+/** Key of a project's ring buffer of recent entries of one Logflare source (CONTRACT 3.1). */
+export function sourceLogsKey(project: string, source: LogflareSource): string {
+  return `${projectPrefix(project)}:source:${source}`;
 }
 
 /** A (project, host) pair as a member of {@link HOSTS_KEY}. */

@@ -19,7 +19,14 @@
 import type { RollupStore, SortedSetWrite, WrittenMember } from '../store/port.ts';
 import type { CommitLedger } from './commit-ledger.ts';
 import { hostSightings, type ProjectDelta, type RollupDelta } from './fold.ts';
-import { EXPIRY_SLACK_US, HOST_HORIZON_US, hostMember, HOSTS_KEY, recentLogsKey } from './keys.ts';
+import {
+  EXPIRY_SLACK_US,
+  HOST_HORIZON_US,
+  hostMember,
+  HOSTS_KEY,
+  recentLogsKey,
+  sourceLogsKey,
+} from './keys.ts';
 import { OffsetConflictError } from './offset-conflict.ts';
 import { NO_WRITES, type ProjectWrites } from './part-merge.ts';
 import type { ProjectCache } from './project-cache.ts';
@@ -134,19 +141,34 @@ export class ProjectCommits {
   async addRecentLogs(delta: RollupDelta, nowUs: number): Promise<void> {
     if (!this.#resume.replayed) return;
     const writes: Promise<void>[] = [];
-    for (const [project, { logs }] of delta.projects) {
-      if (logs.length > 0) {
-        writes.push(this.#store.updateSortedSet(this.#logsWrite(project, logs, nowUs)));
+    for (const [project, projectDelta] of delta.projects) {
+      for (const write of this.#ringWrites(project, projectDelta, nowUs)) {
+        writes.push(this.#store.updateSortedSet(write));
       }
     }
     await Promise.all(writes);
   }
 
-  /** The write of `logs`, new entries of `project`'s ring buffer, with its trims. */
-  #logsWrite(project: string, logs: readonly WrittenMember[], nowUs: number): SortedSetWrite {
+  /**
+   * The writes of a project's new ring-buffer entries, with their trims: its edge logs and each
+   * Logflare source's, each buffer keeping the newest `recentLogsCapacity` entries.
+   */
+  #ringWrites(project: string, delta: ProjectDelta, nowUs: number): SortedSetWrite[] {
+    const writes: SortedSetWrite[] = [];
+    if (delta.logs.length > 0) {
+      writes.push(this.#ringWrite(recentLogsKey(project), delta.logs, nowUs));
+    }
+    delta.sources.forEach((rows, source) => {
+      writes.push(this.#ringWrite(sourceLogsKey(project, source), rows, nowUs));
+    });
+    return writes;
+  }
+
+  /** The write of `entries`, new entries of the ring buffer at `key`, with its trims. */
+  #ringWrite(key: string, entries: readonly WrittenMember[], nowUs: number): SortedSetWrite {
     return {
-      key: recentLogsKey(project),
-      members: logs,
+      key,
+      members: entries,
       mode: 'add',
       keepHighest: this.#recentLogsCapacity,
       dropBelow: nowUs - RECENT_LOGS_MAX_AGE_US,
@@ -174,9 +196,7 @@ export class ProjectCommits {
       });
     }
     // No replay would write them again if this commit failed after they were written alone.
-    if (!this.#resume.replayed && delta.logs.length > 0) {
-      sortedSets.push(this.#logsWrite(project, delta.logs, nowUs));
-    }
+    if (!this.#resume.replayed) sortedSets.push(...this.#ringWrites(project, delta, nowUs));
     const reachUs = Math.max(known.reachUs, delta.newestUs);
     const result = await this.#store.commitProject({
       stream: this.#stream,

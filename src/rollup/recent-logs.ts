@@ -4,12 +4,13 @@
  * a member starts with the entry id (newest-first reads give ids descending, as the reference
  * evaluator orders ties), then a fixed-width position that keeps duplicates apart (earlier
  * arrival first), then the timestamp and the event's JSON text as received (JSON text never
- * holds a raw NUL, so the last NUL ends the timestamp).
+ * holds a raw NUL, so the last NUL ends the timestamp). Each Logflare source's ring buffer of a
+ * project (CONTRACT 3.1) keeps its entries in the same form.
  *
  * @module
  */
 import { MAX_EVENT_AGE_US } from '../events/limits.ts';
-import type { EdgeEvent, JsonObject } from '../events/types.ts';
+import type { EdgeEvent, JsonObject, SourceLogEvent } from '../events/types.ts';
 import type { WrittenMember } from '../store/port.ts';
 import { ByteSlab } from '../text/byte-slab.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
@@ -61,9 +62,14 @@ export class RecentLogMembers {
     this.#positionTail = UTF8.encode(`${POSITION_MARK}${stream}`);
   }
 
-  /** The member of `event`, found at `offset` of the stream. */
-  of(event: EdgeEvent, offset: number): WrittenMember {
-    const { id, timestampUs, raw, rawBytes } = event;
+  /**
+   * The member of `event`, found at `offset` of the stream: an edge event's text as received, or a
+   * Logflare source's event as normalized at ingest.
+   */
+  of(event: EdgeEvent | SourceLogEvent, offset: number): WrittenMember {
+    const { id, timestampUs } = event;
+    const raw = event.source === 'edge' ? event.raw : event.text;
+    const rawBytes = event.source === 'edge' ? event.rawBytes : undefined;
     if (rawBytes === undefined) {
       const position = logPosition(this.#stream, offset);
       const head = `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}`;

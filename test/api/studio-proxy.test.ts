@@ -101,7 +101,7 @@ function busiestProjects(events: readonly LogEvent[]): { edge: string[]; functio
   const functions = new Map<string, number>();
   for (const event of events) {
     if (event.source === 'edge') edge.set(event.project, (edge.get(event.project) ?? 0) + 1);
-    else {
+    else if (event.source === 'function-edge') {
       for (const { projectRef } of event.invocations) {
         functions.set(projectRef, (functions.get(projectRef) ?? 0) + 1);
       }

@@ -118,6 +118,7 @@ export function admittedDifferences(
 ): Promise<string[]> {
   const expected = new Map<string, Set<string>>();
   for (const event of events) {
+    if (event.source === 'logflare') continue;
     const names = event.source === 'edge'
       ? event.requests.flatMap(({ host }) => host === null ? [] : [`h${host}`])
       : event.invocations.flatMap(({ functionId }) =>

@@ -36,6 +36,7 @@ export function queriesFor(events: readonly LogEvent[], nowUs: number): [Endpoin
       edgeCounts.set(event.project, (edgeCounts.get(event.project) ?? 0) + 1);
       continue;
     }
+    if (event.source === 'logflare') continue;
     for (const invocation of event.invocations) {
       const functions = invocationsByProject.get(invocation.projectRef) ?? new Map();
       const key = invocation.functionId ?? '';

@@ -37,7 +37,7 @@ import { parseInvocationStatsParams } from '../../../src/contract/params/invocat
 import { parseLogsAllParams } from '../../../src/contract/params/logs-all.ts';
 import { type EndpointName, LOGS_ALL_LIMIT } from '../../../src/contract/registry.ts';
 import type { Row } from '../../../src/contract/rows.ts';
-import type { LogEvent } from '../../../src/events/types.ts';
+import { type LogEvent, type RollupEvent, rollupEventOf } from '../../../src/events/types.ts';
 import { truncate } from '../../../src/time/grain.ts';
 import {
   INVOCATION_INTERVALS,
@@ -198,7 +198,7 @@ const TABLES = {
 type Table = keyof typeof TABLES;
 
 /** The rows of each table for one event, as JSON lines. */
-function* rowsOf(event: LogEvent): Generator<[Table, string]> {
+function* rowsOf(event: RollupEvent): Generator<[Table, string]> {
   const ts = event.timestampUs;
   if (event.source === 'function-edge') {
     for (const invocation of event.invocations) {
@@ -246,7 +246,9 @@ function writeTables(directory: string, events: readonly LogEvent[]): void {
     });
   }
   try {
-    for (const event of events) {
+    for (const logEvent of events) {
+      const event = rollupEventOf(logEvent);
+      if (event === null) continue;
       for (const [table, line] of rowsOf(event)) {
         const file = files.get(table);
         if (file === undefined) continue;

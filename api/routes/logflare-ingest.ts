@@ -1,0 +1,130 @@
+/**
+ * Logflare's ingest routes, as a self-hosted Supabase stack's Vector posts to them (CONTRACT
+ * section 3.1): `POST /logs`, `/api/logs` and `/api/events`, the source named by the
+ * `source_name` or `source` parameter or the `X-Source` header, the key in any of the API's three
+ * forms (checked before any route). Each event is normalized (`normalize.ts`) and validated
+ * alone: the valid ones are kept whatever the others are, and the answer is Logflare's, `200
+ * {"message":"Logged!"}` when every event was kept, else `406` naming each refused event by its
+ * position (Vector does not send a 4xx again: what was kept is kept once). A body refused whole
+ * (too large, not events, the store full or unreachable) is not kept at all, and its answer says
+ * whether to send it again.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Hono } from 'hono';
+import { isLogflareSource, LOGFLARE_SOURCES } from '../../src/events/logflare-sources.ts';
+import { parseSourceLog } from '../../src/events/source-log.ts';
+import type { LogflareSource } from '../../src/events/logflare-sources.ts';
+import type { ApiEnv } from '../context.ts';
+import { HttpError, methodNotAllowed } from '../errors.ts';
+import { MAX_BODY_DEPTH, readBody } from '../ingest/body.ts';
+import { callerKey, deliver, type DeliverDeps, type Delivered } from '../ingest/deliver.ts';
+import {
+  type AcceptedEvent,
+  type ItemError,
+  MAX_REPORTED_ERRORS,
+  type Validated,
+} from '../ingest/validate.ts';
+import { jsonResponse } from '../json.ts';
+import { postedItems } from '../logflare/items.ts';
+import { normalizeEvent } from '../logflare/normalize.ts';
+
+/** The paths Logflare takes events on. */
+export const LOGFLARE_INGEST_PATHS = ['/logs', '/api/logs', '/api/events'] as const;
+
+/** What Logflare answers when every event was kept. */
+export const LOGGED = { message: 'Logged!' } as const;
+
+/** What the Logflare ingest routes need. */
+export interface LogflareIngestDeps extends DeliverDeps {
+  readonly nowUs: () => number;
+  readonly maxFutureSkewUs: number;
+  readonly maxBytes: number;
+  /** Most events one body may hold. */
+  readonly maxItems: number;
+  /** The project ref of events that name none or `default`. */
+  readonly projectRef: string;
+}
+
+/** The source a request names, by Logflare's precedence; a 400 or 404 when it names none known. */
+export function requestedSource(request: Request): LogflareSource {
+  const query = new URL(request.url).searchParams;
+  const name = query.get('source_name') ?? query.get('source') ?? request.headers.get('X-Source');
+  if (name === null || name === '') {
+    throw new HttpError(
+      'missing_parameter',
+      'name the source with the source_name parameter (or source, or the X-Source header): ' +
+        `one of ${LOGFLARE_SOURCES.join(', ')}`,
+    );
+  }
+  if (!isLogflareSource(name)) {
+    throw new HttpError(
+      'not_found',
+      `unknown source ${JSON.stringify(name.slice(0, 100))}: one of ${LOGFLARE_SOURCES.join(', ')}`,
+    );
+  }
+  return name;
+}
+
+/** Normalizes and validates each posted event of `source`. */
+function validatePosted(
+  bytes: Uint8Array,
+  source: LogflareSource,
+  deps: LogflareIngestDeps,
+): Validated {
+  const nowUs = deps.nowUs();
+  const accepted: AcceptedEvent[] = [];
+  const errors: ItemError[] = [];
+  let rejected = 0;
+  const refuse = (line: number, reason: string) => {
+    rejected += 1;
+    if (errors.length < MAX_REPORTED_ERRORS) errors.push({ line, reason });
+  };
+  const items = postedItems(bytes, { maxItems: deps.maxItems, maxDepth: MAX_BODY_DEPTH });
+  for (const item of items) {
+    if (!item.ok) {
+      refuse(item.line, item.reason);
+      continue;
+    }
+    const normalized = normalizeEvent(item.value, {
+      nowUs,
+      projectRef: deps.projectRef,
+      newId: randomUUID,
+    });
+    if (!normalized.ok) {
+      refuse(item.line, normalized.reason);
+      continue;
+    }
+    const text = JSON.stringify(normalized.event);
+    const result = parseSourceLog(text, source, { nowUs, maxFutureSkewUs: deps.maxFutureSkewUs });
+    if (result.ok) accepted.push({ event: result.event, text, line: item.line });
+    else refuse(item.line, result.rejection.reason);
+  }
+  return { accepted, rejected, errors };
+}
+
+/** Logflare's answer: 200 when every event was kept, else 406 naming the refused ones. */
+function answer(delivered: Delivered): Response {
+  if (delivered.rejected === 0) return jsonResponse(LOGGED, 200);
+  return jsonResponse({
+    message: delivered.errors.map(({ line, reason }) => `event ${line}: ${reason}`),
+    ...delivered,
+  }, 406);
+}
+
+/** Registers Logflare's ingest routes on `app`. */
+export function registerLogflareIngestRoutes(app: Hono<ApiEnv>, deps: LogflareIngestDeps): void {
+  for (const path of LOGFLARE_INGEST_PATHS) {
+    app.post(path, async (c) => {
+      c.set('endpoint', 'logflare_ingest');
+      const source = requestedSource(c.req.raw);
+      const validated = validatePosted(await readBody(c.req.raw, deps.maxBytes), source, deps);
+      return answer(await deliver(deps, source, validated, callerKey(c.get('caller'))));
+    });
+    app.all(path, (c) => {
+      c.set('endpoint', 'method_not_allowed');
+      throw methodNotAllowed(c.req.method, ['POST', 'OPTIONS']);
+    });
+  }
+}
