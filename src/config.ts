@@ -242,7 +242,10 @@ function nodeList(value: string | null): string[] {
   return nodes;
 }
 
-/** The variables a self-hosted Supabase stack gives Logflare its keys in, read as keys too. */
+/**
+ * The variables a self-hosted Supabase stack gives Logflare its keys in, read as keys too (each
+ * also as a file, `<name>_FILE`).
+ */
 const LOGFLARE_TOKENS = ['LOGFLARE_PUBLIC_ACCESS_TOKEN', 'LOGFLARE_PRIVATE_ACCESS_TOKEN'] as const;
 
 /** The project ref Logflare-ingested events get when they name none or `default`. */
@@ -273,7 +276,9 @@ function apiKeys(env: Env): string[] | null {
     }
   }
   // A self-hosted Supabase stack's tokens for Logflare, as its `analytics` service reads them.
-  for (const name of LOGFLARE_TOKENS) found.push([name, text(env, name) ?? '']);
+  for (const name of LOGFLARE_TOKENS) {
+    found.push([name, secret(env, name, `Logflare's ${name}`)?.reveal() ?? '']);
+  }
   const keys: string[] = [];
   for (const [variable, raw] of found) {
     for (const key of raw.split(',').map((entry) => entry.trim())) {

@@ -6,13 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { dockerfileEnv, readDockerfile } from './dockerfile.ts';
+import { composeValidator } from './compose-schema.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SCHEMA = join(import.meta.dirname, '..', 'fixtures', 'compose', 'compose-spec.json');
 
 interface ComposeService {
   readonly image?: string;
@@ -148,19 +147,6 @@ function unreachable(
     }
   }
   return problems;
-}
-
-/**
- * The Compose schema's validator. The schema names draft-07 by an address Ajv does not know
- * (https, no fragment); draft-07 is Ajv's own default dialect, so the name is dropped.
- */
-function composeValidator(options: { allErrors: boolean }) {
-  const ajv = new Ajv({ strict: false, validateFormats: false, ...options });
-  const { $schema: _dialect, ...schema } = JSON.parse(readFileSync(SCHEMA, 'utf8')) as Record<
-    string,
-    unknown
-  >;
-  return { ajv, validate: ajv.compile(schema) };
 }
 
 describe('docker-compose.yml', () => {
