@@ -2,7 +2,8 @@
  * An event posted to Logflare's ingest routes, normalized as Logflare normalizes it before it is
  * stored (CONTRACT section 3.1): an `id` where it has none (a random UUID), `timestamp` as
  * integer microseconds (an RFC 3339 string; an integer of seconds, milliseconds, microseconds or
- * nanoseconds, told by its digits; none: the time it arrived), `event_message` from `message` or
+ * nanoseconds, told by its digits, nanoseconds to the nearest microsecond; none: the time it
+ * arrived), `event_message` from `message` or
  * `log_entry` where it has none, and the project ref: the event's own, unless it names none or
  * `default`, which take the configured one. What is normalized is then validated as every
  * stream's event is (`parseSourceLog`), and its text is what is stored and published.
@@ -41,9 +42,11 @@ const UNIT_BY_DIGITS: ReadonlyMap<number, number> = new Map([
 function timestampUs(value: Json | undefined, nowUs: number): Json {
   if (value === undefined || value === null) return nowUs;
   if (typeof value === 'string') return parseTimestamp(value) ?? value;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) return value;
+  // Nanoseconds are beyond a double's exact integers: read to the nearest microsecond.
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return value;
   const unit = UNIT_BY_DIGITS.get(String(value).length);
-  return unit === undefined ? value : Math.floor(value * unit);
+  if (unit === undefined) return value;
+  return unit < 1 ? Math.round(value * unit) : value * unit;
 }
 
 /**

@@ -36,9 +36,14 @@ function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `value` in the warehouse's form: each object a one-element array of its records. */
+/**
+ * `value` in the warehouse's form: an object is a one-element array of its record; an array of
+ * objects is already an array of records.
+ */
 function asRecords(value: Json): Json {
-  if (Array.isArray(value)) return value.map(asRecords);
+  if (Array.isArray(value)) {
+    return value.map((item) => isObject(item) ? recordOf(item) : asRecords(item));
+  }
   if (!isObject(value)) return value;
   return [recordOf(value)];
 }
