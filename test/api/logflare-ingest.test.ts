@@ -3,9 +3,9 @@
  * fixture per source): every body, key and source form; each event kept or refused alone; Kong's
  * events answering `logs.all` and `usage.api-counts` equal to the reference evaluator.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { LOGFLARE_SOURCES, type LogflareSource } from '../../src/events/logflare-sources.ts';
+import type { LogflareSource } from '../../src/events/logflare-sources.ts';
+import { VECTOR_SOURCES, vectorFixture } from '../fixtures/supabase/vector-events.ts';
 import { parseSourceLog } from '../../src/events/source-log.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { readSourceLogs, type SourceLogEntry } from '../../src/endpoints/read/source-logs.ts';
@@ -14,15 +14,7 @@ import { SKEW_US, TEST_KEY, TEST_NOW_US, testApp, type TestAppOptions } from './
 import { read } from './helpers/http.ts';
 import { responseValidator } from './helpers/openapi-validator.ts';
 
-/** The sources a self-hosted stack's Vector posts to (it has fixtures of each). */
-const VECTOR_SOURCES = LOGFLARE_SOURCES.filter((source) =>
-  source !== 'deno-subhosting-events' && source !== 'pgbouncer.logs.prod'
-);
-
-function fixture(source: LogflareSource): Record<string, unknown>[] {
-  const url = new URL(`../fixtures/supabase/${source}.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>[];
-}
+const fixture = vectorFixture;
 
 /** An RFC 3339 UTC time as microseconds, worked out apart from the service's own parser. */
 function micros(text: string): number {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse, type Tags } from 'yaml';
 import { composeValidator } from './compose-schema.ts';
+import { recentFixture } from '../fixtures/supabase/vector-events.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FILE = join(ROOT, 'deploy', 'supabase', 'docker-compose.analytics.yml');
@@ -151,15 +152,8 @@ describe('the service as the override runs it', () => {
     }
     expect(healthy).toBe(true);
 
-    const events = JSON.parse(
-      readFileSync(join(ROOT, 'test/fixtures/supabase/cloudflare.logs.prod.json'), 'utf8'),
-    ) as { timestamp: string }[];
-    // Vector's events of the last minute, as it would post them now.
-    const now = Date.now();
-    const recent = events.map((event, i) => ({
-      ...event,
-      timestamp: new Date(now - 1000 * (i + 1)).toISOString(),
-    }));
+    // Vector's events of the last seconds, as it would post them now.
+    const recent = recentFixture('cloudflare.logs.prod', Date.now());
     const posted = await fetch(`${base}/api/logs?source_name=cloudflare.logs.prod`, {
       method: 'POST',
       headers: { 'x-api-key': PUBLIC_TOKEN, 'Content-Type': 'application/json' },

@@ -49,7 +49,7 @@ describe('normalizeEvent', () => {
   test('the configured ref replaces a missing or `default` project, not another', () => {
     const options = { ...NORMALIZE, projectRef: 'abcdefghijklmnopqrst' };
     const of = (value: object) => normalizeEvent(value, options);
-    expect(of({}).ok && of({}).event.project).toBe('abcdefghijklmnopqrst');
+    expect(of({})).toMatchObject({ event: { project: 'abcdefghijklmnopqrst' } });
     expect(of({ project: 'default' })).toMatchObject({
       event: { project: 'abcdefghijklmnopqrst' },
     });

@@ -6,13 +6,14 @@
  */
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { TopicNames } from '../../src/kafka/topics.ts';
+import { STREAM_SOURCES } from '../../src/events/stream-parse.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 
 /**
  * Resolves once the offsets stored in the Redis at `redisUrl` reach the end of every partition
- * of the two source topics; rejects after `timeoutMs` saying how far behind they are.
+ * of every source topic; rejects after `timeoutMs` saying how far behind they are.
  */
 export async function drained(
   brokers: readonly string[],
@@ -33,7 +34,7 @@ export async function drained(
 
 /**
  * Resolves once the offsets `store` holds reach the ends `admin` (connected) reads of every
- * partition of the two source topics; rejects after `timeoutMs` saying how far behind they are.
+ * partition of every source topic; rejects after `timeoutMs` saying how far behind they are.
  */
 export async function offsetsReachEnds(
   admin: Admin,
@@ -42,7 +43,7 @@ export async function offsetsReachEnds(
   timeoutMs: number,
 ): Promise<void> {
   const ends = new Map<string, number>();
-  for (const topic of [topics.edge, topics['function-edge']]) {
+  for (const topic of STREAM_SOURCES.map((source) => topics[source])) {
     for (const entry of await admin.fetchTopicOffsets(topic)) {
       ends.set(`${topic}/${entry.partition}`, Number(entry.high));
     }
