@@ -98,7 +98,7 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
   });
   const ingested = new Counter({
     name: 'ingest_events_total',
-    help: 'Events received by POST /api/ingest/{source}, by source and outcome.',
+    help: "Events received by POST /api/ingest/{source} and by Logflare's ingest routes, by source and outcome.",
     labelNames: ['source', 'outcome'] as const,
     registers: [registry],
   });
