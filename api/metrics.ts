@@ -98,7 +98,8 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
   });
   const ingested = new Counter({
     name: 'ingest_events_total',
-    help: "Events received by POST /api/ingest/{source} and by Logflare's ingest routes, by source and outcome.",
+    help:
+      "Events received by POST /api/ingest/{source} and by Logflare's ingest routes, by source and outcome.",
     labelNames: ['source', 'outcome'] as const,
     registers: [registry],
   });
