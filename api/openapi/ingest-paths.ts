@@ -125,11 +125,15 @@ export function ingestPaths(): Record<string, OpenApiObject> {
           'Some events were refused (each named by position); the others were kept.',
         ),
         '400': badRequest(
-          '`missing_parameter`: no source named; `invalid_body`: not events (as for ' +
-            '/api/ingest/{source}), or a `batch` that is not an array.',
+          '`invalid_body`: not events (as for /api/ingest/{source}), or a `batch` that is not ' +
+            'an array.',
         ),
         ...COMMON_ERRORS,
-        '404': error('Unknown source: the message lists the sources.'),
+        '401': error(
+          'No API key, or not one of the configured keys (checked first); or no source named, ' +
+            'or an unknown one (as Logflare answers them): the message lists the sources.',
+          { 'WWW-Authenticate': { schema: { type: 'string' } } },
+        ),
         '413': error(
           'The body is larger than INGEST_MAX_BYTES or holds more than INGEST_MAX_ITEMS.',
         ),

@@ -47,21 +47,26 @@ export interface LogflareIngestDeps extends DeliverDeps {
   readonly projectRef: string;
 }
 
-/** The source a request names, by Logflare's precedence; a 400 or 404 when it names none known. */
+/**
+ * The source a request names, by Logflare's precedence; 401 when it names none, or none known,
+ * as Logflare answers a source the key cannot write to (Vector drops a 4xx batch, so the status
+ * matters more than the words; the message names the sources).
+ */
 export function requestedSource(request: Request): LogflareSource {
   const query = new URL(request.url).searchParams;
   const name = query.get('source_name') ?? query.get('source') ?? request.headers.get('X-Source');
+  const known = `one of ${LOGFLARE_SOURCES.join(', ')}`;
   if (name === null || name === '') {
     throw new HttpError(
-      'missing_parameter',
-      'name the source with the source_name parameter (or source, or the X-Source header): ' +
-        `one of ${LOGFLARE_SOURCES.join(', ')}`,
+      'unauthorized',
+      `no source named: name it with the source_name parameter (or source, or the X-Source ` +
+        `header), ${known}`,
     );
   }
   if (!isLogflareSource(name)) {
     throw new HttpError(
-      'not_found',
-      `unknown source ${JSON.stringify(name.slice(0, 100))}: one of ${LOGFLARE_SOURCES.join(', ')}`,
+      'unauthorized',
+      `unknown source ${JSON.stringify(name.slice(0, 100))}: the key can write to ${known}`,
     );
   }
   return name;

@@ -182,14 +182,17 @@ describe('body, key and source forms', () => {
     expect(await kept('postgres.logs')).toHaveLength(0);
   });
 
-  test('an unknown source: 404 naming the sources; none: 400', async () => {
-    const { post } = fresh();
+  test('an unknown source, or none: 401 as Logflare answers, naming the sources', async () => {
+    const { post, kept } = fresh();
     const unknown = await post('/api/logs?source_name=nginx.logs', JSON.stringify(events));
-    expect(unknown.status).toBe(404);
+    expect(unknown.status).toBe(401);
     expect(JSON.parse(unknown.body).error.message).toContain('gotrue.logs.prod');
     const none = await post('/api/logs', JSON.stringify(events));
-    expect(none.status).toBe(400);
+    expect(none.status).toBe(401);
     expect(JSON.parse(none.body).error.message).toContain('source_name');
+    const cased = await post('/api/logs?source_name=POSTGRES.LOGS', JSON.stringify(events));
+    expect(cased.status).toBe(401);
+    expect(await kept('postgres.logs')).toHaveLength(0);
   });
 
   test('GET on an ingest path: 405', async () => {
