@@ -112,7 +112,11 @@ export function ingestPaths(): Record<string, OpenApiObject> {
                   description: 'Events under `batch`.',
                 },
                 { type: 'array', items: {}, description: 'Events.' },
-                { type: 'object', description: 'One event.' },
+                {
+                  type: 'object',
+                  not: { required: ['batch'] },
+                  description: 'One event (an object with `batch` is a batch).',
+                },
               ],
             },
           },

@@ -10,6 +10,7 @@
  * failure reproduces; change FUZZ_SEED to explore other cases.
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import process from 'node:process';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
@@ -21,6 +22,9 @@ import { ingestLines } from './helpers/http.ts';
 import { describeWithServices } from '../support/services.ts';
 
 const seed = process.env['FUZZ_SEED'] ?? '1';
+
+/** The fuzzer's settings beyond the command line's (the answers an operation documents as refusals). */
+const CONFIG = join(import.meta.dirname, 'schemathesis.toml');
 
 function run(command: string, args: readonly string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
@@ -55,6 +59,8 @@ describeWithServices(
 
     test('schemathesis with every check finds no failure', async () => {
       const { code, output } = await run(fuzzer.path, [
+        '--config-file',
+        CONFIG,
         'run',
         `${served.url}/openapi.json`,
         '--checks',
