@@ -11,6 +11,11 @@ import { generatedStream, queriesFor } from '../../rollup/fold-and-read.ts';
 import type { ChildService } from './child.ts';
 import { type Call, read } from './http.ts';
 import { expectIngestedAnswers } from './ingested-answers.ts';
+import {
+  recentFixture,
+  VECTOR_SOURCES,
+  vectorFixture,
+} from '../../fixtures/supabase/vector-events.ts';
 
 /** Registers the suite; `every` keeps one query in that many (a representative subset). */
 export function childSuite(start: () => Promise<ChildService>, every = 1): void {
@@ -67,6 +72,27 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     const unauthorized = await read((path) => fetch(`${service?.url}${path}`), '/api/endpoints');
     expect(unauthorized.status).toBe(401);
   }, 120_000);
+
+  test("Vector's events of every source on Logflare's route, Kong's answered", async () => {
+    for (const source of VECTOR_SOURCES) {
+      const response = await call(`/api/logs?source_name=${source}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(recentFixture(source, Date.now())),
+      });
+      expect(response.status, source).toBe(200);
+      expect(await response.json(), source).toEqual({ message: 'Logged!' });
+    }
+    const logs = await call('/api/endpoints/logs.all?project=default');
+    const rows = (await logs.json() as { result: { event_message: string }[] }).result;
+    expect(rows.map((row) => row.event_message).sort()).toEqual(
+      vectorFixture('cloudflare.logs.prod').map((event) => event['event_message']).sort(),
+    );
+    const counts = await call('/api/endpoints/usage.api-counts?project=default&interval=1hr');
+    const totals = (await counts.json() as { result: Record<string, number>[] }).result
+      .reduce((sum, row) => sum + (row['total_rest_requests'] ?? 0), 0);
+    expect(totals).toBe(1);
+  }, 60_000);
 
   test('answers, their revalidations and errors carry the CORS headers over a real socket', async () => {
     const path = '/api/endpoints/functions.invocation-stats?project=p&interval=5min';
