@@ -8,12 +8,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parse, type Tags } from 'yaml';
 import { composeValidator } from './compose-schema.ts';
+import { freePort } from '../support/poll.ts';
 import { recentFixture } from '../fixtures/supabase/vector-events.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -87,19 +87,6 @@ describe('the compose override', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        resolve(typeof address === 'object' && address !== null ? address.port : 0)
-      );
-    });
-  });
-}
 
 describe('the service as the override runs it', () => {
   let stop: () => Promise<void> = () => Promise.resolve();

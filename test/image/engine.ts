@@ -64,12 +64,13 @@ export interface Container {
 
 /**
  * Starts a container named `name` on the host's network with `env`, running the image's
- * entry point with `args` (the role).
+ * entry point with `args` (the role); `runOptions` go to `run` as they are (volumes, say).
  */
 export async function startContainer(
   name: string,
   env: Record<string, string>,
   args: readonly string[],
+  runOptions: readonly string[] = [],
 ): Promise<Container> {
   const settings = Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
   // podman schedules health checks with systemd timers, which these machines lack: the test
@@ -85,6 +86,7 @@ export async function startContainer(
     'host',
     ...timer,
     ...settings,
+    ...runOptions,
     IMAGE,
     ...args,
   ]);
