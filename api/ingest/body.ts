@@ -36,9 +36,38 @@ function tooLarge(maxBytes: number, got: string): HttpError {
   );
 }
 
+/** The decompression of each `Content-Encoding` a body may arrive in (as Logflare takes them). */
+const DECODINGS: Readonly<Record<string, CompressionFormat | null>> = {
+  identity: null,
+  gzip: 'gzip',
+  'x-gzip': 'gzip',
+  deflate: 'deflate',
+};
+
+/** The body's stream, decompressed as its `Content-Encoding` says; 400 for an unknown one. */
+function decodedBody(
+  request: Request,
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const encoding = (request.headers.get('Content-Encoding') ?? 'identity').trim().toLowerCase();
+  const format = DECODINGS[encoding === '' ? 'identity' : encoding];
+  if (format === undefined) {
+    throw new HttpError(
+      'invalid_body',
+      `the body's Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not one this ` +
+        'service decodes: send it as gzip, deflate or uncompressed',
+    );
+  }
+  if (format === null) return body;
+  // A request body's chunks are views of ordinary ArrayBuffers, never shared ones.
+  const compressed = body as ReadableStream<Uint8Array<ArrayBuffer>>;
+  return compressed.pipeThrough(new DecompressionStream(format));
+}
+
 /**
- * The body's bytes, refusing (413 `payload_too_large`) more than `maxBytes`: by
- * `Content-Length` before reading, else as soon as the stream passes the limit.
+ * The body's bytes, decompressed where its `Content-Encoding` is gzip or deflate, refusing (413
+ * `payload_too_large`) more than `maxBytes`: by `Content-Length` before reading, else as soon as
+ * what arrives (decompressed) passes the limit, so a small compressed body cannot inflate past it.
  *
  * @example
  * ```ts
@@ -49,15 +78,19 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   const declared = Number(request.headers.get('Content-Length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes, `Content-Length: ${declared}`);
   if (request.body === null) return new Uint8Array(0);
+  const compressed = request.headers.get('Content-Encoding') !== null;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = request.body.getReader();
+  const reader = decodedBody(request, request.body).getReader();
   for (;;) {
     const { done, value } = await reader.read().catch((error: unknown) => {
-      // The stream fails only when the client stops sending: a request error, not ours.
+      // The stream fails only when the client stops sending, or sends what does not decompress:
+      // a request error, not ours.
       throw new HttpError(
-        'incomplete_body',
-        `the body ended before it was complete (${messageOf(error)}): send it again`,
+        compressed ? 'invalid_body' : 'incomplete_body',
+        compressed
+          ? `the body does not decompress as its Content-Encoding says (${messageOf(error)})`
+          : `the body ended before it was complete (${messageOf(error)}): send it again`,
         {},
         { cause: error },
       );

@@ -3,6 +3,7 @@
  * fixture per source): every body, key and source form; each event kept or refused alone; Kong's
  * events answering `logs.all` and `usage.api-counts` equal to the reference evaluator.
  */
+import { deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import type { LogflareSource } from '../../src/events/logflare-sources.ts';
 import { VECTOR_SOURCES, vectorFixture } from '../fixtures/supabase/vector-events.ts';
@@ -199,6 +200,50 @@ describe('body, key and source forms', () => {
     const { app } = fresh();
     const response = await app.call('/api/logs?source_name=postgres.logs');
     expect(response.status).toBe(405);
+  });
+});
+
+describe('compressed bodies', () => {
+  const events = fixture('postgres.logs');
+  const path = '/api/logs?source_name=postgres.logs';
+
+  test.each<[string, (bytes: Uint8Array) => Buffer]>([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['deflate', deflateSync],
+  ])('Content-Encoding: %s is decompressed', async (encoding, compress) => {
+    const { post, kept } = fresh();
+    const body = compress(new TextEncoder().encode(JSON.stringify(events)));
+    const response = await post(path, new Uint8Array(body), {
+      headers: { 'Content-Encoding': encoding },
+    });
+    expect(response.status, response.body).toBe(200);
+    expect(await kept('postgres.logs')).toHaveLength(events.length);
+  });
+
+  test('what does not decompress, or an encoding not decoded: 400, nothing kept', async () => {
+    const { post, kept } = fresh();
+    const corrupt = await post(path, 'not gzip at all', {
+      headers: { 'Content-Encoding': 'gzip' },
+    });
+    expect(corrupt.status).toBe(400);
+    expect(JSON.parse(corrupt.body).error.message).toContain('does not decompress');
+    const brotli = await post(path, JSON.stringify(events), {
+      headers: { 'Content-Encoding': 'br' },
+    });
+    expect(brotli.status).toBe(400);
+    expect(JSON.parse(brotli.body).error.message).toContain('gzip, deflate or uncompressed');
+    expect(await kept('postgres.logs')).toHaveLength(0);
+  });
+
+  test('the byte limit holds for what a body inflates to', async () => {
+    const { post, kept } = fresh({ settings: { ingestMaxBytes: 64 * 1024 } });
+    // 10 KB of gzip that inflates to 10 MB.
+    const bomb = gzipSync(new Uint8Array(10 * 1024 * 1024).fill(0x20));
+    expect(bomb.byteLength).toBeLessThan(64 * 1024);
+    const response = await post(path, bomb, { headers: { 'Content-Encoding': 'gzip' } });
+    expect(response.status).toBe(413);
+    expect(await kept('postgres.logs')).toHaveLength(0);
   });
 });
 
