@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ensureTopics, TOPICS } from '../../src/kafka/topics.ts';
+import { LOGFLARE_SOURCES } from '../../src/events/logflare-sources.ts';
 import { describeWithServices } from '../support/services.ts';
 
 const KEYS = 24;
@@ -44,10 +45,15 @@ describeWithServices(['kafka'], 'kafka smoke', ({ kafka }) => {
     ]);
   });
 
-  test('ensureTopics with defaults covers the three project topics and is idempotent', async () => {
+  test("ensureTopics with defaults covers the project's topics and is idempotent", async () => {
     const first = await ensureTopics(admin);
     const second = await ensureTopics(admin);
-    const names = [TOPICS.edge, TOPICS['function-edge'], TOPICS.deadLetter];
+    const names = [
+      TOPICS.edge,
+      TOPICS['function-edge'],
+      ...LOGFLARE_SOURCES.map((source) => `logs.source.${source}`),
+      TOPICS.deadLetter,
+    ];
     expect(first.map((report) => report.topic)).toEqual(names);
     expect(second.map((report) => [report.topic, report.action])).toEqual(
       names.map((name) => [name, 'existed']),
