@@ -14,8 +14,7 @@
  * @module
  */
 import type { Admin, Consumer, Producer } from 'kafkajs';
-import type { StreamSource } from '../src/events/types.ts';
-import { STREAM_SOURCES } from '../src/events/stream-parse.ts';
+import { STREAM_SOURCES, type StreamSource } from '../src/events/types.ts';
 import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
 import { publishDeadLetters } from './dead-letter.ts';
 import { kafkaClients } from './kafka-clients.ts';

@@ -18,6 +18,7 @@ import {
 } from '../../src/text/json-chars.ts';
 import { HttpError } from '../errors.ts';
 import { messageOf } from '../../src/text/error-message.ts';
+import { decodedBody } from './decompress.ts';
 
 /** One event's text and where it was in the body. */
 export interface BodyItem {
@@ -36,34 +37,6 @@ function tooLarge(maxBytes: number, got: string): HttpError {
   );
 }
 
-/** The decompression of each `Content-Encoding` a body may arrive in (as Logflare takes them). */
-const DECODINGS: Readonly<Record<string, CompressionFormat | null>> = {
-  identity: null,
-  gzip: 'gzip',
-  'x-gzip': 'gzip',
-  deflate: 'deflate',
-};
-
-/** The body's stream, decompressed as its `Content-Encoding` says; 400 for an unknown one. */
-function decodedBody(
-  request: Request,
-  body: ReadableStream<Uint8Array>,
-): ReadableStream<Uint8Array> {
-  const encoding = (request.headers.get('Content-Encoding') ?? 'identity').trim().toLowerCase();
-  const format = DECODINGS[encoding === '' ? 'identity' : encoding];
-  if (format === undefined) {
-    throw new HttpError(
-      'invalid_body',
-      `the body's Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not one this ` +
-        'service decodes: send it as gzip, deflate or uncompressed',
-    );
-  }
-  if (format === null) return body;
-  // A request body's chunks are views of ordinary ArrayBuffers, never shared ones.
-  const compressed = body as ReadableStream<Uint8Array<ArrayBuffer>>;
-  return compressed.pipeThrough(new DecompressionStream(format));
-}
-
 /**
  * The body's bytes, decompressed where its `Content-Encoding` is gzip or deflate, refusing (413
  * `payload_too_large`) more than `maxBytes`: by `Content-Length` before reading, else as soon as
@@ -78,10 +51,10 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
   const declared = Number(request.headers.get('Content-Length') ?? Number.NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes, `Content-Length: ${declared}`);
   if (request.body === null) return new Uint8Array(0);
-  const compressed = request.headers.get('Content-Encoding') !== null;
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = decodedBody(request, request.body).getReader();
+  const { stream, compressed } = decodedBody(request, request.body);
+  const reader = stream.getReader();
   for (;;) {
     const { done, value } = await reader.read().catch((error: unknown) => {
       // The stream fails only when the client stops sending, or sends what does not decompress:

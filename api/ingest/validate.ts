@@ -52,19 +52,37 @@ export function validateItems(
   source: Source,
   options: ValidateOptions,
 ): Validated {
-  const accepted: AcceptedEvent[] = [];
-  const errors: ItemError[] = [];
-  let rejected = 0;
+  const outcome = new ValidationOutcome();
   for (const item of items) {
     const result = parse(item.text, source, options);
-    if (result.ok) {
-      accepted.push({ event: result.event, text: item.text, line: item.line });
-      continue;
-    }
-    rejected += 1;
-    if (errors.length < MAX_REPORTED_ERRORS) {
-      errors.push({ line: item.line, reason: result.rejection.reason });
-    }
+    if (result.ok) outcome.accept({ event: result.event, text: item.text, line: item.line });
+    else outcome.refuse(item.line, result.rejection.reason);
   }
-  return { accepted, rejected, errors };
+  return outcome.validated();
+}
+
+/**
+ * The outcome of validating a body's items, one at a time: the accepted events, the count of
+ * rejected ones and the first {@link MAX_REPORTED_ERRORS} reasons, in body order.
+ */
+export class ValidationOutcome {
+  readonly #accepted: AcceptedEvent[] = [];
+  readonly #errors: ItemError[] = [];
+  #rejected = 0;
+
+  /** Keeps a valid event. */
+  accept(event: AcceptedEvent): void {
+    this.#accepted.push(event);
+  }
+
+  /** Counts the item at `line` rejected, for `reason`. */
+  refuse(line: number, reason: string): void {
+    this.#rejected += 1;
+    if (this.#errors.length < MAX_REPORTED_ERRORS) this.#errors.push({ line, reason });
+  }
+
+  /** What was validated. */
+  validated(): Validated {
+    return { accepted: this.#accepted, rejected: this.#rejected, errors: this.#errors };
+  }
 }

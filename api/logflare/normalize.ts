@@ -2,7 +2,7 @@
  * An event posted to Logflare's ingest routes, normalized as Logflare normalizes it before it is
  * stored (CONTRACT section 3.1): an `id` where it has none (a random UUID), `timestamp` as
  * integer microseconds (an RFC 3339 string; an integer of seconds, milliseconds, microseconds or
- * nanoseconds, told by its digits, nanoseconds to the nearest microsecond; none: the time it
+ * nanoseconds, told by its digits, nanoseconds truncated to the microsecond; none: the time it
  * arrived), `event_message` from `message` or
  * `log_entry` where it has none, and the project ref: the event's own, unless it names none or
  * `default`, which take the configured one. What is normalized is then validated as every
@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Json, JsonObject } from '../../src/events/types.ts';
+import { isJsonObject, type Json, type JsonObject } from '../../src/events/types.ts';
 import { parseTimestamp } from '../../src/time/timestamp.ts';
 
 /** The project ref Vector's events name, which a self-hosted stack's Studio asks for too. */
@@ -26,27 +26,26 @@ export interface NormalizeOptions {
   readonly newId: () => string;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Microseconds per unit of an integer timestamp of `digits` digits, as Logflare reads them. */
 const UNIT_BY_DIGITS: ReadonlyMap<number, number> = new Map([
   [10, 1_000_000],
   [13, 1_000],
   [16, 1],
-  [19, 0.001],
 ]);
+
+/** Digits of an integer timestamp of nanoseconds. */
+const NANOSECOND_DIGITS = 19;
 
 /** `value` as microseconds where Logflare would read it so; else `value` itself (judged later). */
 function timestampUs(value: Json | undefined, nowUs: number): Json {
   if (value === undefined || value === null) return nowUs;
   if (typeof value === 'string') return parseTimestamp(value) ?? value;
-  // Nanoseconds are beyond a double's exact integers: read to the nearest microsecond.
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return value;
-  const unit = UNIT_BY_DIGITS.get(String(value).length);
-  if (unit === undefined) return value;
-  return unit < 1 ? Math.round(value * unit) : value * unit;
+  const digits = String(value).length;
+  // Nanoseconds, beyond a double's exact integers, truncated as an RFC 3339 string's are.
+  if (digits === NANOSECOND_DIGITS) return Math.floor(value / 1000);
+  const unit = UNIT_BY_DIGITS.get(digits);
+  return unit === undefined ? value : value * unit;
 }
 
 /**
@@ -63,7 +62,7 @@ export function normalizeEvent(
   value: unknown,
   options: NormalizeOptions,
 ): { ok: true; event: JsonObject } | { ok: false; reason: string } {
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     return {
       ok: false,
       reason: `an event must be a JSON object: got ${

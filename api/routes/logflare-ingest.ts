@@ -6,8 +6,8 @@
  * alone: the valid ones are kept whatever the others are, and the answer is Logflare's, `200
  * {"message":"Logged!"}` when every event was kept, else `406` naming each refused event by its
  * position (Vector does not send a 4xx again: what was kept is kept once). A body refused whole
- * (too large, not events, the store full or unreachable) is not kept at all, and its answer says
- * whether to send it again.
+ * (too large, not events, the store full) is not kept at all, one answered 503 (the sink past its
+ * deadline) maybe in part, and the answer says whether to send it again.
  *
  * @module
  */
@@ -20,12 +20,7 @@ import type { ApiEnv } from '../context.ts';
 import { HttpError, methodNotAllowed } from '../errors.ts';
 import { MAX_BODY_DEPTH, readBody } from '../ingest/body.ts';
 import { callerKey, deliver, type DeliverDeps, type Delivered } from '../ingest/deliver.ts';
-import {
-  type AcceptedEvent,
-  type ItemError,
-  MAX_REPORTED_ERRORS,
-  type Validated,
-} from '../ingest/validate.ts';
+import { type Validated, ValidationOutcome } from '../ingest/validate.ts';
 import { jsonResponse } from '../json.ts';
 import { postedItems } from '../logflare/items.ts';
 import { normalizeEvent } from '../logflare/normalize.ts';
@@ -79,17 +74,10 @@ function validatePosted(
   deps: LogflareIngestDeps,
 ): Validated {
   const nowUs = deps.nowUs();
-  const accepted: AcceptedEvent[] = [];
-  const errors: ItemError[] = [];
-  let rejected = 0;
-  const refuse = (line: number, reason: string) => {
-    rejected += 1;
-    if (errors.length < MAX_REPORTED_ERRORS) errors.push({ line, reason });
-  };
-  const items = postedItems(bytes, { maxItems: deps.maxItems, maxDepth: MAX_BODY_DEPTH });
-  for (const item of items) {
+  const outcome = new ValidationOutcome();
+  for (const item of postedItems(bytes, { maxItems: deps.maxItems, maxDepth: MAX_BODY_DEPTH })) {
     if (!item.ok) {
-      refuse(item.line, item.reason);
+      outcome.refuse(item.line, item.reason);
       continue;
     }
     const normalized = normalizeEvent(item.value, {
@@ -98,15 +86,15 @@ function validatePosted(
       newId: randomUUID,
     });
     if (!normalized.ok) {
-      refuse(item.line, normalized.reason);
+      outcome.refuse(item.line, normalized.reason);
       continue;
     }
     const text = JSON.stringify(normalized.event);
     const result = parseSourceLog(text, source, { nowUs, maxFutureSkewUs: deps.maxFutureSkewUs });
-    if (result.ok) accepted.push({ event: result.event, text, line: item.line });
-    else refuse(item.line, result.rejection.reason);
+    if (result.ok) outcome.accept({ event: result.event, text, line: item.line });
+    else outcome.refuse(item.line, result.rejection.reason);
   }
-  return { accepted, rejected, errors };
+  return outcome.validated();
 }
 
 /** Logflare's answer: 200 when every event was kept, else 406 naming the refused ones. */

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import type { EdgeEvent, Json, JsonObject } from './types.ts';
+import { type EdgeEvent, isJsonObject, type Json, type JsonObject } from './types.ts';
 
 /** What identifies the event, as normalized at ingest. */
 export interface KongIdentity {
@@ -32,19 +32,15 @@ export interface KongIdentity {
   readonly project: string;
 }
 
-function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * `value` in the warehouse's form: an object is a one-element array of its record; an array of
  * objects is already an array of records.
  */
 function asRecords(value: Json): Json {
   if (Array.isArray(value)) {
-    return value.map((item) => isObject(item) ? recordOf(item) : asRecords(item));
+    return value.map((item) => isJsonObject(item) ? recordOf(item) : asRecords(item));
   }
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   return [recordOf(value)];
 }
 
@@ -76,9 +72,9 @@ function splitPath(request: JsonObject): { request: JsonObject; path: string | n
  */
 export function kongEdgeEvent(event: JsonObject, identity: KongIdentity): EdgeEvent | null {
   const metadata = event['metadata'];
-  if (!isObject(metadata)) return null;
+  if (!isJsonObject(metadata)) return null;
   const request = metadata['request'];
-  if (!isObject(request)) return null;
+  if (!isJsonObject(request)) return null;
   const split = splitPath(request);
   const record = recordOf({ ...metadata, request: split.request });
   const message = event['event_message'];

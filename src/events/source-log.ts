@@ -7,20 +7,16 @@
  *
  * @module
  */
-import { checkTimestamp, decodeJson, type ParseOptions, reject } from './decode.ts';
+import { checkTimestamp, decodeJson, type ParseOptions, reject, type Rejected } from './decode.ts';
 import { exceedsDepth } from './depth.ts';
 import { kongEdgeEvent } from './kong.ts';
 import { EVENT_LIMITS } from './limits.ts';
 import { KONG_SOURCE, type LogflareSource } from './logflare-sources.ts';
 import { describeValue } from './schema.ts';
-import type { Json, JsonObject, ParseResult, SourceLogEvent } from './types.ts';
+import { isJsonObject, type Json, type ParseResult, type SourceLogEvent } from './types.ts';
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The rejection of a string field that is missing, empty, too long or ill-formed; else null. */
-function badText(value: Json | undefined, field: string, maxLength: number) {
+/** A string field's value, or its rejection when missing, empty, too long or ill-formed. */
+function textField(value: Json | undefined, field: string, maxLength: number): string | Rejected {
   if (typeof value !== 'string' || value.length === 0) {
     return reject(
       'schema',
@@ -42,7 +38,7 @@ function badText(value: Json | undefined, field: string, maxLength: number) {
       `/${field}`,
     );
   }
-  return null;
+  return value;
 }
 
 /**
@@ -63,13 +59,13 @@ export function parseSourceLog(
   const decoded = decodeJson(bytes, options);
   if (!decoded.ok) return decoded;
   const { text, value } = decoded;
-  if (!isObject(value)) {
+  if (!isJsonObject(value)) {
     return reject('schema', `an event must be a JSON object: got ${describeValue(value)}`);
   }
-  const badId = badText(value['id'], 'id', EVENT_LIMITS.idLength);
-  if (badId !== null) return badId;
-  const badProject = badText(value['project'], 'project', EVENT_LIMITS.projectLength);
-  if (badProject !== null) return badProject;
+  const id = textField(value['id'], 'id', EVENT_LIMITS.idLength);
+  if (typeof id !== 'string') return id;
+  const project = textField(value['project'], 'project', EVENT_LIMITS.projectLength);
+  if (typeof project !== 'string') return project;
   const message = value['event_message'];
   if (typeof message === 'string' && message.length > EVENT_LIMITS.eventMessageLength) {
     return reject(
@@ -83,8 +79,6 @@ export function parseSourceLog(
   }
   const timestampUs = checkTimestamp(value['timestamp'], options);
   if (typeof timestampUs !== 'number') return timestampUs;
-  const id = value['id'] as string;
-  const project = value['project'] as string;
   const edge = source === KONG_SOURCE ? kongEdgeEvent(value, { id, timestampUs, project }) : null;
   return {
     ok: true,

@@ -5,13 +5,10 @@
  * @module
  */
 import type { ParseOptions } from './decode.ts';
-import { isLogflareSource, LOGFLARE_SOURCES } from './logflare-sources.ts';
+import { isLogflareSource } from './logflare-sources.ts';
 import { parse } from './parse.ts';
 import { parseSourceLog } from './source-log.ts';
-import { type ParseResult, SOURCES, type StreamSource } from './types.ts';
-
-/** Every source a stream (a Kafka topic, an ingest route) may carry. */
-export const STREAM_SOURCES: readonly StreamSource[] = [...SOURCES, ...LOGFLARE_SOURCES];
+import type { ParseResult, StreamSource } from './types.ts';
 
 /**
  * Validates one message of `source`.

@@ -5,13 +5,26 @@
  *
  * @module
  */
-import type { LogflareSource } from './logflare-sources.ts';
+import { LOGFLARE_SOURCES, type LogflareSource } from './logflare-sources.ts';
 
 /** Any JSON value, as ingested. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** A JSON object, as ingested. */
 export type JsonObject = { [key: string]: Json };
+
+/**
+ * Whether a parsed JSON value is an object (not an array, not null).
+ *
+ * @example
+ * ```ts
+ * isJsonObject({ a: 1 }); // true
+ * isJsonObject([1]); // false
+ * ```
+ */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** The two producer sources (each is published to its own Kafka topic, see `src/kafka/topics.ts`). */
 export const SOURCES = ['edge', 'function-edge'] as const;
@@ -125,6 +138,9 @@ export function rollupEventOf(event: LogEvent): RollupEvent | null {
 
 /** Where a stream's messages come from: one of the producer {@link SOURCES} or a Logflare source. */
 export type StreamSource = Source | LogflareSource;
+
+/** Every source a stream (a Kafka topic, an ingest route) may carry, each with a topic. */
+export const STREAM_SOURCES: readonly StreamSource[] = [...SOURCES, ...LOGFLARE_SOURCES];
 
 /** Why an event was rejected: a sentence a producer can act on, and the JSON path it concerns. */
 export interface Rejection {

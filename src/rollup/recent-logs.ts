@@ -297,3 +297,31 @@ export function parseRecentLog(member: Uint8Array): RecentLogEntry {
     throw malformed(member);
   }
 }
+
+/** One kept event of a source. */
+export interface SourceLogEntry {
+  readonly id: string;
+  readonly timestampUs: number;
+  /** The event as normalized at ingest (JSON text). */
+  readonly text: string;
+}
+
+/**
+ * The entry of a stored member (`id NUL position NUL timestamp NUL text`, {@link RecentLogMembers});
+ * throws an Error naming a corrupt member. Only the id may hold a NUL (JSON text never does), so
+ * the last three NULs are the separators.
+ */
+export function sourceLogEntry(member: Uint8Array): SourceLogEntry {
+  const textNul = member.lastIndexOf(NUL);
+  const timestampNul = textNul <= 0 ? -1 : member.lastIndexOf(NUL, textNul - 1);
+  const positionNul = timestampNul <= 0 ? -1 : member.lastIndexOf(NUL, timestampNul - 1);
+  const timestamp = DECODER.decode(member.subarray(timestampNul + 1, textNul));
+  if (positionNul < 0 || !/^-?\d{1,16}$/.test(timestamp)) {
+    throw new Error(`source log member is malformed: ${DECODER.decode(member.subarray(0, 80))}`);
+  }
+  return {
+    id: DECODER.decode(member.subarray(0, positionNul)),
+    timestampUs: Number(timestamp),
+    text: DECODER.decode(member.subarray(textNul + 1)),
+  };
+}

@@ -233,6 +233,10 @@ describe('compressed bodies', () => {
     });
     expect(brotli.status).toBe(400);
     expect(JSON.parse(brotli.body).error.message).toContain('gzip, deflate or uncompressed');
+    for (const encoding of ['constructor', '__proto__', 'toString']) {
+      const named = await post(path, '[]', { headers: { 'Content-Encoding': encoding } });
+      expect(named.status, encoding).toBe(400);
+    }
     expect(await kept('postgres.logs')).toHaveLength(0);
   });
 
@@ -281,14 +285,38 @@ describe('each event kept or refused alone', () => {
     expect(await kept('postgREST.logs.prod')).toHaveLength(2);
   });
 
-  test('a batch that is not an array: 400, nothing kept', async () => {
+  test('an object whose batch is not an array is one event, as Logflare reads it', async () => {
     const { post, kept } = fresh();
     const response = await post(
       '/api/logs?source_name=postgres.logs',
-      JSON.stringify({ batch: { event_message: 'x' } }),
+      JSON.stringify({ event_message: 'x', batch: { n: 1 } }),
     );
-    expect(response.status).toBe(400);
-    expect(await kept('postgres.logs')).toHaveLength(0);
+    expect(response.status, response.body).toBe(200);
+    const [entry] = await kept('postgres.logs');
+    expect(JSON.parse(entry?.text ?? '{}')).toMatchObject({ event_message: 'x', batch: { n: 1 } });
+  });
+
+  test('an array of one object with a batch is that one event, not a batch', async () => {
+    const { post, kept } = fresh();
+    const body = JSON.stringify([{ event_message: 'outer', batch: [{ event_message: 'inner' }] }]);
+    const response = await post('/api/logs?source_name=postgres.logs', body);
+    expect(response.status, response.body).toBe(200);
+    const entries = await kept('postgres.logs');
+    expect(entries.map((entry) => JSON.parse(entry.text).event_message)).toEqual(['outer']);
+  });
+
+  test.each([
+    ['one object', (deep: string) => deep],
+    ['a batch', (deep: string) => `{"batch":[{"event_message":"kept"},${deep}]}`],
+    ['NDJSON', (deep: string) => `{"event_message":"kept"}\n${deep}`],
+  ])('an event nested far too deep is refused alone (%s)', async (_, body) => {
+    const { post } = fresh();
+    const deep = `{"event_message":"deep","metadata":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const response = await post('/api/logs?source_name=postgres.logs', body(deep));
+    expect(response.status, response.body.slice(0, 300)).toBe(406);
+    const answer = JSON.parse(response.body);
+    expect(answer.message.join()).toContain('must not nest deeper than 32 levels');
+    expect(answer.rejected).toBe(1);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import type { TopicNames } from '../../src/kafka/topics.ts';
-import { STREAM_SOURCES } from '../../src/events/stream-parse.ts';
+import { STREAM_SOURCES } from '../../src/events/types.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';

@@ -8,14 +8,9 @@
 import type { LogflareSource } from '../../events/logflare-sources.ts';
 import { sourceLogsKey } from '../../rollup/keys.ts';
 import type { RollupStore } from '../../store/port.ts';
+import { type SourceLogEntry, sourceLogEntry } from '../../rollup/recent-logs.ts';
 
-/** One kept event of a source. */
-export interface SourceLogEntry {
-  readonly id: string;
-  readonly timestampUs: number;
-  /** The event as normalized at ingest (JSON text). */
-  readonly text: string;
-}
+export type { SourceLogEntry };
 
 /** What to read. */
 export interface SourceLogsQuery {
@@ -27,29 +22,6 @@ export interface SourceLogsQuery {
   readonly untilUs: number;
   /** At most this many, newest first. */
   readonly limit: number;
-}
-
-const NUL = 0;
-const DECODER = new TextDecoder();
-
-/**
- * The entry of a stored member (`id NUL position NUL timestamp NUL text`, see `recent-logs.ts`);
- * throws an Error naming a corrupt member. Only the id may hold a NUL (JSON text never does), so
- * the last three NULs are the separators.
- */
-export function sourceLogEntry(member: Uint8Array): SourceLogEntry {
-  const textNul = member.lastIndexOf(NUL);
-  const timestampNul = textNul <= 0 ? -1 : member.lastIndexOf(NUL, textNul - 1);
-  const positionNul = timestampNul <= 0 ? -1 : member.lastIndexOf(NUL, timestampNul - 1);
-  const timestamp = DECODER.decode(member.subarray(timestampNul + 1, textNul));
-  if (positionNul < 0 || !/^-?\d{1,16}$/.test(timestamp)) {
-    throw new Error(`source log member is malformed: ${DECODER.decode(member.subarray(0, 80))}`);
-  }
-  return {
-    id: DECODER.decode(member.subarray(0, positionNul)),
-    timestampUs: Number(timestamp),
-    text: DECODER.decode(member.subarray(textNul + 1)),
-  };
 }
 
 /**
