@@ -20,7 +20,15 @@ import {
 } from './decode.ts';
 import { describeSchemaError, validateEdgeEvent, validateFunctionEdgeEvent } from './schema.ts';
 import type { ErrorObject } from 'ajv';
-import type { EdgeRequest, ParseResult, RollupEvent, Source } from './types.ts';
+import type {
+  EdgeEvent,
+  EdgeRequest,
+  FunctionEdgeEvent,
+  ParseResult,
+  RollupEvent,
+  Source,
+} from './types.ts';
+import { type WalkedEdge, type WalkedFunctionEdge, walkEdge, walkFunctionEdge } from './walk.ts';
 
 export {
   DEFAULT_MAX_AGE_US,
@@ -58,46 +66,124 @@ export function parse(
   const decoded = decodeJson(bytes, options);
   if (!decoded.ok) return decoded;
   const { text, value } = decoded;
+  const raw = { text, bytes };
   if (source === 'edge') {
-    if (!validateEdgeEvent(value)) return schemaRejection(validateEdgeEvent.errors);
-    if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
-    const illFormed = illFormedKeyField(value);
-    if (illFormed !== null) return illFormedRejection(illFormed);
-    const timestampUs = checkTimestamp(value.timestamp, options);
-    if (typeof timestampUs !== 'number') return timestampUs;
-    const requests = edgeRequests(value.metadata);
-    const longHost = longUrlHost(value.metadata, requests, EVENT_LIMITS.hostLength);
-    const hosts = distinctHosts(requests);
-    if (hosts > EVENT_LIMITS.hostsPerEvent) {
-      return reject(
-        'cardinality',
-        `/metadata must name at most ${EVENT_LIMITS.hostsPerEvent} distinct request hosts: got ${hosts}`,
-        '/metadata',
-      );
-    }
-    if (longHost !== null) {
-      return reject(
-        'size',
-        `${longHost.path} must have a host of at most ${EVENT_LIMITS.hostLength} characters: got ${longHost.length}`,
-        longHost.path,
-      );
-    }
-    return {
-      ok: true,
-      event: {
-        source: 'edge',
-        id: value.id,
-        timestampUs,
-        project: value.project,
-        eventMessage: value.event_message ?? null,
-        metadata: value.metadata,
-        requests,
-        raw: text,
-        ...(typeof bytes === 'string' ? {} : { rawBytes: withoutByteOrderMark(bytes) }),
-      },
-    };
+    const walked = walkEdge(value);
+    return walked === null ? parseEdgeFully(value, raw, options) : edgeAt(walked, raw, options);
   }
+  const walked = walkFunctionEdge(value);
+  return walked === null ? parseFunctionEdgeFully(value, options) : functionEdgeAt(walked, options);
+}
 
+/**
+ * `parse` without its fast path (`walk.ts`): the full path alone, which decides every message
+ * the walk cannot prove valid. The differential test of the walk holds `parse` to it.
+ */
+export function parseFully(
+  bytes: Uint8Array | string,
+  source: Source,
+  options: ParseOptions,
+): ParseResult<RollupEvent> {
+  const decoded = decodeJson(bytes, options);
+  if (!decoded.ok) return decoded;
+  const raw = { text: decoded.text, bytes };
+  return source === 'edge'
+    ? parseEdgeFully(decoded.value, raw, options)
+    : parseFunctionEdgeFully(decoded.value, options);
+}
+
+/** What an event was read from: its text, and the bytes when it arrived as bytes. */
+interface Raw {
+  readonly text: string;
+  readonly bytes: Uint8Array | string;
+}
+
+/** The edge event of `walked` (proved valid but for its time), or its timestamp's rejection. */
+function edgeAt(walked: WalkedEdge, raw: Raw, options: ParseOptions): ParseResult<EdgeEvent> {
+  const timestampUs = checkTimestamp(walked.timestamp, options);
+  if (typeof timestampUs !== 'number') return timestampUs;
+  const { bytes, text } = raw;
+  return {
+    ok: true,
+    event: {
+      source: 'edge',
+      id: walked.id,
+      timestampUs,
+      project: walked.project,
+      eventMessage: walked.eventMessage,
+      metadata: walked.metadata,
+      requests: walked.requests,
+      raw: text,
+      ...(typeof bytes === 'string' ? {} : { rawBytes: withoutByteOrderMark(bytes) }),
+    },
+  };
+}
+
+/** The function-edge event of `walked`, or its timestamp's rejection. */
+function functionEdgeAt(
+  walked: WalkedFunctionEdge,
+  options: ParseOptions,
+): ParseResult<FunctionEdgeEvent> {
+  const timestampUs = checkTimestamp(walked.timestamp, options);
+  if (typeof timestampUs !== 'number') return timestampUs;
+  return {
+    ok: true,
+    event: {
+      source: 'function-edge',
+      id: walked.id,
+      timestampUs,
+      project: walked.project,
+      eventMessage: walked.eventMessage,
+      metadata: walked.metadata,
+      invocations: walked.invocations,
+    },
+  };
+}
+
+/**
+ * The full path of an edge event: the schema (ajv), the depth, the key fields, the time and the
+ * hosts, each rejection worded for the producer. What the walk could not prove comes here.
+ */
+function parseEdgeFully(value: unknown, raw: Raw, options: ParseOptions): ParseResult<EdgeEvent> {
+  if (!validateEdgeEvent(value)) return schemaRejection(validateEdgeEvent.errors);
+  if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
+  const illFormed = illFormedKeyField(value);
+  if (illFormed !== null) return illFormedRejection(illFormed);
+  const timestampUs = checkTimestamp(value.timestamp, options);
+  if (typeof timestampUs !== 'number') return timestampUs;
+  const requests = edgeRequests(value.metadata);
+  const longHost = longUrlHost(value.metadata, requests, EVENT_LIMITS.hostLength);
+  const hosts = distinctHosts(requests);
+  if (hosts > EVENT_LIMITS.hostsPerEvent) {
+    return reject(
+      'cardinality',
+      `/metadata must name at most ${EVENT_LIMITS.hostsPerEvent} distinct request hosts: got ${hosts}`,
+      '/metadata',
+    );
+  }
+  if (longHost !== null) {
+    return reject(
+      'size',
+      `${longHost.path} must have a host of at most ${EVENT_LIMITS.hostLength} characters: got ${longHost.length}`,
+      longHost.path,
+    );
+  }
+  const walked: WalkedEdge = {
+    id: value.id,
+    timestamp: value.timestamp,
+    project: value.project,
+    eventMessage: value.event_message ?? null,
+    metadata: value.metadata,
+    requests,
+  };
+  return edgeAt(walked, raw, options);
+}
+
+/** The full path of a function-edge event, as {@link parseEdgeFully}. */
+function parseFunctionEdgeFully(
+  value: unknown,
+  options: ParseOptions,
+): ParseResult<FunctionEdgeEvent> {
   if (!validateFunctionEdgeEvent(value)) return schemaRejection(validateFunctionEdgeEvent.errors);
   if (exceedsDepth(value.metadata, EVENT_LIMITS.maxDepth)) return depthRejection();
   const illFormed = illFormedKeyField(value);
@@ -118,18 +204,14 @@ export function parse(
       `/metadata/${other}/project_ref`,
     );
   }
-  return {
-    ok: true,
-    event: {
-      source: 'function-edge',
-      id: value.id,
-      timestampUs,
-      project: first.project_ref,
-      eventMessage: value.event_message ?? null,
-      metadata: value.metadata,
-      invocations: invocations(value.metadata),
-    },
-  };
+  return functionEdgeAt({
+    id: value.id,
+    timestamp: value.timestamp,
+    project: first.project_ref,
+    eventMessage: value.event_message ?? null,
+    metadata: value.metadata,
+    invocations: invocations(value.metadata),
+  }, options);
 }
 
 /** How many distinct hosts `requests` name; most events name one, so no set is built for them. */
