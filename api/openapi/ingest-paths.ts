@@ -114,8 +114,8 @@ export function ingestPaths(): Record<string, OpenApiObject> {
                 { type: 'array', items: {}, description: 'Events.' },
                 {
                   type: 'object',
-                  not: { required: ['batch'] },
-                  description: 'One event (an object with `batch` is a batch).',
+                  not: { required: ['batch'], properties: { batch: { type: 'array' } } },
+                  description: 'One event (an object whose `batch` is an array is a batch).',
                 },
               ],
             },
