@@ -6,8 +6,12 @@
  * gives exactly what the full path gives: the same event, field for field, or the same rejection,
  * word for word. And the walk is not idle: it proves nearly every valid event itself.
  *
- * `WALK_EVENTS` sets how many generated events (default 100,000; the issue's run used 1,000,000).
+ * `WALK_EVENTS` sets how many generated events (default 100,000, about 8 s).
+ * `WALK_EVENTS=1000000 npx vitest run test/events/walk.test.ts` (2026-11-28, 84 s): 950,089 valid events,
+ * every one proved by the walk, 49,911 invalid and 950,089 mutated ones (550,448 proved by the walk),
+ * each with the full path's verdict.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { parse, parseFully } from '../../src/events/parse.ts';
 import type { Json, JsonObject, Source } from '../../src/events/types.ts';
@@ -111,7 +115,8 @@ function compare(text: string, source: Source, asBytes: boolean): boolean {
   const message = asBytes ? new TextEncoder().encode(text) : text;
   const fast = parse(message, source, OPTIONS);
   const full = parseFully(message, source, OPTIONS);
-  expect(fast, text.slice(0, 500)).toEqual(full);
+  // Node's strict deep equality (fast; -0 is not 0), then vitest's for a readable difference.
+  if (!isDeepStrictEqual(fast, full)) expect(fast, text.slice(0, 500)).toStrictEqual(full);
   let value: unknown;
   try {
     value = JSON.parse(text);
