@@ -90,9 +90,9 @@ export class ProjectCommits {
           nextOffset,
           nowUs,
         );
-        if (result.applied) return;
-        if ('resumeStored' in result) resumeMovedTo.push(result.resumeStored);
-        else if ('partFound' in result) {
+        if (result.outcome === 'applied') return;
+        if (result.outcome === 'resume-moved') resumeMovedTo.push(result.resumeStored);
+        else if (result.outcome === 'part-found') {
           // The resume offset has not moved: this flush's events are folded again, and the
           // project's parts read (the store marked its reach forgotten).
           refused.push({
@@ -212,7 +212,7 @@ export class ProjectCommits {
       newParts,
       sortedSets,
     });
-    if (result.applied) {
+    if (result.outcome === 'applied') {
       this.#ledger.committed(project, nextOffset, nowUs);
       known.offset = nextOffset;
       known.reachUs = reachUs;

@@ -240,13 +240,13 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     if (resume !== undefined) {
       const resumeStored = this.#offsets.get(resume.key) ?? null;
       if (resumeStored !== resume.expected) {
-        return Promise.resolve({ applied: false, resumeStored });
+        return Promise.resolve({ outcome: 'resume-moved', resumeStored });
       }
     }
     const stored = this.#field(watermark.key, stream);
     const storedOffset = stored === null ? null : Number(stored);
     if (storedOffset !== watermark.expected) {
-      return Promise.resolve({ applied: false, stored: storedOffset });
+      return Promise.resolve({ outcome: 'watermark-moved', stored: storedOffset });
     }
     const newParts = commit.newParts ?? [];
     const found = newParts.find((part) =>
@@ -254,7 +254,7 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     );
     if (found !== undefined) {
       this.#setField(watermark.key, reachField(stream), FORGOTTEN_REACH, watermark.expireAtMs);
-      return Promise.resolve({ applied: false, partFound: found.key });
+      return Promise.resolve({ outcome: 'part-found', partFound: found.key });
     }
     for (const part of [...newParts, ...commit.parts]) {
       this.#setField(part.key, partField(stream, part.slot), part.value, part.expireAtMs);
@@ -266,7 +266,7 @@ export class MemoryStore implements RollupStore, MemoryBudget {
       this.#setField(watermark.key, reachField(stream), text, watermark.expireAtMs);
     }
     this.#sweepExpired(SWEEP_SLICE);
-    return Promise.resolve({ applied: true });
+    return Promise.resolve({ outcome: 'applied' });
   }
 
   readWatermarks(keys: readonly string[], stream: string): Promise<(number | null)[]> {

@@ -64,9 +64,9 @@ export interface StoreObserver {
 }
 
 function refusalOf(result: CommitResult): RefusalReason | null {
-  if (result.applied) return null;
-  if ('partFound' in result) return 'part_found';
-  return 'resumeStored' in result ? 'resume' : 'watermark';
+  if (result.outcome === 'applied') return null;
+  if (result.outcome === 'part-found') return 'part_found';
+  return result.outcome === 'resume-moved' ? 'resume' : 'watermark';
 }
 
 /**

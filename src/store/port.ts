@@ -114,15 +114,16 @@ export interface ProjectCommit {
 }
 
 /**
- * What a {@link ProjectCommit} did: applied, or refused with the watermark the store holds, or
- * refused with the resume offset the store holds (`resumeStored`, null: none), or refused because
- * the hash `partFound` holds a part of the stream that the commit took for new.
+ * What a {@link ProjectCommit} did, by its `outcome`: `applied`; `watermark-moved`, refused with
+ * the watermark the store holds (`stored`, null: none); `resume-moved`, refused with the resume
+ * offset the store holds (`resumeStored`, null: none); or `part-found`, refused because the hash
+ * `partFound` holds a part of the stream that the commit took for new.
  */
 export type CommitResult =
-  | { readonly applied: true }
-  | { readonly applied: false; readonly stored: number | null }
-  | { readonly applied: false; readonly resumeStored: number | null }
-  | { readonly applied: false; readonly partFound: string };
+  | { readonly outcome: 'applied' }
+  | { readonly outcome: 'watermark-moved'; readonly stored: number | null }
+  | { readonly outcome: 'resume-moved'; readonly resumeStored: number | null }
+  | { readonly outcome: 'part-found'; readonly partFound: string };
 
 /**
  * A reach stored with a watermark (see `ProjectCommit.watermark.reachUs`), or the mark a commit

@@ -175,13 +175,15 @@ export function readHashesCall(
 /** Reads the reply of {@link COMMIT_PROJECT_SCRIPT}. */
 export function commitResult(reply: unknown): CommitResult {
   if (!Array.isArray(reply)) throw new Error(`unexpected commit reply: ${String(reply)}`);
-  if (Number(reply[0]) === 1) return { applied: true };
-  if (reply[2] === WORDS.REFUSED_PART) return { applied: false, partFound: String(reply[1]) };
+  if (Number(reply[0]) === 1) return { outcome: 'applied' };
+  if (reply[2] === WORDS.REFUSED_PART) {
+    return { outcome: 'part-found', partFound: String(reply[1]) };
+  }
   const value = String(reply[1] ?? '');
   const stored = value === '' ? null : Number(value);
   return reply[2] === WORDS.REFUSED_RESUME
-    ? { applied: false, resumeStored: stored }
-    : { applied: false, stored };
+    ? { outcome: 'resume-moved', resumeStored: stored }
+    : { outcome: 'watermark-moved', stored };
 }
 
 /** Reads one value of a {@link READ_PARTS_SCRIPT} reply (nil arrives as null or false). */

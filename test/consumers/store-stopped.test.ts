@@ -138,7 +138,7 @@ describeWithServices(['kafka', 'redis-server'], 'a Redis that stops answering', 
       const result = await real.commitProject(commit);
       if (lateLeft > 0) {
         lateLeft -= 1;
-        if (result.applied) appliedLate += 1;
+        if (result.outcome === 'applied') appliedLate += 1;
         await new Promise((resolve) => setTimeout(resolve, 3 * deadlineMs));
       }
       return result;

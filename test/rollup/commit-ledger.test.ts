@@ -45,7 +45,7 @@ async function rollBackWatermark(
     parts: [],
     sortedSets: [],
   });
-  expect(result).toEqual({ applied: true });
+  expect(result).toEqual({ outcome: 'applied' });
 }
 
 /** A writer of stream `s/0` that flushed one invocation of {@link PROJECT} at each offset 0..n-1. */

@@ -479,7 +479,7 @@ function keyedSuite(open: () => Promise<RollupStore>): void {
     expect(replayed.parts.length).toBeGreaterThan(0);
     expect(replayed.parts).not.toEqual(ofProject(sent.owner)?.parts);
     expect(await store.commitProject(replayed)).toEqual({
-      applied: false,
+      outcome: 'watermark-moved',
       stored: (next ?? 0) + 1,
     });
     const events = [...stream.events, first];

@@ -120,7 +120,7 @@ async function commitAsEarlierVersion(
     }),
     sortedSets: [],
   });
-  if (!result.applied) throw new Error(`the earlier version's commit was refused`);
+  if (result.outcome !== 'applied') throw new Error(`the earlier version's commit was refused`);
 }
 
 describe("a replayed stream's reach", () => {

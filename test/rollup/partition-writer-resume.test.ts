@@ -106,7 +106,7 @@ async function rollBackWatermark(
     parts: [],
     sortedSets: [],
   });
-  expect(result).toEqual({ applied: true });
+  expect(result).toEqual({ outcome: 'applied' });
 }
 
 describe('where an open resumes', () => {

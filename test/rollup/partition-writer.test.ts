@@ -222,7 +222,7 @@ describe('partition writer', () => {
       parts: [],
       sortedSets: [],
     });
-    expect(commit).toEqual({ applied: true });
+    expect(commit).toEqual({ outcome: 'applied' });
     await expect(flushOne(writer, invocationEvent('b', 20), 1)).rejects.toThrow(
       /project writerprojectref0000 holds offset 2 from it, not 1/,
     );

@@ -74,7 +74,7 @@ export function storeContract(fixture: ContractFixture): void {
     const applied = await store.commitProject(
       commit('t/0', null, 10, { parts: [{ key: key('a'), value: 'one', expireAtMs: far() }] }),
     );
-    expect(applied).toEqual({ applied: true });
+    expect(applied).toEqual({ outcome: 'applied' });
     expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([10]);
     expect(await store.readWatermarks([key('wm')], 't/other')).toEqual([null]);
     expect(await store.readParts([key('a'), key('missing')].map((key) => ({ key })), 't/0'))
@@ -93,7 +93,7 @@ export function storeContract(fixture: ContractFixture): void {
       };
     };
     expect(await store.commitProject(withReach(null, 4, 1_795_256_130_000_000)))
-      .toEqual({ applied: true });
+      .toEqual({ outcome: 'applied' });
     expect(await store.readReaches([key('wm'), key('none')], 't/0')).toEqual([
       { offset: 4, reachUs: 1_795_256_130_000_000 },
       null,
@@ -101,14 +101,14 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.readReaches([key('wm')], 't/other')).toEqual([null]);
     // A commit without a reach (a writer that keeps none) leaves the old one, which names the
     // watermark it held with.
-    expect(await store.commitProject(withReach(4, 9))).toEqual({ applied: true });
+    expect(await store.commitProject(withReach(4, 9))).toEqual({ outcome: 'applied' });
     expect(await store.readWatermarks([key('wm')], 't/0')).toEqual([9]);
     expect(await store.readReaches([key('wm')], 't/0')).toEqual([
       { offset: 4, reachUs: 1_795_256_130_000_000 },
     ]);
     // A refused commit writes no reach.
     expect(await store.commitProject(withReach(4, 12, 1_795_256_140_000_000)))
-      .toEqual({ applied: false, stored: 9 });
+      .toEqual({ outcome: 'watermark-moved', stored: 9 });
     expect(await store.readReaches([key('wm')], 't/0')).toEqual([
       { offset: 4, reachUs: 1_795_256_130_000_000 },
     ]);
@@ -118,11 +118,11 @@ export function storeContract(fixture: ContractFixture): void {
     const store = fixture.store();
     const part = (name: string, value: string) => ({ key: key(name), value, expireAtMs: far() });
     const first = commit('t/0', null, 1, { newParts: [part('x', 'x0'), part('y', 'y0')] });
-    expect(await store.commitProject(first)).toEqual({ applied: true });
+    expect(await store.commitProject(first)).toEqual({ outcome: 'applied' });
     expect(await store.readBuckets([key('x'), key('y')])).toEqual([['x0'], ['y0']]);
     // Another stream's part does not count: only this stream's own.
     expect(await store.commitProject(commit('t/1', null, 1, { newParts: [part('x', 'x1')] })))
-      .toEqual({ applied: true });
+      .toEqual({ outcome: 'applied' });
     // `z` is new, `y` is not: nothing of the commit lands, and the reach is marked forgotten.
     const second = commit('t/0', 1, 2, {
       newParts: [part('z', 'z0'), part('y', 'y again')],
@@ -130,7 +130,10 @@ export function storeContract(fixture: ContractFixture): void {
       sortedSets: [sortedSet({ key: key('zs'), members: [{ score: 1, member: 'm' }] })],
     });
     const withReach = { ...second, watermark: { ...second.watermark, reachUs: 7 } };
-    expect(await store.commitProject(withReach)).toEqual({ applied: false, partFound: key('y') });
+    expect(await store.commitProject(withReach)).toEqual({
+      outcome: 'part-found',
+      partFound: key('y'),
+    });
     expect(
       await store.readBuckets([key('x'), key('y'), key('z')]).then((all) =>
         all.map((parts) => parts.toSorted())
@@ -142,18 +145,27 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.readReaches([key('wm')], 't/0')).toEqual([{ forgotten: true }]);
     // A key that holds another stream's part keeps it when this stream's new part is taken back.
     const third = commit('t/0', 1, 2, { newParts: [part('v', 'v0'), part('x', 'x0 twice')] });
-    expect(await store.commitProject(third)).toEqual({ applied: false, partFound: key('x') });
+    expect(await store.commitProject(third)).toEqual({
+      outcome: 'part-found',
+      partFound: key('x'),
+    });
     expect(await store.commitProject(commit('t/1', 1, 2, { newParts: [part('u', 'u1')] })))
-      .toEqual({ applied: true });
+      .toEqual({ outcome: 'applied' });
     const fourth = commit('t/0', 1, 2, { newParts: [part('u', 'u0'), part('y', 'y twice')] });
-    expect(await store.commitProject(fourth)).toEqual({ applied: false, partFound: key('y') });
+    expect(await store.commitProject(fourth)).toEqual({
+      outcome: 'part-found',
+      partFound: key('y'),
+    });
     expect(await store.readBuckets([key('u'), key('v')])).toEqual([['u1'], []]);
     // Also where the stream has no watermark at all (it expired before its parts).
     const orphan = commit('t/2', null, 1, { newParts: [part('w', 'w2')] });
-    expect(await store.commitProject(orphan)).toEqual({ applied: true });
+    expect(await store.commitProject(orphan)).toEqual({ outcome: 'applied' });
     const lost = commit('t/2', null, 1, { newParts: [part('w', 'w2 again')] });
     const moved = { ...lost, watermark: { ...lost.watermark, key: key('wm gone') } };
-    expect(await store.commitProject(moved)).toEqual({ applied: false, partFound: key('w') });
+    expect(await store.commitProject(moved)).toEqual({
+      outcome: 'part-found',
+      partFound: key('w'),
+    });
     expect(await store.readBuckets([key('w')])).toEqual([['w2']]);
     expect(await store.readReaches([key('wm gone')], 't/2')).toEqual([{ forgotten: true }]);
     expect(await store.readWatermarks([key('wm gone')], 't/2')).toEqual([null]);
@@ -168,17 +180,20 @@ export function storeContract(fixture: ContractFixture): void {
     });
     if (!fixture.fencesResume) {
       // A Redis Cluster keeps the resume key on another node: the writer reads it beforehand.
-      expect(await store.commitProject(fenced)).toEqual({ applied: true });
+      expect(await store.commitProject(fenced)).toEqual({ outcome: 'applied' });
       return;
     }
     // The store lost the stream's resume offset (7) since the writer read it.
-    expect(await store.commitProject(fenced)).toEqual({ applied: false, resumeStored: null });
+    expect(await store.commitProject(fenced)).toEqual({
+      outcome: 'resume-moved',
+      resumeStored: null,
+    });
     expect(await store.readBuckets([key('c')])).toEqual([[]]);
     expect(await store.readWatermarks([key('wm')], 't/2')).toEqual([null]);
     expect(await store.advanceOffset(resume, null, 8)).toBe(true);
-    expect(await store.commitProject(fenced)).toEqual({ applied: false, resumeStored: 8 });
+    expect(await store.commitProject(fenced)).toEqual({ outcome: 'resume-moved', resumeStored: 8 });
     expect(await store.advanceOffset(resume, 8, 7)).toBe(true);
-    expect(await store.commitProject(fenced)).toEqual({ applied: true });
+    expect(await store.commitProject(fenced)).toEqual({ outcome: 'applied' });
     expect(await store.readBuckets([key('c')])).toEqual([['after-loss']]);
   });
 
@@ -189,11 +204,11 @@ export function storeContract(fixture: ContractFixture): void {
       parts: [{ key: key('b'), value: 'stale', expireAtMs: far() }],
       sortedSets: [sortedSet({ key: key('zs'), members: [{ score: 1, member: 'x' }] })],
     });
-    expect(await store.commitProject(replay)).toEqual({ applied: false, stored: 5 });
+    expect(await store.commitProject(replay)).toEqual({ outcome: 'watermark-moved', stored: 5 });
     const wrong = { ...replay, watermark: { ...replay.watermark, expected: 4 } };
-    expect(await store.commitProject(wrong)).toEqual({ applied: false, stored: 5 });
+    expect(await store.commitProject(wrong)).toEqual({ outcome: 'watermark-moved', stored: 5 });
     const early = commit('t/9', 3, 4);
-    expect(await store.commitProject(early)).toEqual({ applied: false, stored: null });
+    expect(await store.commitProject(early)).toEqual({ outcome: 'watermark-moved', stored: null });
     expect(await store.readBuckets([key('b')])).toEqual([[]]);
     expect(await rangeText(store, key('zs'), { max: 10, minExclusive: 0, limit: 10 }))
       .toEqual([]);
@@ -226,15 +241,15 @@ export function storeContract(fixture: ContractFixture): void {
         commit('t/a', null, 1, { parts: [part('0', 'a0'), part('17', 'a17')] }),
       ),
     )
-      .toEqual({ applied: true });
+      .toEqual({ outcome: 'applied' });
     expect(await store.commitProject(commit('t/b', null, 1, { newParts: [part('17', 'b17')] })))
-      .toEqual({ applied: true });
+      .toEqual({ outcome: 'applied' });
     // The bucket's own part sits beside the slots.
     expect(
       await store.commitProject(commit('t/c', null, 1, {
         parts: [{ key: minute, value: 'c', expireAtMs: far() }],
       })),
-    ).toEqual({ applied: true });
+    ).toEqual({ outcome: 'applied' });
     const bySlot = async () =>
       (await store.readSlots([{ key: minute }, { key: key('no seconds') }])).map((parts) =>
         parts.map(({ slot, part }) => `${slot ?? '-'}=${part}`).toSorted()
@@ -253,11 +268,14 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await bySlot()).toEqual([['-=c', '0=a0', '17=a17 again', '17=b17'], []]);
     // A new part is refused only where the stream has a part in that very slot.
     expect(await store.commitProject(commit('t/b', 1, 2, { newParts: [part('0', 'b0')] })))
-      .toEqual({ applied: true });
+      .toEqual({ outcome: 'applied' });
     const refused = commit('t/b', 2, 3, {
       newParts: [part('1', 'b1'), part('2', 'b2'), part('17', 'b17 again')],
     });
-    expect(await store.commitProject(refused)).toEqual({ applied: false, partFound: minute });
+    expect(await store.commitProject(refused)).toEqual({
+      outcome: 'part-found',
+      partFound: minute,
+    });
     expect(await bySlot()).toEqual([['-=c', '0=a0', '0=b0', '17=a17 again', '17=b17'], []]);
     expect(await store.readBuckets([minute]).then(([parts]) => parts?.length)).toBe(5);
   });
@@ -270,7 +288,9 @@ export function storeContract(fixture: ContractFixture): void {
       { key: bucket, slot: '3', value: 'ab', expireAtMs: far() },
       { key: bucket, slot: '4', value: 'aé€x', expireAtMs: far() },
     ];
-    expect(await store.commitProject(commit('t/h', null, 1, { parts }))).toEqual({ applied: true });
+    expect(await store.commitProject(commit('t/h', null, 1, { parts }))).toEqual({
+      outcome: 'applied',
+    });
     const heads = await store.readSlots([{ key: bucket, headBytes: 6 }, {
       key: bucket,
       headBytes: 4,

@@ -64,9 +64,12 @@ describe('observedStore', () => {
   test('a refused resume offset and a refused commit are told by reason', async () => {
     const record = recorder();
     const store = observedStore(new MemoryStore({ nowMs: Date.now }), record.observer);
-    expect((await store.commitProject(commit(null))).applied).toBe(true);
+    expect((await store.commitProject(commit(null))).outcome).toBe('applied');
     // The watermark is 5 now: a commit that expects none is refused with what is stored.
-    expect(await store.commitProject(commit(null))).toEqual({ applied: false, stored: 5 });
+    expect(await store.commitProject(commit(null))).toEqual({
+      outcome: 'watermark-moved',
+      stored: 5,
+    });
     await store.advanceOffset('offset', null, 3);
     expect(await store.advanceOffset('offset', null, 4)).toBe(false);
     expect(record.refused).toEqual(['watermark', 'resume']);
@@ -74,9 +77,9 @@ describe('observedStore', () => {
 
   test.each(
     [
-      [{ applied: false, resumeStored: 3 }, 'resume'],
-      [{ applied: false, partFound: 'h' }, 'part_found'],
-      [{ applied: false, stored: null }, 'watermark'],
+      [{ outcome: 'resume-moved', resumeStored: 3 }, 'resume'],
+      [{ outcome: 'part-found', partFound: 'h' }, 'part_found'],
+      [{ outcome: 'watermark-moved', stored: null }, 'watermark'],
     ] satisfies [CommitResult, RefusalReason][],
   )('a commit answered %o is refused for %s', async (result, reason) => {
     const record = recorder();
@@ -127,7 +130,7 @@ describe('observedStore, a store that refuses writes while it answers', () => {
     await expect(store.readOffset('k')).rejects.toThrow('READONLY');
     await expect(store.advanceOffset('other', null, 1)).resolves.toBe(true);
     refusing = false;
-    expect((await store.commitProject(commit(null))).applied).toBe(true);
+    expect((await store.commitProject(commit(null))).outcome).toBe('applied');
     await store.updateSortedSet({
       key: 's',
       members: [],

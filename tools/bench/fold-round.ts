@@ -41,7 +41,7 @@ export function emptyStore(onArguments: (count: number) => void): RollupStore {
   return {
     commitProject(commit: ProjectCommit) {
       onArguments(commitProjectCall(commit, true).args.length);
-      return Promise.resolve({ applied: true });
+      return Promise.resolve({ outcome: 'applied' });
     },
     readWatermarks: (keys) => Promise.resolve(keys.map(() => null)),
     readReaches: (keys) => Promise.resolve(keys.map(() => null)),
