@@ -46,7 +46,7 @@ import type { RollupStore, StoredReach } from '../store/port.ts';
 import { CommitLedger, type Loss, lossReason } from './commit-ledger.ts';
 import type { Fold, RollupDelta } from './fold.ts';
 import { EXPIRY_SLACK_US } from './keys.ts';
-import { OffsetConflictError } from './offset-conflict.ts';
+import { earlierRewind, OffsetConflictError, type RewindPoint } from './offset-conflict.ts';
 import { PartMerger } from './part-merge.ts';
 import { DEFAULT_CACHE_LIMIT, knownProject, ProjectCache } from './project-cache.ts';
 import { ProjectCommits } from './project-commit.ts';
@@ -224,9 +224,15 @@ export class PartitionWriter {
 
   /** On `losses` (the stored resume offset lowered), rewinds to the earliest and throws. */
   #lost(losses: readonly Loss[]): void {
-    for (const { stored } of losses) this.rewindTo(stored);
+    let rewind: RewindPoint | undefined;
+    for (const { stored } of losses) {
+      this.rewindTo(stored);
+      rewind = earlierRewind(rewind, stored);
+    }
     const first = losses[0];
-    if (first !== undefined) throw new OffsetConflictError(this.#stream, lossReason(first));
+    if (first !== undefined) {
+      throw new OffsetConflictError(this.#stream, lossReason(first), rewind);
+    }
   }
 
   /** Makes the next {@link open} resume no later than `offset` (null: the earliest offset). */

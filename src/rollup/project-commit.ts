@@ -27,7 +27,7 @@ import {
   recentLogsKey,
   sourceLogsKey,
 } from './keys.ts';
-import { OffsetConflictError } from './offset-conflict.ts';
+import { earlierRewind, OffsetConflictError, type RewindPoint } from './offset-conflict.ts';
 import { NO_WRITES, type ProjectWrites } from './part-merge.ts';
 import type { ProjectCache } from './project-cache.ts';
 import { RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
@@ -109,10 +109,14 @@ export class ProjectCommits {
         }
       }),
     );
-    for (const { rewindTo } of refused) if (rewindTo !== undefined) this.#resume.rewindTo(rewindTo);
+    let rewind: RewindPoint | undefined;
+    for (const { rewindTo } of refused) {
+      if (rewindTo !== undefined) this.#resume.rewindTo(rewindTo);
+      rewind = earlierRewind(rewind, rewindTo);
+    }
     if (resumeMovedTo.length > 0) this.#resume.moved(resumeMovedTo[0] ?? null);
     const first = refused[0];
-    if (first !== undefined) throw new OffsetConflictError(this.#stream, first.reason);
+    if (first !== undefined) throw new OffsetConflictError(this.#stream, first.reason, rewind);
   }
 
   /** Registers every (project, host) of the delta, a maximum: idempotent, so outside the commits. */

@@ -168,6 +168,7 @@ export class ResumeOffset {
     throw new OffsetConflictError(
       this.#stream,
       `the resume offset is ${stored ?? 'gone'}, not ${this.#known ?? 'unset'}`,
+      stored,
     );
   }
 

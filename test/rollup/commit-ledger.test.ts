@@ -99,9 +99,17 @@ describe('a loss, once found, survives the writer', () => {
     // A flush fails (the master is away): the caches go, the resume offset stays at 3.
     await rollBackWatermark(store, 's/0', 3, 1);
     await expect(writer.open()).rejects.toThrow(/holds offset 1 from it, not 3/);
+    // The error names its stream and where the stream is read again from.
+    await rollBackWatermark(store, 's/0', 1, 0);
+    await expect(writer.open()).rejects.toMatchObject({
+      name: 'OffsetConflictError',
+      stream: 's/0',
+      rewindTo: 0,
+      message: expect.stringContaining('it is read again from offset 0'),
+    });
     // A rebalance drops this writer before its next open: the new owner starts where P needs.
-    expect(await store.readOffset(resumeKey('s/0'))).toBe(1);
-    expect(await partitionWriter(store, 's/0').open()).toBe(1);
+    expect(await store.readOffset(resumeKey('s/0'))).toBe(0);
+    expect(await partitionWriter(store, 's/0').open()).toBe(0);
   });
 
   test('found by the check of an idle partition', async () => {
