@@ -21,13 +21,14 @@ import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { isStoreAway, StoreTimeoutError } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
-import { type BatchFailure, registerConsumerMetrics } from './metrics.ts';
+import { type BatchFailure, type ConsumerMetrics, registerConsumerMetrics } from './metrics.ts';
 import { RestartRate } from './restart-rate.ts';
 import { StallWatch } from './stall-watch.ts';
 import { consumerStore } from './store-deadline.ts';
 import { memoryBounds } from './memory-bounds.ts';
 import { heapOfThisProcess } from './heap-guard.ts';
-import { type AheadReport, ConsumerRunner, type UndecodableReport } from './runner.ts';
+import { ConsumerRunner } from './runner.ts';
+import { PartitionConditions } from './partition-conditions.ts';
 
 /** Why a batch failed, for the log and the metrics. */
 function batchFailure(error: unknown): BatchFailure {
@@ -74,9 +75,6 @@ function logBatchError(
   }
   return reason;
 }
-
-/** How often a partition paused at a batch it cannot decode is logged, at most. */
-const UNDECODABLE_LOG_MS = 60_000;
 
 /** How often the partitions' stored offsets and lag are sampled for {@link StallWatch}. */
 const STALL_SAMPLE_MS = 15_000;
@@ -126,251 +124,101 @@ export function startConsumers(
   nowUs: () => number,
   hooks: ConsumerHooks = {},
 ): ConsumersHandle {
-  const nowMs = () => Math.floor(nowUs() / 1000);
-  const store = consumerStore(unbounded, config, logger, nowMs);
   const brokers = config.kafkaBrokers;
   if (brokers === null) {
     throw new Error('the consumers need KAFKA_BROKERS (comma-separated host:port pairs)');
   }
-  const kafka = kafkaClient(config, logger, brokers);
-  const topics = topicNames(config.kafkaTopicPrefix);
-  const stopping = new AbortController();
-  const outage = new OutageLog({
-    logger,
-    what: `Kafka (${brokers.join(',')}) or its topics`,
-    nowMs,
-  });
-  const retry: RetryOptions = {
-    signal: stopping.signal,
-    onFailure: (error) => outage.failed(kafkaFailure(error, config.kafkaSecurity)),
+  const role = new ConsumerRole({ config, unbounded, logger, nowUs, hooks, brokers });
+  const running = role.start();
+  // Stopping before the start ended is not a failure of the start.
+  running.catch(() => undefined);
+  return {
+    notReady: () => role.notReady(),
+    unhealthy: () => role.unhealthy(),
+    lost: () => role.lost(),
+    running,
+    stop: () => role.stop(),
   };
-  let waiting: string | null = 'waiting for the store';
-  let runner: ConsumerRunner | null = null;
-  /** Partitions paused because their stored offset is beyond their end. */
-  const halted = new Map<string, AheadReport>();
-  /** Partitions paused at a batch they cannot decode, with when each was last logged. */
-  const undecodable = new Map<string, { report: UndecodableReport; loggedMs: number }>();
-  /** Offsets lost to retention since this process started, by partition. */
-  const overrun = new Map<string, number>();
-  /** Offsets the store lost, since this process started, that retention deleted, by partition. */
-  const unstored = new Map<string, number>();
-  const restarts = new RestartRate(nowMs);
-  const stalls = new StallWatch(nowMs);
-  const sampling = setInterval(() => {
-    runner?.lag().then(
-      (lags) =>
-        stalls.observe(lags.map(({ topic, partition, stored, events }) => ({
-          stream: `${topic}/${partition}`,
-          stored,
-          events,
-        }))),
-      // Kafka or the store away: said where it is met; the samples wait for the next round.
-      () => undefined,
-    );
-  }, STALL_SAMPLE_MS);
-  const memory = memoryBounds({
-    partsCacheLimit: config.partsCacheLimit,
-    logger,
-    nowMs,
-    registry: hooks.metrics,
-  });
-  const metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
-    lag: async () => (await runner?.lag()) ?? [],
-    paused: () => halted.size + undecodable.size,
-    undecodable: () => [...undecodable.values()].map(({ report }) => report),
-  });
+}
 
-  const newRunner = () =>
-    new ConsumerRunner({
-      kafka,
-      store,
-      groupId: config.kafkaGroupId,
-      topics,
-      nowUs,
-      maxFutureSkewUs: config.maxFutureSkewUs,
-      recentLogsCapacity: config.recentLogsCapacity,
-      flushEvents: config.flushEvents,
-      flushBytes: config.flushBytes,
-      partsBudget: memory.partsBudget,
-      heapGuard: memory.heapGuard,
-      flushIntervalMs: config.flushIntervalMs,
-      concurrency: config.consumerConcurrency,
-      sessionTimeoutMs: config.consumerSessionTimeoutMs,
-      onFlush: (report) => {
-        logger.debug(report, 'flushed');
-        if (report.skipped > 0) metrics?.countSkipped(report.skipped);
-        metrics?.observeFlush(report, nowMs());
-        if (waiting === null) outage.recovered();
-      },
-      onError: (error, stream) => {
-        const reason = logBatchError(logger, error, stream, (e) => outage.failed(e));
-        metrics?.countBatchFailure(reason);
-      },
-      onUnreadable: (state) => {
-        logger.error(state, MOVED_ASIDE_MESSAGE);
-        hooks.onUnreadable?.(state);
-      },
-      onCrash: (error, restarting) => {
-        restarts.record();
-        if (restarting) {
-          // Transient (a coordinator still loading, a broker restarting): one line, no stack.
-          waiting ??= REJOINING;
-          outage.failed(error);
-          return;
-        }
-        logger.error({ err: error }, 'the consumer group stopped for an error it does not retry');
-        // Before the first join, the start's own retry replaces the runner.
-        if (waiting === null) {
-          waiting = REJOINING;
-          void replaceRunner();
-        }
-      },
-      onAhead: (report) => {
-        halted.set(report.stream, report);
-        logger.error(
-          report,
-          `the stored offset of ${report.stream} (${report.storedOffset}) is beyond the ` +
-            `partition's end (${report.partitionEnd}): the topic was recreated, or its data moved ` +
-            'to another cluster. The partition is paused and nothing of it is skipped; see "A ' +
-            `stored offset beyond the partition's end" in docs/ROLLUPS.md for what to do`,
-        );
-      },
-      onOverrun: (report) => {
-        metrics?.countRetentionLost(report.topic, report.partition, report.lost);
-        overrun.set(report.stream, (overrun.get(report.stream) ?? 0) + report.lost);
-        logger.error(
-          report,
-          `${report.stream} lost ${report.lost} offset(s) (${report.logStart - report.lost} to ` +
-            `${report.logStart - 1}): the topic's retention deleted them before they were ` +
-            'folded, and their events are missing from the rollups. Folding goes on from ' +
-            `${report.logStart}; see "A consumer group behind the topic's retention" in ` +
-            'docs/ROLLUPS.md for what to do',
-        );
-      },
-      onLogStart: (report) => {
-        const { stream, logStart } = report;
-        if (report.knownStored === null) {
-          logger.warn(
-            report,
-            `${stream} has no stored resume offset: folding starts at its log start, ${logStart} ` +
-              `(offsets 0 to ${logStart - 1} are no longer in the topic). Normal for a new ` +
-              'deployment or consumer group on a topic whose older messages expired; if this ' +
-              'store held the partition before (it lost its keys), the events of those offsets ' +
-              `are missing from the rollups: see "A consumer group behind the topic's ` +
-              'retention" in docs/ROLLUPS.md',
-          );
-          return;
-        }
-        metrics?.countRetentionLost(report.topic, report.partition, report.lost);
-        unstored.set(stream, (unstored.get(stream) ?? 0) + report.lost);
-        logger.error(
-          report,
-          `${stream} lost ${report.lost} offset(s) (${report.lostFrom} to ${logStart - 1}): ` +
-            `the store lost the partition's resume offset (it was ${report.knownStored}) and ` +
-            "what it had folded, and the topic's retention deleted those offsets, so their " +
-            `events are missing from the rollups. Folding goes on from ${logStart}; see "A ` +
-            `consumer group behind the topic's retention" in docs/ROLLUPS.md for what to do`,
-        );
-      },
-      onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
-      onUndecodable: (report) => {
-        metrics?.countUndecodable(report.topic, report.partition);
-        const seen = undecodable.get(report.stream);
-        // Once a minute per partition, not at every fetch that fails again.
-        const log = seen === undefined || nowMs() - seen.loggedMs >= UNDECODABLE_LOG_MS;
-        undecodable.set(report.stream, { report, loggedMs: log ? nowMs() : seen.loggedMs });
-        if (!log) return;
-        logger.error(
-          report,
-          `${report.stream} is paused at offsets ${report.offset} to ${report.through - 1}: ` +
-            `${report.reason}. The other partitions go on; this one is read again when the ` +
-            'batch can be decoded (after a restart with the codec, say), and nothing of it is ' +
-            'skipped unless an operator skips it (npm run consumers:skip); see "A batch the ' +
-            'consumers cannot decode" in docs/ROLLUPS.md',
-        );
-      },
-      onUndecodableCleared: (stream, why) => {
-        undecodable.delete(stream);
-        logger.info(
-          { stream },
-          why === 'read'
-            ? `${stream} read past the batch it could not decode`
-            : `${stream} moved to another member of the group, which reports it if still paused`,
-        );
-      },
-      onAheadCleared: (stream, why) => {
-        halted.delete(stream);
-        logger.info(
-          { stream },
-          why === 'within'
-            ? `the stored offset of ${stream} is within the partition again`
-            : `${stream} moved to another member of the group, which reports it if still paused`,
-        );
-      },
-      onJoin: () => {
-        metrics?.countJoin();
-        if (waiting !== REJOINING) return;
-        waiting = null;
-        outage.recovered();
-      },
+/** What a {@link ConsumerRole} is made of. */
+interface RoleParts {
+  readonly config: Config;
+  readonly unbounded: RollupStore;
+  readonly logger: Logger;
+  readonly nowUs: () => number;
+  readonly hooks: ConsumerHooks;
+  readonly brokers: readonly string[];
+}
+
+/**
+ * The consumer role of a process: the runner of the moment (a group that stops for good is
+ * replaced by a new one), what it is waiting for, its partitions' conditions, its restarts and
+ * stalls, and the memory bounds it folds within.
+ */
+class ConsumerRole {
+  readonly #parts: RoleParts;
+  readonly #nowMs: () => number;
+  readonly #store: RollupStore;
+  readonly #kafka: ReturnType<typeof kafkaClient>;
+  readonly #topics: ReturnType<typeof topicNames>;
+  readonly #stopping = new AbortController();
+  readonly #outage: OutageLog;
+  readonly #retry: RetryOptions;
+  readonly #conditions: PartitionConditions;
+  readonly #restarts: RestartRate;
+  readonly #stalls: StallWatch;
+  readonly #memory: ReturnType<typeof memoryBounds>;
+  readonly #metrics: ConsumerMetrics | null;
+  readonly #sampling: ReturnType<typeof setInterval>;
+  #waiting: string | null = 'waiting for the store';
+  #runner: ConsumerRunner | null = null;
+
+  constructor(parts: RoleParts) {
+    const { config, logger, hooks, brokers } = parts;
+    this.#parts = parts;
+    this.#nowMs = () => Math.floor(parts.nowUs() / 1000);
+    this.#store = consumerStore(parts.unbounded, config, logger, this.#nowMs);
+    this.#kafka = kafkaClient(config, logger, brokers);
+    this.#topics = topicNames(config.kafkaTopicPrefix);
+    this.#outage = new OutageLog({
+      logger,
+      what: `Kafka (${brokers.join(',')}) or its topics`,
+      nowMs: this.#nowMs,
     });
+    this.#retry = {
+      signal: this.#stopping.signal,
+      onFailure: (error) => this.#outage.failed(kafkaFailure(error, config.kafkaSecurity)),
+    };
+    this.#conditions = new PartitionConditions(logger, this.#nowMs, () => this.#metrics);
+    this.#restarts = new RestartRate(this.#nowMs);
+    this.#stalls = new StallWatch(this.#nowMs);
+    this.#memory = memoryBounds({
+      partsCacheLimit: config.partsCacheLimit,
+      logger,
+      nowMs: this.#nowMs,
+      registry: hooks.metrics,
+    });
+    this.#metrics = hooks.metrics === undefined ? null : registerConsumerMetrics(hooks.metrics, {
+      lag: async () => (await this.#runner?.lag()) ?? [],
+      paused: () => this.#conditions.paused,
+      undecodable: () => this.#conditions.undecodable(),
+    });
+    this.#sampling = setInterval(() => this.#sampleStalls(), STALL_SAMPLE_MS);
+  }
 
-  /** Makes and starts runners until one has joined the group. */
-  const join = () =>
-    retryUntilDone(async () => {
-      if (stopping.signal.aborted) throw stopping.signal.reason;
-      halted.clear();
-      undecodable.clear();
-      const candidate = newRunner();
-      runner = candidate;
-      try {
-        await candidate.start();
-      } catch (error) {
-        await candidate.stop().catch(() => undefined);
-        throw error;
-      }
-    }, retry);
-
-  /** Replaces a runner whose group stopped for good: consuming never ends by itself. */
-  const replaceRunner = async () => {
-    await runner?.stop().catch(() => undefined);
-    try {
-      await join();
-      waiting = null;
-      outage.recovered();
-      logger.info({ group: config.kafkaGroupId }, 'consumers running again');
-    } catch {
-      // Stopping.
-    }
-  };
-
-  const running = (async () => {
+  /** Waits for the store, ensures the topics, then joins the group; retried until it does. */
+  async start(): Promise<void> {
+    const { config, logger, hooks, brokers } = this.#parts;
     await (hooks.storeReady ?? Promise.resolve());
-    if (stopping.signal.aborted) throw stopping.signal.reason;
-    waiting = 'waiting for Kafka and its topics';
-    const reports = await retryUntilDone(async () => {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        return await ensureTopics(admin, {
-          partitions: config.topicPartitions,
-          topics: Object.values(topics),
-        });
-      } finally {
-        await admin.disconnect();
-      }
-    }, retry);
-    if (stopping.signal.aborted) throw stopping.signal.reason;
-    for (const report of reports) {
-      if (report.partitions !== report.expectedPartitions) {
-        logger.warn(report, 'topic exists with a different partition count than configured');
-      }
-    }
-    waiting = 'joining the consumer group';
-    memory.heapGuard.start();
-    await join();
-    outage.recovered();
-    waiting = null;
+    if (this.#stopping.signal.aborted) throw this.#stopping.signal.reason;
+    this.#waiting = 'waiting for Kafka and its topics';
+    await this.#ensureTopics();
+    this.#waiting = 'joining the consumer group';
+    this.#memory.heapGuard.start();
+    await this.#join();
+    this.#outage.recovered();
+    this.#waiting = null;
     logger.info({
       brokers,
       group: config.kafkaGroupId,
@@ -378,50 +226,173 @@ export function startConsumers(
       heapLimitMiB: Math.round(heapOfThisProcess().limit / 1048576),
       partsCacheLimit: config.partsCacheLimit,
     }, 'consumers running');
-  })();
-  // Stopping before the start ended is not a failure of the start.
-  running.catch(() => undefined);
+  }
 
-  return {
-    notReady: () => {
-      if (waiting !== null) return waiting;
-      const [first] = halted.values();
-      if (first === undefined) return null;
-      return `${halted.size} partition(s) paused: the stored offset of ${first.stream} ` +
-        `(${first.storedOffset}) is beyond its end (${first.partitionEnd})`;
-    },
-    unhealthy: () => {
-      const reasons = [...undecodable.values()].map(({ report }) =>
-        `${report.stream} paused at offsets ${report.offset} to ${report.through - 1}: ` +
-        report.reason
+  /** See {@link ConsumersHandle.notReady}. */
+  notReady(): string | null {
+    return this.#waiting ?? this.#conditions.notReady();
+  }
+
+  /** See {@link ConsumersHandle.unhealthy}. */
+  unhealthy(): string | null {
+    const reasons = this.#conditions.unhealthy(this.#stalls.stalled());
+    const looping = this.#restarts.excessive();
+    if (looping !== null) reasons.unshift(looping);
+    return reasons.length === 0 ? null : reasons.join('; ');
+  }
+
+  /** See {@link ConsumersHandle.lost}. */
+  lost(): string | null {
+    return this.#conditions.lost();
+  }
+
+  /** See {@link ConsumersHandle.stop}. */
+  async stop(): Promise<void> {
+    // A start step under way is not waited for (kafkajs may retry one for a minute): the
+    // steps after it see the abort, and a runner already made is stopped here.
+    this.#stopping.abort(new Error('the consumers are stopping'));
+    clearInterval(this.#sampling);
+    this.#memory.heapGuard.stop();
+    await this.#runner?.stop();
+  }
+
+  /** Creates the missing topics, retried until Kafka answers; says which differ in partitions. */
+  async #ensureTopics(): Promise<void> {
+    const { config, logger } = this.#parts;
+    const reports = await retryUntilDone(async () => {
+      const admin = this.#kafka.admin();
+      await admin.connect();
+      try {
+        return await ensureTopics(admin, {
+          partitions: config.topicPartitions,
+          topics: Object.values(this.#topics),
+        });
+      } finally {
+        await admin.disconnect();
+      }
+    }, this.#retry);
+    if (this.#stopping.signal.aborted) throw this.#stopping.signal.reason;
+    for (const report of reports) {
+      if (report.partitions !== report.expectedPartitions) {
+        logger.warn(report, 'topic exists with a different partition count than configured');
+      }
+    }
+  }
+
+  /** Makes and starts runners until one has joined the group. */
+  #join(): Promise<void> {
+    return retryUntilDone(async () => {
+      if (this.#stopping.signal.aborted) throw this.#stopping.signal.reason;
+      this.#conditions.clearPauses();
+      const candidate = new ConsumerRunner(this.#runnerOptions());
+      this.#runner = candidate;
+      try {
+        await candidate.start();
+      } catch (error) {
+        await candidate.stop().catch(() => undefined);
+        throw error;
+      }
+    }, this.#retry);
+  }
+
+  /** Replaces a runner whose group stopped for good: consuming never ends by itself. */
+  async #replaceRunner(): Promise<void> {
+    await this.#runner?.stop().catch(() => undefined);
+    try {
+      await this.#join();
+      this.#waiting = null;
+      this.#outage.recovered();
+      this.#parts.logger.info(
+        { group: this.#parts.config.kafkaGroupId },
+        'consumers running again',
       );
-      // A partition paused for a reason already given is not said twice.
-      const paused = (reason: string) =>
-        [...undecodable.keys(), ...halted.keys()].some((stream) => reason.startsWith(`${stream} `));
-      reasons.push(...stalls.stalled().filter((reason) => !paused(reason)));
-      const looping = restarts.excessive();
-      if (looping !== null) reasons.unshift(looping);
-      return reasons.length === 0 ? null : reasons.join('; ');
-    },
-    lost: () => {
-      const said = [
-        ...[...overrun].map(([stream, offsets]) =>
-          `${stream} lost ${offsets} offset(s) to retention before they were folded`
-        ),
-        ...[...unstored].map(([stream, offsets]) =>
-          `${stream} lost ${offsets} offset(s) the store had folded and lost, which retention deleted`
-        ),
-      ];
-      return said.length === 0 ? null : said.join('; ');
-    },
-    running,
-    async stop() {
-      // A start step under way is not waited for (kafkajs may retry one for a minute): the
-      // steps after it see the abort, and a runner already made is stopped here.
-      stopping.abort(new Error('the consumers are stopping'));
-      clearInterval(sampling);
-      memory.heapGuard.stop();
-      await runner?.stop();
-    },
-  };
+    } catch {
+      // Stopping.
+    }
+  }
+
+  /** The samples of the partitions' stored offsets and lag the stall watch judges. */
+  #sampleStalls(): void {
+    this.#runner?.lag().then(
+      (lags) =>
+        this.#stalls.observe(lags.map(({ topic, partition, stored, events }) => ({
+          stream: `${topic}/${partition}`,
+          stored,
+          events,
+        }))),
+      // Kafka or the store away: said where it is met; the samples wait for the next round.
+      () => undefined,
+    );
+  }
+
+  /** A runner's options: the configuration's, and each report wired to the log and metrics. */
+  #runnerOptions(): ConstructorParameters<typeof ConsumerRunner>[0] {
+    const { config, logger, hooks, nowUs } = this.#parts;
+    const metrics = this.#metrics;
+    const conditions = this.#conditions;
+    return {
+      kafka: this.#kafka,
+      store: this.#store,
+      groupId: config.kafkaGroupId,
+      topics: this.#topics,
+      nowUs,
+      maxFutureSkewUs: config.maxFutureSkewUs,
+      recentLogsCapacity: config.recentLogsCapacity,
+      flushEvents: config.flushEvents,
+      flushBytes: config.flushBytes,
+      partsBudget: this.#memory.partsBudget,
+      heapGuard: this.#memory.heapGuard,
+      flushIntervalMs: config.flushIntervalMs,
+      concurrency: config.consumerConcurrency,
+      sessionTimeoutMs: config.consumerSessionTimeoutMs,
+      onFlush: (report) => {
+        logger.debug(report, 'flushed');
+        if (report.skipped > 0) metrics?.countSkipped(report.skipped);
+        metrics?.observeFlush(report, this.#nowMs());
+        if (this.#waiting === null) this.#outage.recovered();
+      },
+      onError: (error, stream) => {
+        const reason = logBatchError(logger, error, stream, (e) => this.#outage.failed(e));
+        metrics?.countBatchFailure(reason);
+      },
+      onUnreadable: (state) => {
+        logger.error(state, MOVED_ASIDE_MESSAGE);
+        hooks.onUnreadable?.(state);
+      },
+      onCrash: (error, restarting) => this.#crashed(error, restarting),
+      onAhead: (report) => conditions.ahead(report),
+      onOverrun: (report) => conditions.overrun(report),
+      onLogStart: (report) => conditions.logStart(report),
+      onDeadLetter: (kind) => metrics?.countDeadLetter(kind),
+      onUndecodable: (report) => conditions.undecodableBatch(report),
+      onUndecodableCleared: (stream, why) => conditions.undecodableCleared(stream, why),
+      onAheadCleared: (stream, why) => conditions.aheadCleared(stream, why),
+      onJoin: () => {
+        metrics?.countJoin();
+        if (this.#waiting !== REJOINING) return;
+        this.#waiting = null;
+        this.#outage.recovered();
+      },
+    };
+  }
+
+  /** The group stopped: it rejoins by itself (`restarting`), or a new runner replaces it. */
+  #crashed(error: unknown, restarting: boolean): void {
+    this.#restarts.record();
+    if (restarting) {
+      // Transient (a coordinator still loading, a broker restarting): one line, no stack.
+      this.#waiting ??= REJOINING;
+      this.#outage.failed(error);
+      return;
+    }
+    this.#parts.logger.error(
+      { err: error },
+      'the consumer group stopped for an error it does not retry',
+    );
+    // Before the first join, the start's own retry replaces the runner.
+    if (this.#waiting === null) {
+      this.#waiting = REJOINING;
+      void this.#replaceRunner();
+    }
+  }
 }
