@@ -117,6 +117,66 @@ export function registerConsumerMetrics(
   registry: Registry,
   sources: ConsumerMetricSources,
 ): ConsumerMetrics {
+  registerPartitionGauges(registry, sources);
+  const observeFlush = registerFlushSeries(registry);
+  const deadLetters = new Counter({
+    name: 'consumer_dead_letters_total',
+    help: 'Dead letters published, by the kind of rule the message broke.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  for (const kind of REJECTION_KINDS) deadLetters.inc({ kind }, 0);
+  const skipped = new Counter({
+    name: 'consumer_skipped_messages_total',
+    help: 'Messages a replay found already folded: their project held them (a crash had landed ' +
+      "between a flush's project commits and its stream's resume offset).",
+    registers: [registry],
+  });
+  const undecodableFetches = new Counter({
+    name: 'consumer_undecodable_fetches_total',
+    help: 'Fetches of a partition that met a batch it cannot decode (it is then paused, and ' +
+      'fetched again every few seconds).',
+    labelNames: ['topic', 'partition'] as const,
+    registers: [registry],
+  });
+  const retentionLost = new Counter({
+    name: 'consumer_retention_lost_offsets_total',
+    help: "Offsets of a partition deleted by the topic's retention before they were folded: " +
+      'their events are missing from the rollups (docs/ROLLUPS.md).',
+    labelNames: ['topic', 'partition'] as const,
+    registers: [registry],
+  });
+  const batchFailures = new Counter({
+    name: 'consumer_batch_failures_total',
+    help: 'Batches that failed and are fetched again, by reason: store_away, store_timeout (no ' +
+      'answer within the store deadline), kafka_away, store_refused (the store refuses writes: ' +
+      'full, read-only, ...), store_changed (a commit refused; consuming resumes where the ' +
+      'store says), other.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of BATCH_FAILURES) batchFailures.inc({ reason }, 0);
+  const joins = new Counter({
+    name: 'consumer_group_joins_total',
+    help: 'Times this process joined the consumer group: once at start, then once per ' +
+      'rebalance (a member came or went, or the group was rejoined after an error).',
+    registers: [registry],
+  });
+  return {
+    observeFlush,
+    countBatchFailure: (reason) => batchFailures.inc({ reason }),
+    countJoin: () => joins.inc(),
+    countDeadLetter: (kind) => deadLetters.inc({ kind }),
+    countSkipped: (messages) => skipped.inc(messages),
+    countUndecodable: (topic, partition) =>
+      undecodableFetches.inc({ topic, partition: String(partition) }),
+    countRetentionLost: (topic, partition, offsets) =>
+      retentionLost.inc({ topic, partition: String(partition) }, offsets),
+  };
+}
+
+/** The gauges of the partitions this process holds: lag, paused, undecodable. */
+function registerPartitionGauges(registry: Registry, sources: ConsumerMetricSources): void {
   new Gauge({
     name: 'consumer_lag_events',
     help: "Events of a partition not folded yet: the topic's end minus the stored offset.",
@@ -153,33 +213,10 @@ export function registerConsumerMetrics(
       }
     },
   });
-  const deadLetters = new Counter({
-    name: 'consumer_dead_letters_total',
-    help: 'Dead letters published, by the kind of rule the message broke.',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  });
-  for (const kind of REJECTION_KINDS) deadLetters.inc({ kind }, 0);
-  const skipped = new Counter({
-    name: 'consumer_skipped_messages_total',
-    help: 'Messages a replay found already folded: their project held them (a crash had landed ' +
-      "between a flush's project commits and its stream's resume offset).",
-    registers: [registry],
-  });
-  const undecodableFetches = new Counter({
-    name: 'consumer_undecodable_fetches_total',
-    help: 'Fetches of a partition that met a batch it cannot decode (it is then paused, and ' +
-      'fetched again every few seconds).',
-    labelNames: ['topic', 'partition'] as const,
-    registers: [registry],
-  });
-  const retentionLost = new Counter({
-    name: 'consumer_retention_lost_offsets_total',
-    help: "Offsets of a partition deleted by the topic's retention before they were folded: " +
-      'their events are missing from the rollups (docs/ROLLUPS.md).',
-    labelNames: ['topic', 'partition'] as const,
-    registers: [registry],
-  });
+}
+
+/** The series of each topic's flushes, and what observes one flush into them. */
+function registerFlushSeries(registry: Registry): ConsumerMetrics['observeFlush'] {
   const freshness = new Histogram({
     name: 'consumer_freshness_seconds',
     help: "Per flush, from its newest event's Kafka timestamp to its commit: how far behind " +
@@ -215,15 +252,6 @@ export function registerConsumerMetrics(
     buckets: FLUSH_SIZE_BUCKETS,
     registers: [registry],
   });
-  const batchFailures = new Counter({
-    name: 'consumer_batch_failures_total',
-    help: 'Batches that failed and are fetched again, by reason: store_away, store_timeout (no ' +
-      'answer within the store deadline), kafka_away, ' +
-      'store_changed (a write refused; consuming resumes where the store says), other.',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
-  for (const reason of BATCH_FAILURES) batchFailures.inc({ reason }, 0);
   /** Each topic's series, bound at its first flush (a flush is not charged for finding them). */
   const byTopic = new Map<string, ReturnType<typeof topicSeries>>();
   const topicSeries = (topic: string) => ({
@@ -233,32 +261,16 @@ export function registerConsumerMetrics(
     size: flushSize.labels({ topic }),
     freshness: freshness.labels({ topic }),
   });
-  const joins = new Counter({
-    name: 'consumer_group_joins_total',
-    help: 'Times this process joined the consumer group: once at start, then once per ' +
-      'rebalance (a member came or went, or the group was rejoined after an error).',
-    registers: [registry],
-  });
-  return {
-    observeFlush(flush, committedMs) {
-      const topic = flush.stream.slice(0, flush.stream.lastIndexOf('/'));
-      let series = byTopic.get(topic);
-      if (series === undefined) byTopic.set(topic, series = topicSeries(topic));
-      series.folded.inc(flush.events);
-      series.deadLettered.inc(flush.rejected);
-      series.duration.observe(flush.durationMs / 1000);
-      series.size.observe(flush.events + flush.rejected);
-      if (flush.newestProducedMs !== null) {
-        series.freshness.observe(Math.max(0, committedMs - flush.newestProducedMs) / 1000);
-      }
-    },
-    countBatchFailure: (reason) => batchFailures.inc({ reason }),
-    countJoin: () => joins.inc(),
-    countDeadLetter: (kind) => deadLetters.inc({ kind }),
-    countSkipped: (messages) => skipped.inc(messages),
-    countUndecodable: (topic, partition) =>
-      undecodableFetches.inc({ topic, partition: String(partition) }),
-    countRetentionLost: (topic, partition, offsets) =>
-      retentionLost.inc({ topic, partition: String(partition) }, offsets),
+  return (flush, committedMs) => {
+    const topic = flush.stream.slice(0, flush.stream.lastIndexOf('/'));
+    let series = byTopic.get(topic);
+    if (series === undefined) byTopic.set(topic, series = topicSeries(topic));
+    series.folded.inc(flush.events);
+    series.deadLettered.inc(flush.rejected);
+    series.duration.observe(flush.durationMs / 1000);
+    series.size.observe(flush.events + flush.rejected);
+    if (flush.newestProducedMs !== null) {
+      series.freshness.observe(Math.max(0, committedMs - flush.newestProducedMs) / 1000);
+    }
   };
 }

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { Admin, Consumer, Producer } from 'kafkajs';
+import type { Admin, Consumer, EachBatchPayload, Producer } from 'kafkajs';
 import { STREAM_SOURCES, type StreamSource } from '../src/events/types.ts';
 import { undecodableReason } from '../src/kafka/codecs/undecodable.ts';
 import { publishDeadLetters } from './dead-letter.ts';
@@ -82,6 +82,25 @@ export class ConsumerRunner {
     // Settled elsewhere when nobody waits (a stop while connecting).
     joined.catch(() => undefined);
     await Promise.all([this.#consumer.connect(), this.#producer.connect(), this.#admin.connect()]);
+    this.#listen();
+    await this.#consumer.subscribe({
+      topics: STREAM_SOURCES.map((source) => this.#options.topics[source]),
+      fromBeginning: true,
+    });
+    await this.#consumer.run({
+      partitionsConsumedConcurrently: this.#options.concurrency,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.#eachBatch(payload),
+    });
+    this.#offsetCheck = setInterval(
+      () => void this.#checkStoredOffsetsAlone(),
+      this.#options.offsetCheckMs ?? 1_000,
+    );
+    await joined;
+  }
+
+  /** Follows the group: joins (each resumes every partition), empty fetches, crashes. */
+  #listen(): void {
     // After any rebalance, a partition may come back after another member wrote it: re-read the
     // stored offsets before folding again.
     this.#consumer.on(this.#consumer.events.GROUP_JOIN, ({ payload }) => {
@@ -108,71 +127,61 @@ export class ConsumerRunner {
       this.#firstJoin?.reject(payload.error);
       this.#firstJoin = null;
     });
-    await this.#consumer.subscribe({
-      topics: STREAM_SOURCES.map((source) => this.#options.topics[source]),
-      fromBeginning: true,
-    });
-    await this.#consumer.run({
-      partitionsConsumedConcurrently: this.#options.concurrency,
-      eachBatchAutoResolve: false,
-      eachBatch: async (
-        { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale },
-      ) => {
-        // Under heap pressure no batch is folded (and kafkajs fetches no more) until it eases.
-        await this.#options.heapGuard?.room(heartbeat);
-        const processor = this.#processor(batch.topic, batch.partition);
-        // What comes before a batch that could not be decoded is folded; that batch stops it.
-        const marked = batch.messages.findIndex((message) =>
-          undecodableReason(message.headers) !== null
-        );
-        const messages = marked < 0 ? batch.messages : batch.messages.slice(0, marked);
-        try {
-          const outcome = await processor.process(
-            messages,
-            () => isRunning() && !isStale(),
-            Number(batch.highWatermark),
-            // Past the aborted records and transaction markers that kafkajs filtered out.
-            marked < 0 ? Number(batch.lastOffset()) + 1 : undefined,
-          );
-          if (outcome.kind === 'ahead') {
-            this.#holdAhead(processor, outcome.stored, outcome.end);
-            return;
-          }
-          if (outcome.kind === 'seek') {
-            this.#seek(processor, outcome.offset);
-            return;
-          }
-          if (outcome.nextOffset !== null && outcome.nextOffset > 0) {
-            resolveOffset(String(outcome.nextOffset - 1));
-            await commitOffsetsIfNecessary();
-          }
-          const marker = batch.messages[marked];
-          if (marker !== undefined) {
-            // The batch's markers are consecutive: the last one is the batch's last offset.
-            let last = marked;
-            while (undecodableReason(batch.messages[last + 1]?.headers) !== null) last += 1;
-            this.#holdUndecodable(processor, {
-              offset: Number(marker.offset),
-              through: Number(batch.messages[last]?.offset ?? marker.offset) + 1,
-              reason: undecodableReason(marker.headers) ?? 'the batch could not be decoded',
-            });
-          } else if (this.#undecodable.delete(processor.stream)) {
-            this.#options.onUndecodableCleared?.(processor.stream, 'read');
-          }
-          await heartbeat();
-        } catch (error) {
-          // Nothing resolved: kafkajs fetches the batch again, and the processor re-reads the
-          // stored offset first, so whatever was flushed before the failure is skipped.
-          this.#options.onError?.(error, processor.stream);
-          await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
-        }
-      },
-    });
-    this.#offsetCheck = setInterval(
-      () => void this.#checkStoredOffsetsAlone(),
-      this.#options.offsetCheckMs ?? 1_000,
+  }
+
+  /** Folds one fetched batch of a partition, and resolves and commits what it folded. */
+  async #eachBatch(
+    { batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }:
+      EachBatchPayload,
+  ): Promise<void> {
+    // Under heap pressure no batch is folded (and kafkajs fetches no more) until it eases.
+    await this.#options.heapGuard?.room(heartbeat);
+    const processor = this.#processor(batch.topic, batch.partition);
+    // What comes before a batch that could not be decoded is folded; that batch stops it.
+    const marked = batch.messages.findIndex((message) =>
+      undecodableReason(message.headers) !== null
     );
-    await joined;
+    const messages = marked < 0 ? batch.messages : batch.messages.slice(0, marked);
+    try {
+      const outcome = await processor.process(
+        messages,
+        () => isRunning() && !isStale(),
+        Number(batch.highWatermark),
+        // Past the aborted records and transaction markers that kafkajs filtered out.
+        marked < 0 ? Number(batch.lastOffset()) + 1 : undefined,
+      );
+      if (outcome.kind === 'ahead') {
+        this.#holdAhead(processor, outcome.stored, outcome.end);
+        return;
+      }
+      if (outcome.kind === 'seek') {
+        this.#seek(processor, outcome.offset);
+        return;
+      }
+      if (outcome.nextOffset !== null && outcome.nextOffset > 0) {
+        resolveOffset(String(outcome.nextOffset - 1));
+        await commitOffsetsIfNecessary();
+      }
+      const marker = batch.messages[marked];
+      if (marker !== undefined) {
+        // The batch's markers are consecutive: the last one is the batch's last offset.
+        let last = marked;
+        while (undecodableReason(batch.messages[last + 1]?.headers) !== null) last += 1;
+        this.#holdUndecodable(processor, {
+          offset: Number(marker.offset),
+          through: Number(batch.messages[last]?.offset ?? marker.offset) + 1,
+          reason: undecodableReason(marker.headers) ?? 'the batch could not be decoded',
+        });
+      } else if (this.#undecodable.delete(processor.stream)) {
+        this.#options.onUndecodableCleared?.(processor.stream, 'read');
+      }
+      await heartbeat();
+    } catch (error) {
+      // Nothing resolved: kafkajs fetches the batch again, and the processor re-reads the
+      // stored offset first, so whatever was flushed before the failure is skipped.
+      this.#options.onError?.(error, processor.stream);
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
   }
 
   /**
