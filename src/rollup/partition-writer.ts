@@ -54,7 +54,6 @@ import { DEFAULT_RECENT_LOGS_CAPACITY } from './recent-logs.ts';
 import { ResumeOffset } from './resume-offset.ts';
 import { StreamAdmission } from './stream-admission.ts';
 import type { UnreadableReporter } from './unreadable.ts';
-import { DIRECT_WATERMARK_REREAD_US, watermarkKeyOf, watermarkLifeUs } from './watermarks.ts';
 import type { PartsBudget } from './parts-budget.ts';
 
 /** Options of {@link PartitionWriter}. */
@@ -143,7 +142,7 @@ export class PartitionWriter {
     this.#nowUs = nowUs;
     this.#maxFutureSkewUs = options.maxFutureSkewUs ?? DEFAULT_MAX_FUTURE_SKEW_US;
     const resume = new ResumeOffset(options);
-    const { replayed } = resume;
+    const { kind } = resume;
     const limit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
     const cache = new ProjectCache({
       stream,
@@ -154,15 +153,15 @@ export class PartitionWriter {
     const ledger = new CommitLedger({
       store,
       stream,
-      watermarkKey: (project) => watermarkKeyOf(project, stream, replayed),
+      watermarkKey: (project) => kind.watermarkKey(project, stream),
       limit,
-      watermarkLifeUs: watermarkLifeUs(replayed),
+      watermarkLifeUs: kind.watermarkLifeUs,
       earliestOffset: options.earliestOffset,
     });
     this.#resume = resume;
     this.#cache = cache;
     this.#ledger = ledger;
-    this.#admission = new StreamAdmission({ store, stream, cache, nowUs, replayed });
+    this.#admission = new StreamAdmission({ store, stream, cache, nowUs, kind });
     this.#merger = new PartMerger({
       store,
       stream,
@@ -212,7 +211,8 @@ export class PartitionWriter {
     this.#cache.forget();
     this.#opened = false;
     if (this.#resume.replayed) {
-      // Before the resume offset is trusted: a failover may have taken what a project held.
+      // Before the resume offset is trusted: a failover may have taken what a project held
+      // (a stream never replayed keeps no resume offset to lower).
       const nowUs = this.#nowUs();
       this.#lost(await this.#ledger.lost(nowUs));
       await this.#ledger.registerAgain(nowUs);
@@ -252,12 +252,10 @@ export class PartitionWriter {
   async loadWatermarks(projects: Iterable<string>): Promise<void> {
     const unknown: string[] = [];
     const nowUs = this.#nowUs();
+    const rereadUs = this.#resume.kind.watermarkRereadUs;
     for (const project of projects) {
       const known = this.#cache.get(project);
-      if (
-        known !== undefined && !this.#resume.replayed &&
-        nowUs - known.seenAtUs > DIRECT_WATERMARK_REREAD_US
-      ) {
+      if (known !== undefined && rereadUs !== null && nowUs - known.seenAtUs > rereadUs) {
         // Its stored watermark may expire before the next commit: read it again.
         this.#cache.drop(project);
         unknown.push(project);
@@ -265,9 +263,7 @@ export class PartitionWriter {
       else known.usedIn = this.#cache.flushes;
     }
     if (unknown.length === 0) return;
-    const keys = unknown.map((project) =>
-      watermarkKeyOf(project, this.#stream, this.#resume.replayed)
-    );
+    const keys = unknown.map((project) => this.#resume.kind.watermarkKey(project, this.#stream));
     // Read side by side: a reach holds only beside the watermark it was stored with.
     const [stored, reaches] = await Promise.all([
       this.#store.readWatermarks(keys, this.#stream),
@@ -334,7 +330,9 @@ export class PartitionWriter {
   #storedReach(offset: number | null, reach: StoredReach | null, nowUs: number): number {
     if (reach !== null && 'offset' in reach && reach.offset === offset) return reach.reachUs;
     if (reach !== null && 'forgotten' in reach) return Number.POSITIVE_INFINITY;
-    if (offset === null && reach === null && this.#resume.replayed) return Number.NEGATIVE_INFINITY;
+    if (offset === null && reach === null && this.#resume.kind.absentWatermarkMeansNothing) {
+      return Number.NEGATIVE_INFINITY;
+    }
     return nowUs + this.#maxFutureSkewUs + EXPIRY_SLACK_US;
   }
 

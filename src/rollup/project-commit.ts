@@ -32,7 +32,6 @@ import { NO_WRITES, type ProjectWrites } from './part-merge.ts';
 import type { ProjectCache } from './project-cache.ts';
 import { RECENT_LOGS_MAX_AGE_US } from './recent-logs.ts';
 import type { ResumeOffset } from './resume-offset.ts';
-import { watermarkKeyOf, watermarkLifeUs } from './watermarks.ts';
 
 /** Options of {@link ProjectCommits}. */
 export interface ProjectCommitsOptions {
@@ -143,7 +142,7 @@ export class ProjectCommits {
    * is never replayed commits them with each project instead ({@link #commitProject}).
    */
   async addRecentLogs(delta: RollupDelta, nowUs: number): Promise<void> {
-    if (!this.#resume.replayed) return;
+    if (this.#resume.kind.ringEntriesInCommit) return;
     const writes: Promise<void>[] = [];
     for (const [project, projectDelta] of delta.projects) {
       for (const write of this.#ringWrites(project, projectDelta, nowUs)) {
@@ -200,16 +199,18 @@ export class ProjectCommits {
       });
     }
     // No replay would write them again if this commit failed after they were written alone.
-    if (!this.#resume.replayed) sortedSets.push(...this.#ringWrites(project, delta, nowUs));
+    if (this.#resume.kind.ringEntriesInCommit) {
+      sortedSets.push(...this.#ringWrites(project, delta, nowUs));
+    }
     const reachUs = Math.max(known.reachUs, delta.newestUs);
     const result = await this.#store.commitProject({
       stream: this.#stream,
       ...this.#resume.fence(),
       watermark: {
-        key: watermarkKeyOf(project, this.#stream, this.#resume.replayed),
+        key: this.#resume.kind.watermarkKey(project, this.#stream),
         expected: known.offset,
         next: nextOffset,
-        expireAtMs: Math.floor((nowUs + watermarkLifeUs(this.#resume.replayed)) / 1000),
+        expireAtMs: Math.floor((nowUs + this.#resume.kind.watermarkLifeUs) / 1000),
         ...(Number.isFinite(reachUs) ? { reachUs } : {}),
       },
       parts,

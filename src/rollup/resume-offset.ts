@@ -20,6 +20,7 @@
 import type { ProjectCommit, RollupStore } from '../store/port.ts';
 import { LEGACY_OFFSETS_KEY, resumeKey } from './keys.ts';
 import { OffsetConflictError } from './offset-conflict.ts';
+import { DIRECT_INGEST, KAFKA_PARTITION, type StreamKind } from './stream-kind.ts';
 
 /** Options of {@link ResumeOffset}. */
 export interface ResumeOffsetOptions {
@@ -66,6 +67,11 @@ export class ResumeOffset {
   /** Whether the stream is replayed (a Kafka partition), so keeps a stored resume offset. */
   get replayed(): boolean {
     return this.#earliestOffset !== undefined;
+  }
+
+  /** The stream's kind: a Kafka partition (it has an earliest offset) or direct ingest. */
+  get kind(): StreamKind {
+    return this.replayed ? KAFKA_PARTITION : DIRECT_INGEST;
   }
 
   /**

@@ -23,7 +23,7 @@ import {
   namesBoundedKeys,
 } from './admission.ts';
 import type { KnownProject, ProjectCache } from './project-cache.ts';
-import { DIRECT_WATERMARK_LIFE_US } from './watermarks.ts';
+import type { StreamKind } from './stream-kind.ts';
 
 /** An admission that adds no key (nothing to commit for it). */
 const ADMITTED_NOTHING = { ok: true, key: '', added: [], expireAtMs: 0 } as const;
@@ -47,8 +47,8 @@ export interface StreamAdmissionOptions {
   readonly cache: ProjectCache;
   /** The clock, in Unix microseconds. */
   readonly nowUs: () => number;
-  /** Whether the stream is replayed (see `ResumeOffset.replayed`). */
-  readonly replayed: boolean;
+  /** The stream's kind, whose rules say how long its sets of admitted keys live. */
+  readonly kind: StreamKind;
 }
 
 /** Judges one stream's events by their projects' bounds. */
@@ -57,14 +57,14 @@ export class StreamAdmission {
   readonly #stream: string;
   readonly #cache: ProjectCache;
   readonly #nowUs: () => number;
-  readonly #replayed: boolean;
+  readonly #kind: StreamKind;
 
   constructor(options: StreamAdmissionOptions) {
     this.#store = options.store;
     this.#stream = options.stream;
     this.#cache = options.cache;
     this.#nowUs = options.nowUs;
-    this.#replayed = options.replayed;
+    this.#kind = options.kind;
   }
 
   /**
@@ -126,11 +126,7 @@ export class StreamAdmission {
       ok: true,
       key: admittedKeysKey(event.project, this.#stream, dayUs),
       added: decided.added,
-      // A stream that is never replayed has no replay to decide the same: its sets go with its
-      // watermarks, so that process starts do not pile up.
-      expireAtMs: this.#replayed
-        ? expireAtMs
-        : Math.min(expireAtMs, Math.floor((this.#nowUs() + DIRECT_WATERMARK_LIFE_US) / 1000)),
+      expireAtMs: this.#kind.admittedExpiryMs(expireAtMs, this.#nowUs()),
     };
   }
 }

@@ -11,7 +11,7 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { MAX_EVENT_AGE_US } from '../../src/events/limits.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
-import { DIRECT_WATERMARK_LIFE_US } from '../../src/rollup/watermarks.ts';
+import { DIRECT_WATERMARK_LIFE_US } from '../../src/rollup/stream-kind.ts';
 import { EXPIRY_SLACK_US, HOSTS_KEY } from '../../src/rollup/keys.ts';
 import type { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';

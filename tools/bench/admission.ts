@@ -21,6 +21,7 @@ import { StreamAdmission } from '../../src/rollup/stream-admission.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment, measure } from './measure.ts';
+import { DIRECT_INGEST } from '../../src/rollup/stream-kind.ts';
 
 const NOW_US = 1_795_256_130_000_000;
 const EVENTS = 200_000;
@@ -35,7 +36,7 @@ const nowUs = () => NOW_US;
 const cache = new ProjectCache({ stream, limit: Number.POSITIVE_INFINITY, nowUs });
 for (const event of events) cache.add(event.project, knownProject(null, -Infinity, NOW_US, 0));
 const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
-const admission = new StreamAdmission({ store, stream, cache, nowUs, replayed: false });
+const admission = new StreamAdmission({ store, stream, cache, nowUs, kind: DIRECT_INGEST });
 await admission.load(events);
 
 const admitAll = () => {
