@@ -17,6 +17,20 @@ import {
   RETRY_AFTER,
 } from './answers.ts';
 
+/** The answers of either ingest route that refuse a body whole, for what it holds or meets. */
+const WHOLE_BODY_REFUSALS: Readonly<Record<string, OpenApiObject>> = {
+  '413': error(
+    'The body is larger than INGEST_MAX_BYTES (decompressed, when sent compressed), or holds ' +
+      'more events (lines or array elements) than INGEST_MAX_ITEMS.',
+  ),
+  '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
+  '507': error(
+    '`insufficient_storage`: the embedded store is at its memory budget ' +
+      '(MEMORY_STORE_MAX_BYTES) with its rollups alone, after dropping the oldest ring-buffer ' +
+      'entries; none of the events of the body were stored.',
+  ),
+};
+
 /** The ingest paths, by path. */
 export function ingestPaths(): Record<string, OpenApiObject> {
   const paths: Record<string, OpenApiObject> = {};
@@ -63,16 +77,7 @@ export function ingestPaths(): Record<string, OpenApiObject> {
         ),
         ...COMMON_ERRORS,
         '404': error('Unknown source.'),
-        '413': error(
-          'The body is larger than INGEST_MAX_BYTES, or holds more events (lines or array ' +
-            'elements) than INGEST_MAX_ITEMS.',
-        ),
-        '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
-        '507': error(
-          '`insufficient_storage`: the embedded store is at its memory budget ' +
-            '(MEMORY_STORE_MAX_BYTES) with its rollups alone, after dropping the oldest logs.all ' +
-            'entries; none of the events of the body were stored.',
-        ),
+        ...WHOLE_BODY_REFUSALS,
       },
     },
   };
@@ -138,11 +143,7 @@ export function ingestPaths(): Record<string, OpenApiObject> {
             'or an unknown one (as Logflare answers them): the message lists the sources.',
           { 'WWW-Authenticate': { schema: { type: 'string' } } },
         ),
-        '413': error(
-          'The body is larger than INGEST_MAX_BYTES or holds more than INGEST_MAX_ITEMS.',
-        ),
-        '503': error('The store or Kafka did not take the events; retry.', RETRY_AFTER),
-        '507': error('`insufficient_storage`: the embedded store is at its memory budget.'),
+        ...WHOLE_BODY_REFUSALS,
       },
     },
   };

@@ -65,14 +65,15 @@ export function parse(
 ): ParseResult<RollupEvent> {
   const decoded = decodeJson(bytes, options);
   if (!decoded.ok) return decoded;
-  const { text, value } = decoded;
-  const raw = { text, bytes };
+  const raw = { text: decoded.text, bytes };
   if (source === 'edge') {
-    const walked = walkEdge(value);
-    return walked === null ? parseEdgeFully(value, raw, options) : edgeAt(walked, raw, options);
+    const walked = walkEdge(decoded.value);
+    if (walked !== null) return edgeAt(walked, raw, options);
+  } else {
+    const walked = walkFunctionEdge(decoded.value);
+    if (walked !== null) return functionEdgeAt(walked, options);
   }
-  const walked = walkFunctionEdge(value);
-  return walked === null ? parseFunctionEdgeFully(value, options) : functionEdgeAt(walked, options);
+  return parseDecodedFully(decoded.value, raw, source, options);
 }
 
 /**
@@ -86,10 +87,19 @@ export function parseFully(
 ): ParseResult<RollupEvent> {
   const decoded = decodeJson(bytes, options);
   if (!decoded.ok) return decoded;
-  const raw = { text: decoded.text, bytes };
+  return parseDecodedFully(decoded.value, { text: decoded.text, bytes }, source, options);
+}
+
+/** The full path of a decoded message of `source`. */
+function parseDecodedFully(
+  value: unknown,
+  raw: Raw,
+  source: Source,
+  options: ParseOptions,
+): ParseResult<RollupEvent> {
   return source === 'edge'
-    ? parseEdgeFully(decoded.value, raw, options)
-    : parseFunctionEdgeFully(decoded.value, options);
+    ? parseEdgeFully(value, raw, options)
+    : parseFunctionEdgeFully(value, options);
 }
 
 /** What an event was read from: its text, and the bytes when it arrived as bytes. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Json, JsonObject, Source } from '../events/types.ts';
+import { isJsonObject, type Json, type JsonObject, type Source } from '../events/types.ts';
 import { DAY_US } from '../time/civil.ts';
 import { formatTimestamp } from '../time/timestamp.ts';
 import type { Random } from './random.ts';
@@ -22,7 +22,7 @@ type Mutation = (event: JsonObject) => Json;
 const firstEntry = (event: JsonObject, field: string): JsonObject => {
   const list = event[field];
   const entry = Array.isArray(list) ? list[0] : undefined;
-  return isObject(entry) ? entry : {};
+  return isJsonObject(entry) ? entry : {};
 };
 
 const COMMON_MUTATIONS: readonly Mutation[] = [
@@ -100,7 +100,7 @@ export function invalidLine(
 ): string {
   if (kind === 'not-json') return random.pick(NOT_JSON)(validLine, random);
   const event: Json = JSON.parse(validLine);
-  if (!isObject(event)) throw new TypeError(`a valid ${source} line must be a JSON object`);
+  if (!isJsonObject(event)) throw new TypeError(`a valid ${source} line must be a JSON object`);
   switch (kind) {
     case 'schema': {
       const mutations = source === 'edge' ? EDGE_MUTATIONS : FUNCTION_EDGE_MUTATIONS;
@@ -117,10 +117,6 @@ export function invalidLine(
         timestamp: formatTimestamp(nowUs - 91 * DAY_US - random.int(30 * DAY_US)),
       });
   }
-}
-
-function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function without(event: JsonObject, field: string): JsonObject {

@@ -7,57 +7,20 @@
  * Studio's queries with the private one.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parse, type Tags } from 'yaml';
 import { composeValidator } from './compose-schema.ts';
 import { freePort } from '../support/poll.ts';
 import { recentFixture } from '../fixtures/supabase/vector-events.ts';
+import { readOverride, type Tagged } from '../fixtures/supabase/override.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const FILE = join(ROOT, 'deploy', 'supabase', 'docker-compose.analytics.yml');
 const PUBLIC_TOKEN = 'your-super-secret-and-long-logflare-key-public';
 const PRIVATE_TOKEN = 'your-super-secret-and-long-logflare-key-private';
 
-/** Compose's merge tags, kept as what they mark (`{ tag, value }`), so a test can see them. */
-const MERGE_TAGS: Tags = ['!override', '!reset'].flatMap((tag) =>
-  (['map', 'seq'] as const).map((collection) => ({
-    tag,
-    collection,
-    resolve: (value: unknown) => ({ tag, value }),
-  }))
-);
-
-interface Tagged {
-  readonly tag: string;
-  readonly value: { toJSON(): unknown };
-}
-
-/** The file as Compose reads it once merged: each tagged value replaced by its own value. */
-function untagged(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if ('tag' in value && 'value' in value) return untagged((value as Tagged).value.toJSON());
-  if (Array.isArray(value)) return value.map(untagged);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, untagged(item)]));
-}
-
-const tagged = parse(readFileSync(FILE, 'utf8'), { customTags: MERGE_TAGS }) as {
-  services: { analytics: Record<string, unknown> };
-};
-const compose = untagged(tagged) as {
-  secrets: Record<string, { environment: string }>;
-  services: {
-    analytics: {
-      environment: Record<string, string>;
-      secrets: string[];
-      depends_on: Record<string, unknown>;
-      healthcheck: { test: string[] };
-      command: string[];
-    };
-  };
-};
+const { tagged, compose } = readOverride();
 const analytics = compose.services.analytics;
 
 describe('the compose override', () => {

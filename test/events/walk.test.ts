@@ -14,7 +14,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { parse, parseFully } from '../../src/events/parse.ts';
-import type { Json, JsonObject, Source } from '../../src/events/types.ts';
+import { isJsonObject, type Json, type JsonObject, type Source } from '../../src/events/types.ts';
 import { walkEdge, walkFunctionEdge } from '../../src/events/walk.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { INVALID_KINDS, invalidLine } from '../../src/synthetic/invalid.ts';
@@ -94,20 +94,16 @@ function mutated(event: JsonObject, random: Random): Json {
   const metadata = Array.isArray(copy['metadata']) ? copy['metadata'] : [];
   const entry = metadata[random.int(Math.max(metadata.length, 1))];
   const place = random.int(6);
-  if (place === 0 || !isObject(entry)) set(copy, random.pick(TOP));
+  if (place === 0 || !isJsonObject(entry)) set(copy, random.pick(TOP));
   else if (place <= 2) set(entry, random.pick(ENTRY));
   else {
     const list = entry[random.chance(0.5) ? 'request' : 'response'];
     const item = Array.isArray(list) ? list[random.int(Math.max(list.length, 1))] : undefined;
-    if (!isObject(item)) set(entry, random.pick(ENTRY));
+    if (!isJsonObject(item)) set(entry, random.pick(ENTRY));
     else set(item, random.chance(0.5) ? random.pick(REQUEST) : 'status_code');
   }
   if (random.chance(0.05)) metadata.push(structuredClone(metadata[0] ?? {}));
   return random.chance(0.02) ? [copy] : copy;
-}
-
-function isObject(value: Json | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Both paths over one message; true when the walk proved it itself. */
@@ -143,7 +139,7 @@ describe('the walk against the full path', () => {
         seen.valid += 1;
         if (walked) seen.walked += 1;
         const event: Json = JSON.parse(line);
-        if (!isObject(event)) throw new Error('a generated event is an object');
+        if (!isJsonObject(event)) throw new Error('a generated event is an object');
         const changed = JSON.stringify(mutated(event, random));
         if (compare(changed, source, false)) seen.mutatedWalked += 1;
         seen.mutated += 1;

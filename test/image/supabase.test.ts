@@ -8,27 +8,17 @@
  * stack"). The port is a free one of the host's network here (the stack's 4000 may be in use).
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { parse } from 'yaml';
 import { freePort } from '../support/poll.ts';
 import { recentFixture, VECTOR_SOURCES } from '../fixtures/supabase/vector-events.ts';
+import { readOverride } from '../fixtures/supabase/override.ts';
 import { type Container, engine, startContainer } from './engine.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const PUBLIC_TOKEN = 'image-test-logflare-public-access-token';
 const PRIVATE_TOKEN = 'image-test-logflare-private-access-token';
-
-/** The override's analytics service, its `!override` and `!reset` tags read as plain values. */
-function overrideService(): { environment: Record<string, string>; command: string[] } {
-  const text = readFileSync(join(ROOT, 'deploy/supabase/docker-compose.analytics.yml'), 'utf8')
-    .replaceAll(/ !(override|reset)\b/g, '');
-  return (parse(text) as {
-    services: { analytics: { environment: Record<string, string>; command: string[] } };
-  }).services.analytics;
-}
 
 const name = `image-supabase-${randomUUID().slice(0, 8)}`;
 let container: Container | null = null;
@@ -36,7 +26,7 @@ let url = '';
 let healthySeconds = 0;
 
 beforeAll(async () => {
-  const service = overrideService();
+  const service = readOverride().compose.services.analytics;
   const secrets = mkdtempSync(join(tmpdir(), 'image-secrets-'));
   const mounts: string[] = [];
   for (

@@ -10,12 +10,12 @@
  * @module
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { recentFixture, VECTOR_SOURCES } from '../../test/fixtures/supabase/vector-events.ts';
+import { freePort } from '../../test/support/poll.ts';
 import {
   environment,
   positiveFlag,
@@ -36,19 +36,6 @@ const seconds = positiveFlag('seconds', values.seconds);
 const idleSeconds = positiveFlag('idle', values.idle);
 const TOKEN = 'bench-logflare-public-access-token';
 const MIB = 1024 * 1024;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        resolve(typeof address === 'object' && address !== null ? address.port : 0)
-      );
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number | null) => bytes === null ? 'n/a' : `${(bytes / MIB).toFixed(0)} MiB`;
