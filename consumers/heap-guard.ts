@@ -4,7 +4,11 @@
  * heap's limit, which the process was started with: `--max-old-space-size`), it is pressed: the
  * runner folds no new batch (kafkajs fetches nothing more while its batches wait, see
  * `runner.ts`), the flushes under way write what is pending, and the writers drop their cached
- * parts ({@link HeapGuardOptions.onPressure}). It lets go once the heap is below the low mark.
+ * parts ({@link HeapGuardOptions.onPressure}). It lets go once the heap is below the low mark,
+ * or once waiting frees nothing more: when no reading has fallen below the lowest of this press
+ * for {@link FLOOR_WAIT_MS}, what the process holds with nothing pending (its floor: code, clients,
+ * the batches fetched) is above the low mark, and holding batches back any longer would hold them
+ * for good ({@link HeapGuardOptions.onFloor}). It presses again at the high mark.
  *
  * A heap's used size counts garbage not yet collected: where the runtime lets the guard ask for
  * a full collection (Node: see {@link fullCollection}), it asks for one before it decides either
@@ -30,6 +34,13 @@ export const HEAP_LOW_SHARE = 0.5;
 const CHECK_EVERY_MS = 100;
 /** Longest wait between two full collections the guard asks for. */
 const COLLECT_EVERY_MS = 1_000;
+/**
+ * How long a press waits with no reading below its lowest before it takes that lowest for the
+ * heap's floor and lets go: three full collections on Node, where one is asked for every second.
+ */
+export const FLOOR_WAIT_MS = 3_000;
+/** A reading lower than the lowest by less than this share of the limit is no fall. */
+const FLOOR_STEP_SHARE = 0.01;
 /** How often a batch held back calls its heartbeat, so the group keeps the member. */
 const HEARTBEAT_EVERY_MS = 2_000;
 
@@ -49,6 +60,11 @@ export interface HeapGuardOptions {
   readonly collect?: (() => void) | undefined;
   /** Told when the guard presses (with the heap read then) and when it lets go. */
   readonly onPressure?: (pressed: boolean, heap: HeapFigures) => void;
+  /**
+   * Told when the guard lets go above the low mark because waiting freed nothing more for
+   * {@link FLOOR_WAIT_MS}, with the lowest reading of the press (before `onPressure(false)`).
+   */
+  readonly onFloor?: (floor: HeapFigures) => void;
   /** Default {@link HEAP_HIGH_SHARE}. */
   readonly highShare?: number;
   /** Default {@link HEAP_LOW_SHARE}. */
@@ -83,6 +99,9 @@ export class HeapGuard {
   #timer: ReturnType<typeof setInterval> | null = null;
   #released: { promise: Promise<void>; resolve: () => void } | null = null;
   #presses = 0;
+  /** The lowest reading of this press, and when the heap last fell below the one before. */
+  #lowest: HeapFigures | null = null;
+  #fellMs = 0;
 
   constructor(options: HeapGuardOptions) {
     this.#options = options;
@@ -119,11 +138,31 @@ export class HeapGuard {
     if (!this.#pressed && heap.used > heap.limit * highShare) {
       this.#pressed = true;
       this.#presses += 1;
+      this.#lowest = heap;
+      this.#fellMs = this.#options.nowMs();
       this.#options.onPressure?.(true, heap);
     } else if (this.#pressed && heap.used < heap.limit * lowShare) {
       this.#release();
       this.#options.onPressure?.(false, heap);
+    } else if (this.#pressed && this.#atFloor(heap)) {
+      const floor = this.#lowest ?? heap;
+      this.#release();
+      this.#options.onFloor?.(floor);
+      this.#options.onPressure?.(false, heap);
     }
+  }
+
+  /** Whether the heap has not fallen for {@link FLOOR_WAIT_MS} of this press. */
+  #atFloor(heap: HeapFigures): boolean {
+    const nowMs = this.#options.nowMs();
+    const lowest = this.#lowest;
+    if (lowest === null || heap.used < lowest.used - heap.limit * FLOOR_STEP_SHARE) {
+      this.#lowest = heap;
+      this.#fellMs = nowMs;
+      return false;
+    }
+    if (heap.used < lowest.used) this.#lowest = heap;
+    return nowMs - this.#fellMs >= FLOOR_WAIT_MS;
   }
 
   /**
@@ -162,6 +201,7 @@ export class HeapGuard {
 
   #release(): void {
     this.#pressed = false;
+    this.#lowest = null;
     this.#released?.resolve();
     this.#released = null;
   }

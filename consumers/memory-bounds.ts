@@ -2,7 +2,8 @@
  * A consumer process's memory bounds, made once per process and shared by its runners: the
  * parts budget of its writers (`PARTS_CACHE_LIMIT`) and the heap guard that holds batches back
  * and empties that budget while the V8 heap is pressed, with their log lines and metrics
- * (`consumer_heap_pressed`, `consumer_heap_pressure_total`, `consumer_cached_parts`). The memory
+ * (`consumer_heap_pressed`, `consumer_heap_pressure_total`, `consumer_heap_floor_total`,
+ * `consumer_cached_parts`). The memory
  * model they bound is in docs/OPERATIONS.md ("A consumer's memory").
  *
  * @module
@@ -43,12 +44,32 @@ export function memoryBounds(options: {
       'dropped its cached parts until it eased.',
     registers: [registry],
   });
+  const floors = registry === undefined ? null : new Counter({
+    name: 'consumer_heap_floor_total',
+    help: 'Presses let go above the low mark because waiting freed nothing more: the process ' +
+      'holds more than half its heap with nothing pending.',
+    registers: [registry],
+  });
   let loggedMs = Number.NEGATIVE_INFINITY;
+  let floorLoggedMs = Number.NEGATIVE_INFINITY;
   let unlogged = 0;
   const heapGuard = new HeapGuard({
     heap: options.heap ?? heapOfThisProcess,
     nowMs,
     collect: fullCollection(),
+    onFloor: (floor) => {
+      floors?.inc();
+      if (nowMs() - floorLoggedMs < PRESSURE_LOG_MS) return;
+      floorLoggedMs = nowMs();
+      logger.warn(
+        {
+          heapFloorMiB: Math.round(floor.used / MIB),
+          heapLimitMiB: Math.round(floor.limit / MIB),
+        },
+        "the heap's floor is above the low mark: waiting freed nothing more, so batches go on and " +
+          'the guard presses again at the high mark; give the process a larger --max-old-space-size',
+      );
+    },
     onPressure: (pressed, heap) => {
       partsBudget.squeeze(pressed);
       if (!pressed) return;

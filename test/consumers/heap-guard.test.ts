@@ -14,6 +14,7 @@ function guarded(options: { used: number; collected?: number }) {
   let nowMs = 0;
   const collections: number[] = [];
   const pressures: boolean[] = [];
+  const floors: number[] = [];
   const guard = new HeapGuard({
     heap: () => heap,
     nowMs: () => nowMs,
@@ -22,11 +23,13 @@ function guarded(options: { used: number; collected?: number }) {
       if (options.collected !== undefined) heap.used = options.collected * MIB;
     },
     onPressure: (pressed) => pressures.push(pressed),
+    onFloor: (floor) => floors.push(floor.used / MIB),
   });
   return {
     guard,
     collections,
     pressures,
+    floors,
     setUsed: (mib: number) => (heap.used = mib * MIB),
     advance: (ms: number) => (nowMs += ms),
   };
@@ -70,6 +73,38 @@ describe('the heap guard', () => {
     expect(letGo).toBe(true);
     expect(guard.pressed).toBe(false);
     expect(pressures).toEqual([true, false]);
+  });
+
+  test('lets go when full collections free nothing more while it is pressed: the floor is above the low mark', async () => {
+    // The CI failure of the stop before 2026-11-28: a consumer whose heap after everything pending
+    // was written stayed above the low mark (34-36 MiB of 70) held its batches back for good.
+    const { guard, pressures, floors, setUsed, advance } = guarded({ used: 80 });
+    guard.check();
+    expect(guard.pressed).toBe(true);
+    let letGo = false;
+    const waiting = guard.room().then(() => (letGo = true));
+    // What was pending is written: the heap falls, then stays put at 60, above the low mark (50).
+    for (const used of [70, 60, 60, 60]) {
+      advance(1_000);
+      setUsed(used);
+      guard.check();
+    }
+    await Promise.resolve();
+    expect(letGo, 'still falling at 70 then 60: held back').toBe(false);
+    for (let second = 0; second < 10 && guard.pressed; second += 1) {
+      advance(1_000);
+      guard.check();
+    }
+    expect(guard.pressed, 'held back for good').toBe(false);
+    await waiting;
+    expect(letGo).toBe(true);
+    expect(pressures).toEqual([true, false]);
+    expect(floors).toEqual([60]);
+    // Past the high mark again, it presses again.
+    advance(1_000);
+    setUsed(85);
+    guard.check();
+    expect(guard.pressed).toBe(true);
   });
 
   test('stop lets every waiting batch go', async () => {
