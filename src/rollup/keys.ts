@@ -230,6 +230,14 @@ export function resumeKey(stream: string): string {
  */
 export const LEGACY_OFFSETS_KEY = 'rollup:offsets';
 
+/**
+ * The channel a project's commits are signalled on (src/store/changes.ts): in the project's hash
+ * slot, so a commit script on a Redis Cluster publishes it from the node that holds the project.
+ */
+export function changesChannel(project: string): string {
+  return `${projectPrefix(project)}:changes`;
+}
+
 /** Key of a project's ring buffer of recent edge log entries. */
 export function recentLogsKey(project: string): string {
   return `${projectPrefix(project)}:logs`;

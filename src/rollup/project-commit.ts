@@ -20,6 +20,7 @@ import type { RollupStore, SortedSetWrite, WrittenMember } from '../store/port.t
 import type { CommitLedger } from './commit-ledger.ts';
 import { hostSightings, type ProjectDelta, type RollupDelta } from './fold.ts';
 import {
+  changesChannel,
   EXPIRY_SLACK_US,
   HOST_HORIZON_US,
   hostMember,
@@ -216,6 +217,7 @@ export class ProjectCommits {
       parts,
       newParts,
       sortedSets,
+      changes: changesChannel(project),
     });
     if (result.outcome === 'applied') {
       this.#ledger.committed(project, nextOffset, nowUs);

@@ -23,6 +23,7 @@ import type {
   SortedSetWrite,
   StoredReach,
 } from './port.ts';
+import { LocalChanges } from './changes.ts';
 import { memberText } from './member-text.ts';
 import { partField, slotOfField } from './part-field.ts';
 import { FORGOTTEN_REACH, parseReach, reachField, reachText } from './reach.ts';
@@ -162,6 +163,8 @@ export class MemoryStore implements RollupStore, MemoryBudget {
   /** The sets written with `keepHighest` (ring buffers): what the budget may drop from. */
   readonly #bounded = new Map<string, SortedSet>();
   readonly #offsets = new Map<string, number>();
+  /** What its commits signal, told in process (src/store/changes.ts). */
+  readonly changes = new LocalChanges();
   #hashCursor: MapIterator<[string, Hash]> = this.#hashes.entries();
   #setCursor: MapIterator<[string, SortedSet]> = this.#sets.entries();
   #heldBytes = 0;
@@ -266,6 +269,7 @@ export class MemoryStore implements RollupStore, MemoryBudget {
       this.#setField(watermark.key, reachField(stream), text, watermark.expireAtMs);
     }
     this.#sweepExpired(SWEEP_SLICE);
+    if (commit.changes !== undefined) this.changes.signal(commit.changes);
     return Promise.resolve({ outcome: 'applied' });
   }
 

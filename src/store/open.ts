@@ -7,6 +7,7 @@
  */
 import type { StoreMemory, WriteRefusal } from './write-refusal.ts';
 import type { RedisSecurity, StoreConfig } from '../config.ts';
+import type { ChangeFeed } from './changes.ts';
 import type { MemoryBudget } from './memory-budget.ts';
 import { redisFailure } from './login-failure.ts';
 import { MemoryStore } from './memory.ts';
@@ -44,6 +45,11 @@ export interface OpenedStore {
    * (its own `maxmemory` bounds it) and Upstash.
    */
   readonly budget: MemoryBudget | null;
+  /**
+   * Where its commits are signalled (src/store/changes.ts); null where no signal can be heard
+   * (Upstash's REST API has no subscriptions): a listener refreshes on its own schedule there.
+   */
+  readonly changes: ChangeFeed | null;
 }
 
 /** Opens the configured store; a Redis over TCP is connected in the background. */
@@ -58,6 +64,7 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
         memory: () => Promise.resolve(null),
         refusalNow: () => Promise.resolve(null),
         budget: store,
+        changes: store.changes,
       };
     }
     case 'redis':
@@ -77,6 +84,7 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
         memory: () => store.memory(),
         refusalNow: () => store.refusalNow(),
         budget: null,
+        changes: store.changes,
       };
     }
     case 'upstash': {
@@ -88,6 +96,7 @@ export function openStore(config: StoreConfig, options: OpenStoreOptions): Opene
         memory: () => Promise.resolve(null),
         refusalNow: () => Promise.resolve(null),
         budget: null,
+        changes: null,
       };
     }
   }

@@ -111,6 +111,11 @@ export interface ProjectCommit {
    * another node and cannot check it in the same step; the writer reads it before its commits.
    */
   readonly resume?: { readonly key: string; readonly expected: number | null };
+  /**
+   * The project's change channel (src/store/changes.ts), signalled once the commit is applied;
+   * absent: none is signalled. A signal that cannot be sent never fails the commit.
+   */
+  readonly changes?: string;
 }
 
 /**

@@ -24,6 +24,8 @@ import { type RedisArgument, redisArgument, runScript } from './redis-script-cal
 import { Buffer } from 'node:buffer';
 import { createClient, createCluster, RESP_TYPES } from 'redis';
 import { isStoreAway } from './away.ts';
+import type { ChangeFeed } from './changes.ts';
+import { RedisChanges, type SubscriberSource } from './redis-changes.ts';
 import { ClusterRefresh } from './cluster-refresh.ts';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
@@ -72,6 +74,8 @@ interface Connection {
   configGet(name: string): Promise<string[]>;
   /** `INFO section` of the server, or of every master of a cluster, as text. */
   info(section: string): Promise<string[]>;
+  /** Where the store's change feed subscribes (src/store/redis-changes.ts). */
+  readonly subscribers: SubscriberSource;
   close(): Promise<void>;
 }
 
@@ -120,6 +124,7 @@ function clientConnection(client: Client): Connection {
     },
     configGet: async (name) => [configValue(await client.sendCommand(['CONFIG', 'GET', name]))],
     info: async (section) => [String(await client.sendCommand(['INFO', section]))],
+    subscribers: clientSubscribers(client),
     close: async () => {
       if (!client.isOpen) return;
       // A client still trying to reach its server has nothing to finish: drop it.
@@ -181,7 +186,48 @@ function clusterConnection(
         return String(await client.sendCommand(['INFO', section]));
       }));
     },
+    // node-redis keeps a subscribed connection per node of a watched slot, and resubscribes.
+    subscribers: {
+      subscriber: () => Promise.resolve(connected()),
+      onReconnect: () => undefined,
+      close: () => Promise.resolve(),
+    },
     close,
+  };
+}
+
+/** The subscriptions of one Redis: over a duplicate of `client`, made at the first watch. */
+function clientSubscribers(client: Client): SubscriberSource {
+  let subscriber: Promise<Client> | null = null;
+  const reconnects = new Set<() => void>();
+  const connect = async (): Promise<Client> => {
+    const duplicate = client.duplicate();
+    // The main connection reports the outages: this one only follows them.
+    duplicate.on('error', () => undefined);
+    let readyBefore = false;
+    duplicate.on('ready', () => {
+      if (readyBefore) { for (const listener of reconnects) listener(); }
+      readyBefore = true;
+    });
+    try {
+      await duplicate.connect();
+    } catch (error) {
+      subscriber = null;
+      duplicate.destroy();
+      throw error;
+    }
+    return duplicate;
+  };
+  return {
+    subscriber: () => (subscriber ??= connect()),
+    onReconnect: (listener) => void reconnects.add(listener),
+    close: async () => {
+      const opened = subscriber;
+      subscriber = null;
+      if (opened === null) return;
+      const duplicate = await opened.catch(() => null);
+      if (duplicate?.isOpen === true) duplicate.destroy();
+    },
   };
 }
 
@@ -225,12 +271,15 @@ function configValue(reply: unknown): string {
 /** A {@link RollupStore} on Redis over TCP. */
 export class RedisStore extends ScriptedOperations implements RollupStore {
   readonly #connection: Connection;
+  /** What its commits signal (src/store/changes.ts). */
+  readonly changes: ChangeFeed;
 
   private constructor(connection: Connection) {
     super((script, call) => runScript(connection, script, call), {
       clustered: connection.clustered,
     });
     this.#connection = connection;
+    this.changes = new RedisChanges(connection.subscribers);
   }
 
   /** Connects to one Redis at `url` (`redis://host:port[/db]`); waits as long as it takes. */
@@ -406,8 +455,9 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
     return this.#connection.ping();
   }
 
-  close(): Promise<void> {
-    return this.#connection.close();
+  async close(): Promise<void> {
+    await this.changes.close();
+    await this.#connection.close();
   }
 }
 

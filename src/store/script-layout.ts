@@ -72,6 +72,7 @@ export const COMMIT = leading('COMMIT', [
   'RESUME_FENCE',
   'REACH_FIELD',
   'REACH_TEXT',
+  'CHANNEL',
 ]);
 
 /** One part of a commit: its slot ('' = the bucket's own part), its state, its key's expiry. */

@@ -120,6 +120,7 @@ export function commitProjectCall(commit: ProjectCommit, fenced: boolean): Scrip
     RESUME_FENCE: fence ? optional(resume.expected) : WORDS.NO_FENCE,
     REACH_FIELD: reachField(commit.stream),
     REACH_TEXT: watermark.reachUs === undefined ? '' : reachText(watermark.next, watermark.reachUs),
+    CHANNEL: commit.changes ?? '',
   });
   pushParts(call, commit.newParts ?? []);
   pushParts(call, commit.parts);

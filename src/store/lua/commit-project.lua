@@ -16,6 +16,7 @@
     [COMMIT_RESUME_FENCE]            the resume offset expected ('' = none stored), or NO_FENCE
     [COMMIT_REACH_FIELD]             the field of the stream's reach in the watermark hash
     [COMMIT_REACH_TEXT]              the reach to store ('' = none)
+    [COMMIT_CHANNEL]                 the project's change channel ('' = none), in its hash slot
     then  the number of new parts and a PART record each (PART_SLOT, PART_VALUE,
           PART_EXPIRE_AT_MS), the number of parts and a PART record each, then the sorted sets
           (includes/sorted-sets.lua)
@@ -97,4 +98,7 @@ else
     ARGV[COMMIT_REACH_TEXT])
 end
 redis.call('PEXPIREAT', watermark, ARGV[COMMIT_WATERMARK_EXPIRE_AT_MS])
+-- Sharded, so a Cluster sends it only to the subscribers of the project's slot. A signal that
+-- cannot be sent (a server without sharded channels) loses no commit: pcall, not call.
+if ARGV[COMMIT_CHANNEL] ~= '' then redis.pcall('SPUBLISH', ARGV[COMMIT_CHANNEL], ARGV[COMMIT_NEXT]) end
 return {1}
