@@ -51,9 +51,12 @@ import { registerExplorerRoutes } from './routes/explorer.ts';
 import { type Asset, explorerAssets } from './explorer/assets.ts';
 import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/operations.ts';
 import { reportStoreCalls } from './store-calls.ts';
+import { createLive } from './live/live-setup.ts';
+import type { LiveConfig } from '../src/config/live.ts';
+import type { ChangeFeed } from '../src/store/changes.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
-export interface AppSettings {
+export interface AppSettings extends Partial<LiveConfig> {
   /** Accepted `X-API-KEY` values: at least one. */
   readonly apiKeys: readonly string[];
   readonly endpointIds: Readonly<Record<string, string>>;
@@ -109,6 +112,8 @@ export interface AppDeps {
    * `performance.now`.
    */
   readonly matchClockMs?: () => number;
+  /** Where the store signals its commits, for live answers; null (default): nowhere. */
+  readonly changes?: ChangeFeed | null;
   /**
    * The outage log of the store's connection (its owner says when the store is back): store
    * calls that fail because the store is away are counted in it. Default: one of the API's own.
@@ -126,6 +131,8 @@ export interface Api {
   readonly fetch: (request: Request, connection?: Connection) => Promise<Response>;
   /** The OpenAPI document it serves. */
   readonly document: OpenApiObject;
+  /** Ends its live streams (before the server closes: they never end by themselves). */
+  close(): void;
 }
 
 /**
@@ -211,7 +218,17 @@ export function createApp(deps: AppDeps): Api {
     unhealthy: deps.unhealthy ?? (() => null),
     stale: deps.stale ?? (() => Promise.resolve(null)),
   });
-  registerEndpointRoutes(app, { records, answer, storeTimeoutMs, storeCalls });
+  const live = createLive({
+    settings,
+    answer,
+    changes: deps.changes ?? null,
+    nowMs,
+    metrics: deps.metrics,
+    logger,
+    answerMaxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
+    addressFrom: limits?.addressFrom ?? { kind: 'socket' },
+  });
+  registerEndpointRoutes(app, { records, answer, storeTimeoutMs, storeCalls, live: live.route });
   registerExplorerRoutes(app, {
     assets: explorer,
     projects: (limit) => hosts.projects(limit),
@@ -255,5 +272,6 @@ export function createApp(deps: AppDeps): Api {
     fetch: async (request, connection) =>
       await app.fetch(request, connection === undefined ? {} : { connection }),
     document,
+    close: () => live.close(),
   };
 }

@@ -324,6 +324,7 @@ async function startHttp(
     logger,
     sink,
     storeOutage: storeParts.outage,
+    changes: opened.changes,
     unhealthy: storeParts.refusing,
     stale: staleness(storeParts.refusing, () => opened.refusalNow(), nowUs),
     notReady: () => {
@@ -367,6 +368,8 @@ async function startHttp(
     logger,
   });
   stops.push(() => served.close());
+  // Run before the server closes, which waits for every connection: a live stream never ends.
+  stops.push(() => Promise.resolve(api.close()));
   const setup = [
     `store: ${config.store.kind}`,
     `ingest: ${sink.kind === 'kafka' ? 'Kafka' : 'direct to the store'}`,

@@ -21,6 +21,7 @@ import {
   httpConfig,
   type RateLimitConfig,
 } from './config/http.ts';
+import { type LiveConfig, liveConfig } from './config/live.ts';
 import {
   DEFAULT_FLUSH_BYTES,
   DEFAULT_MAX_FUTURE_SKEW_US,
@@ -78,7 +79,7 @@ export type StoreConfig =
   | { readonly kind: 'upstash'; readonly url: string; readonly token: Secret };
 
 /** Everything configurable, validated. */
-export interface Config extends HttpConfig {
+export interface Config extends HttpConfig, LiveConfig {
   readonly store: StoreConfig;
   /** Kafka bootstrap brokers (`host:port`), or null: no Kafka (the embedded default). */
   readonly kafkaBrokers: readonly string[] | null;
@@ -365,6 +366,7 @@ export function loadConfig(env: Env): Config {
       ? null
       : integer(env, 'METRICS_PORT', 0, 0, 65_535),
     ...httpConfig(env),
+    ...liveConfig(env),
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

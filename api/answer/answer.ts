@@ -53,6 +53,11 @@ export interface AnswerOptions {
    * refused when its share runs out).
    */
   readonly matchShare?: MatchShare;
+  /**
+   * Computed now, neither joining nor kept for identical requests: a live answer computed again
+   * after a commit must not be one read before it.
+   */
+  readonly fresh?: boolean;
 }
 
 /** Answers `record` for `params`; rejects only when the store fails. */
@@ -178,7 +183,9 @@ export function createAnswerer(
         truncated: sent.truncated ? { rows: sent.rows, maxBytes: deps.maxBytes } : null,
       };
     };
-    const answered = coalesced(deps.coalescer, key, compute, share);
+    const answered = options.fresh === true
+      ? compute()
+      : coalesced(deps.coalescer, key, compute, share);
     const onAnswer = deps.onAnswer;
     if (onAnswer === undefined) return answered;
     return answered.then((result) => {

@@ -26,6 +26,7 @@ import { ifNoneMatchHits } from '../middleware/etag.ts';
 import { chunkedBody } from '../answer/chunked-body.ts';
 import { jsonResponse } from '../json.ts';
 import { listedRecord } from '../records.ts';
+import { asksLive, liveResponse, type LiveRouteDeps } from '../live/live-route.ts';
 
 /** What the endpoint routes need. */
 export interface EndpointRoutesDeps {
@@ -35,6 +36,8 @@ export interface EndpointRoutesDeps {
   readonly storeTimeoutMs: number;
   /** Told of each read's outcome: where a failure's cause goes. */
   readonly storeCalls: StoreCalls;
+  /** The live form of a `GET` (`Accept: text/event-stream`); null: off. */
+  readonly live: LiveRouteDeps | null;
 }
 
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
@@ -73,12 +76,13 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       ? new TextDecoder().decode(await readBody(c.req.raw, MAX_PARAMETER_BODY_BYTES))
       : null;
     const params = effectiveParams(new URL(c.req.url).searchParams, body);
-    const answer = deps.answer(record, params, {
-      redactPii: redactPiiHeader(c),
-      matchShare: c.get('matchShare'),
-    });
+    const redactPii = redactPiiHeader(c) ?? record.redactPii;
+    const answer = deps.answer(record, params, { redactPii, matchShare: c.get('matchShare') });
     const computed = await guardStore(answer, deps.storeTimeoutMs, deps.storeCalls);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
+    if (deps.live !== null && asksLive(c)) {
+      return liveResponse(c, deps.live, record, params, redactPii, computed);
+    }
     const ignored = ignoredQueryParameters(params);
     const { truncated } = computed;
     const headers: Record<string, string> = {

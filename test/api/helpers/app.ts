@@ -11,6 +11,7 @@ import { type ApiMetrics, createMetrics } from '../../../api/metrics.ts';
 import { createLogger, type Logger } from '../../../src/logger.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 import type { RollupStore } from '../../../src/store/port.ts';
+import type { ChangeFeed } from '../../../src/store/changes.ts';
 
 /** The key every test app accepts. */
 export const TEST_KEY = 'test-key-0123456789abcdef';
@@ -33,6 +34,8 @@ export interface TestAppOptions {
   readonly logger?: Logger;
   /** The clock of matching time (default `performance.now`). */
   readonly matchClockMs?: () => number;
+  /** Where commits are signalled, for live answers (default: the test's own memory store's). */
+  readonly changes?: ChangeFeed | null;
 }
 
 /** A test app and what it was built from. */
@@ -65,6 +68,11 @@ export function testApp(options: TestAppOptions = {}): TestApp {
     sink: options.sink ??
       directSink({ store, nowUs, recentLogsCapacity: 10_000 }),
     ...(options.matchClockMs === undefined ? {} : { matchClockMs: options.matchClockMs }),
+    changes: options.changes !== undefined
+      ? options.changes
+      : store instanceof MemoryStore
+      ? store.changes
+      : null,
   });
   return {
     api,

@@ -88,7 +88,8 @@ export function pathForms(endpoint: EndpointName, query: string): string[] {
 /** How `now` is known: fixed, or read around each request (the server's clock is real). */
 export type Clock = { readonly fixedUs: number } | { readonly nowUs: () => number };
 
-function matches(endpoint: EndpointName, actual: readonly Row[], expected: readonly Row[]) {
+/** Whether `actual` answers `endpoint` as `expected` (the reference) does. */
+export function matches(endpoint: EndpointName, actual: readonly Row[], expected: readonly Row[]) {
   try {
     expectSameAnswer(endpoint, actual, expected, '');
     return true;

@@ -1,0 +1,121 @@
+/**
+ * One live stream's body: server-sent events (`text/event-stream`), each an answer whole on
+ * `data:` lines with its entity tag as the event's `id`, and a comment every heartbeat so that
+ * proxies keep an idle stream open. What the client has not taken yet is bounded: a reader too
+ * slow to take an answer before the next ones pile past `maxBufferedBytes` is cut (a cut client
+ * reconnects and gets the answer of the moment, which is all it needs).
+ *
+ * @module
+ */
+
+const ENCODER = new TextEncoder();
+const HEARTBEAT = ENCODER.encode(': heartbeat\n\n');
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+
+/** Why a stream ended, as its metrics count it. */
+export type StreamEnd = 'client' | 'slow_reader' | 'shutdown';
+
+/** Options of {@link EventStream}. */
+export interface EventStreamOptions {
+  readonly heartbeatMs: number;
+  /** Most bytes queued for a client that has not taken them; beyond, the stream is cut. */
+  readonly maxBufferedBytes: number;
+  /** Told once, when the stream ends, and why. */
+  readonly onEnd: (why: StreamEnd) => void;
+}
+
+/** A stream of answers, written as they come. */
+export class EventStream {
+  readonly body: ReadableStream<Uint8Array>;
+  readonly #options: EventStreamOptions;
+  #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  #heartbeat: ReturnType<typeof setInterval> | null = null;
+  #ended = false;
+  #lastEtag: string | null = null;
+
+  constructor(options: EventStreamOptions) {
+    this.#options = options;
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        cancel: () => this.#end('client'),
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: options.maxBufferedBytes }),
+    );
+    this.#heartbeat = setInterval(() => this.#write(HEARTBEAT), options.heartbeatMs);
+  }
+
+  /** Whether the stream has ended. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Sends `body` as the next event, unless it is the answer last sent (same entity tag). */
+  send(body: Uint8Array, etag: string): void {
+    if (this.#ended || etag === this.#lastEtag) return;
+    this.#lastEtag = etag;
+    this.#write(eventBytes(body, etag));
+  }
+
+  /** Ends the stream from this side (the process stops). */
+  close(): void {
+    if (this.#ended) return;
+    this.#controller?.close();
+    this.#end('shutdown');
+  }
+
+  #write(bytes: Uint8Array): void {
+    const controller = this.#controller;
+    if (this.#ended || controller === null) return;
+    if ((controller.desiredSize ?? 0) < 0) {
+      // What was queued before is still not taken: the reader is too slow for its answers.
+      controller.error(new Error('the client took too long to read its live answers'));
+      this.#end('slow_reader');
+      return;
+    }
+    controller.enqueue(bytes);
+  }
+
+  #end(why: StreamEnd): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+    this.#options.onEnd(why);
+  }
+}
+
+/**
+ * One event: `id: <etag>`, then the answer on `data:` lines (an answer is JSON, whose line breaks
+ * can only be whitespace between tokens: a client joins the lines with `\n` and reads the same
+ * value), then a blank line.
+ */
+export function eventBytes(body: Uint8Array, etag: string): Uint8Array {
+  const lines: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i <= body.length; i++) {
+    const byte = body[i];
+    if (i < body.length && byte !== NEWLINE && byte !== RETURN) continue;
+    lines.push(body.subarray(start, i));
+    start = i + 1;
+  }
+  const head = ENCODER.encode(`id: ${etag.replace(/[\r\n]/g, '')}\n`);
+  const prefix = ENCODER.encode('data: ');
+  let length = head.length + 1;
+  for (const line of lines) length += prefix.length + line.length + 1;
+  const out = new Uint8Array(length);
+  out.set(head, 0);
+  let at = head.length;
+  for (const line of lines) {
+    out.set(prefix, at);
+    at += prefix.length;
+    out.set(line, at);
+    at += line.length;
+    out[at++] = NEWLINE;
+  }
+  out[at] = NEWLINE;
+  return out;
+}

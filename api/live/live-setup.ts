@@ -1,0 +1,76 @@
+/**
+ * The live answers of one API process, made from its settings: the watches, the caps, the
+ * metrics, and the end of every stream when the process stops.
+ *
+ * @module
+ */
+import { DEFAULT_LIVE, type LiveConfig } from '../../src/config/live.ts';
+import type { AddressSource } from '../../src/config/http.ts';
+import type { Logger } from '../../src/logger.ts';
+import type { ChangeFeed } from '../../src/store/changes.ts';
+import type { Answerer } from '../answer/answer.ts';
+import type { ApiMetrics } from '../metrics.ts';
+import type { EventStream } from './event-stream.ts';
+import { LiveAnswers } from './live-answers.ts';
+import { liveMetrics } from './live-metrics.ts';
+import type { LiveRouteDeps } from './live-route.ts';
+import { StreamCaps } from './stream-caps.ts';
+
+/** What {@link createLive} makes: the route's parts (null: live answers are off) and the stop. */
+export interface Live {
+  readonly route: LiveRouteDeps | null;
+  /** Ends every open stream and stops every watch. */
+  close(): void;
+}
+
+/** The live answers of the API, or none when `LIVE_MAX_STREAMS` is 0. */
+export function createLive(deps: {
+  readonly settings: Partial<LiveConfig>;
+  readonly answer: Answerer;
+  readonly changes: ChangeFeed | null;
+  readonly nowMs: () => number;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+  readonly answerMaxBytes: number;
+  readonly addressFrom: AddressSource;
+}): Live {
+  const { settings } = deps;
+  const total = settings.liveMaxStreams ?? DEFAULT_LIVE.maxStreams;
+  if (total === 0) return { route: null, close: () => undefined };
+  const caps = new StreamCaps({
+    total,
+    perKey: settings.liveMaxStreamsPerKey ?? DEFAULT_LIVE.maxStreamsPerKey,
+    perAddress: settings.liveMaxStreamsPerAddress ?? DEFAULT_LIVE.maxStreamsPerAddress,
+  });
+  const open = new Set<EventStream>();
+  let live: LiveAnswers | null = null;
+  const metrics = liveMetrics(deps.metrics.registry, {
+    open: () => caps.open,
+    watched: () => live?.watched ?? 0,
+  });
+  live = new LiveAnswers({
+    answer: deps.answer,
+    changes: deps.changes,
+    nowMs: deps.nowMs,
+    coalesceMs: settings.liveCoalesceMs ?? DEFAULT_LIVE.coalesceMs,
+    metrics,
+    logger: deps.logger,
+  });
+  const watches = live;
+  return {
+    route: {
+      live: watches,
+      caps,
+      metrics,
+      heartbeatMs: settings.liveHeartbeatMs ?? DEFAULT_LIVE.heartbeatMs,
+      // Two whole answers: one being read, the next waiting.
+      maxBufferedBytes: 2 * deps.answerMaxBytes,
+      addressFrom: deps.addressFrom,
+      open,
+    },
+    close: () => {
+      for (const stream of [...open]) stream.close();
+      watches.close();
+    },
+  };
+}
