@@ -148,7 +148,7 @@ describeWithServices(['browser'], 'the explorer in headless Chromium', ({ browse
     await keyField.fill(key);
     await keyField.press('Enter');
     await page.getByLabel('Endpoint').waitFor();
-    await page.getByLabel('Refresh every 5 s').uncheck();
+    await page.getByLabel('Live updates').uncheck();
     expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(key);
 
     const project = await page.getByLabel('Project', { exact: true }).inputValue();
@@ -260,6 +260,61 @@ describeWithServices(['browser'], 'the explorer in headless Chromium', ({ browse
     );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SHOTS, 'narrow-375px.png'), fullPage: true });
+    await page.close();
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  test('live updates: the chart moves after an ingest, with no reload and no poll', async () => {
+    const { url, key } = service!;
+    const page = await openPage(1200);
+    // A project the demo traffic never writes: only this test's events change its answer.
+    const project = 'livexplorertestzzzzz';
+    const path = `/api/endpoints/query/functions.invocation-stats?project=${project}&interval=1day`;
+    const gets: string[] = [];
+    page.on('request', (request) => {
+      const asked = request.url().startsWith(`${url}/api/endpoints/`);
+      if (asked && request.headers()['accept'] !== 'text/event-stream') gets.push(request.url());
+    });
+    await page.goto(`${url}/#endpoint=functions.invocation-stats&project=${project}&interval=1day`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByLabel('API key').press('Enter');
+    await page.locator('#view[data-live="open"]').waitFor();
+    const before = await shown(page);
+    expect(before.totals[0]).toBe('0');
+    const renders = Number(await page.locator('#view').getAttribute('data-renders'));
+    const nowUs = Date.now() * 1000;
+    const lines = Array.from({ length: 7 }, (_, i) =>
+      JSON.stringify({
+        id: `00000000-0000-4000-8000-00000000000${i}`,
+        timestamp: nowUs - 1_000_000 * (i + 1),
+        event_message: 'live',
+        metadata: [{
+          function_id: 'f-live',
+          project_ref: project,
+          execution_time_ms: 10 + i,
+          request: [{ method: 'GET', url: '/live' }],
+          response: [{ status_code: i === 0 ? 500 : 200 }],
+        }],
+      }));
+    const ingest = await fetch(`${url}/api/ingest/function-edge`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': key, 'Content-Type': 'application/x-ndjson' },
+      body: lines.join('\n'),
+    });
+    expect(ingest.status).toBe(202);
+    await page.waitForFunction(
+      (after) => Number(document.getElementById('view')?.dataset['renders']) > after,
+      renders,
+    );
+    const answer = await fetch(`${url}${path}`, { headers: { 'X-API-KEY': key } });
+    const rows = ((await answer.json()) as { result: Row[] }).result;
+    const got = await shown(page);
+    expect(got.totals).toEqual(expected('functions.invocation-stats', rows).totals);
+    expect(got.totals.slice(0, 2)).toEqual(['7', '1']);
+    for (const painted of got.charts) expect(painted).toBeGreaterThan(1_000);
+    // Shown by the stream: the page asked the JSON answer once, when the view opened.
+    expect(gets).toHaveLength(1);
+    await page.screenshot({ path: join(SHOTS, 'live-update.png'), fullPage: true });
     await page.close();
     expect(consoleErrors).toEqual([]);
   }, 60_000);

@@ -1,7 +1,9 @@
 /**
  * The explorer's calls to the API: the key kept in this tab's sessionStorage and sent as the
  * `X-API-KEY` header (never in a URL), answers read as JSON, the API's error envelope turned
- * into an error whose message is the API's own.
+ * into an error whose message is the API's own. A view is followed live: its answer's stream
+ * (`Accept: text/event-stream`) read through `fetch`, which, unlike `EventSource`, sends the key
+ * in a header.
  *
  * @module
  */
@@ -67,6 +69,52 @@ export async function getJson(path, signal) {
     throw new ApiError(response.status, envelopeMessage(body) ?? `HTTP ${response.status}`);
   }
   return body;
+}
+
+/**
+ * Follows the live answer of `path`: calls `onAnswer` with each answer the stream sends (the
+ * first is the answer now); resolves when the stream ends, rejects with an {@link ApiError} when
+ * the API refuses it.
+ *
+ * @param {string} path
+ * @param {AbortSignal} signal
+ * @param {(answer: unknown) => void} onAnswer
+ * @returns {Promise<void>}
+ */
+export async function followJson(path, signal, onAnswer) {
+  const key = storedKey();
+  if (key === null) throw new ApiError(401, 'no API key');
+  const response = await fetch(path, {
+    headers: { 'X-API-KEY': key, Accept: 'text/event-stream' },
+    cache: 'no-store',
+    signal,
+  });
+  if (!response.ok || response.body === null) {
+    const text = await response.text();
+    let message;
+    try {
+      message = envelopeMessage(JSON.parse(text));
+    } catch {
+      message = undefined;
+    }
+    throw new ApiError(response.status, message ?? `HTTP ${response.status}`);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    text += value;
+    let end = text.indexOf('\n\n');
+    while (end >= 0) {
+      const data = text.slice(0, end).split('\n').filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6)).join('\n');
+      text = text.slice(end + 2);
+      end = text.indexOf('\n\n');
+      // A heartbeat is a comment: no data.
+      if (data !== '') onAnswer(JSON.parse(data));
+    }
+  }
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import {
   ApiError,
+  followJson,
   forgetKey,
   getJson,
   projectRows,
@@ -31,7 +32,8 @@ import {
 /** @typedef {import('./views.js').View} View */
 /** @typedef {import('./views.js').Row} Row */
 
-const REFRESH_MS = 5_000;
+/** How often a view that is not followed live (its stream ended or failed) tries again. */
+const RETRY_MS = 5_000;
 
 /**
  * The element `id` of the page, of the kind it must be.
@@ -84,6 +86,12 @@ let newestByProject = new Map();
  */
 let inFlight = null;
 let inFlightPath = '';
+/**
+ * The live stream of the view shown (its answers as they change), and its path.
+ * @type {AbortController | null}
+ */
+let live = null;
+let livePath = '';
 
 /** @param {HTMLSelectElement} select @param {readonly string[]} values */
 function options(select, values) {
@@ -177,13 +185,69 @@ function showFreshness(view, rows, nowSeconds) {
   page.freshness.textContent = `${parts.join('; ')}.`;
 }
 
-/** Asks for the current view and shows the answer. */
+/**
+ * Shows the rows of `view`'s answer.
+ *
+ * @param {View} view
+ * @param {string} path
+ * @param {readonly Row[]} rows
+ */
+function show(view, path, rows) {
+  page.error.textContent = '';
+  showTotals(page.summary, view.endpoint, rows);
+  charts.draw(view.endpoint, rows);
+  showTable(page.tables, view.endpoint, rows);
+  showFreshness(view, rows, Date.now() / 1000);
+  // Which request the view shows, and how many answers it has shown: for tests and scripts.
+  page.view.dataset['request'] = path;
+  page.view.dataset['renders'] = String(Number(page.view.dataset['renders'] ?? 0) + 1);
+  setStatus(`Updated ${utcText(Date.now() / 1000)} UTC: ${rows.length} rows`);
+}
+
+/**
+ * Follows `view`'s answer live while "Live updates" is on: each new answer is shown as the API
+ * pushes it. A stream that ends or fails is opened again by the retry timer.
+ *
+ * @param {View} view
+ * @param {string} path
+ */
+function follow(view, path) {
+  if (!page.autoRefresh.checked || (live !== null && livePath === path)) return;
+  unfollow();
+  const controller = new AbortController();
+  live = controller;
+  livePath = path;
+  page.view.dataset['live'] = 'open';
+  followJson(path, controller.signal, (answer) => {
+    if (live === controller) show(view, path, resultRows(answer));
+  }).catch((error) => {
+    if (controller.signal.aborted || refusedKey(error)) return;
+    page.error.textContent = messageOf(error);
+  }).finally(() => {
+    if (live !== controller) return;
+    live = null;
+    livePath = '';
+    page.view.dataset['live'] = 'closed';
+  });
+}
+
+/** Stops following the view live. */
+function unfollow() {
+  live?.abort();
+  live = null;
+  livePath = '';
+  page.view.dataset['live'] = 'closed';
+}
+
+/** Asks for the current view, shows the answer, and follows it live. */
 async function refresh() {
   const view = chosenView();
   const path = requestPath(view);
   // The same request already asked (a field's change, then the Show button): its answer will do.
   if (inFlight !== null && inFlightPath === path) return;
   inFlight?.abort();
+  // Another view's stream must not show its answers here.
+  if (livePath !== path) unfollow();
   const controller = new AbortController();
   inFlight = controller;
   inFlightPath = path;
@@ -201,16 +265,8 @@ async function refresh() {
       getJson(path, controller.signal),
       loadProjects(controller.signal),
     ]);
-    const rows = resultRows(answer);
-    page.error.textContent = '';
-    showTotals(page.summary, view.endpoint, rows);
-    charts.draw(view.endpoint, rows);
-    showTable(page.tables, view.endpoint, rows);
-    showFreshness(view, rows, Date.now() / 1000);
-    // Which request the view shows, and how many answers it has shown: for tests and scripts.
-    page.view.dataset['request'] = path;
-    page.view.dataset['renders'] = String(Number(page.view.dataset['renders'] ?? 0) + 1);
-    setStatus(`Updated ${utcText(Date.now() / 1000)} UTC: ${rows.length} rows`);
+    show(view, path, resultRows(answer));
+    follow(view, path);
   } catch (error) {
     if (controller.signal.aborted || refusedKey(error)) return;
     page.error.textContent = messageOf(error);
@@ -285,9 +341,14 @@ function wire() {
     forgetKey();
     askForKey('');
   });
+  page.autoRefresh.addEventListener('change', () => {
+    if (page.autoRefresh.checked) void refresh();
+    else unfollow();
+  });
   setInterval(() => {
-    if (page.autoRefresh.checked && !page.explorer.hidden && !document.hidden) void refresh();
-  }, REFRESH_MS);
+    const idle = live === null && !page.explorer.hidden && !document.hidden;
+    if (page.autoRefresh.checked && idle) void refresh();
+  }, RETRY_MS);
 }
 
 wire();
