@@ -227,6 +227,10 @@ export function createApp(deps: AppDeps): Api {
     logger,
     answerMaxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
     addressFrom: limits?.addressFrom ?? { kind: 'socket' },
+    // Another process's commit may have registered hosts the cached registry does not hold yet.
+    beforeSignalled: (record) => {
+      if (record.parameters.some((parameter) => parameter.pattern === true)) hosts.expire();
+    },
   });
   registerEndpointRoutes(app, { records, answer, storeTimeoutMs, storeCalls, live: live.route });
   registerExplorerRoutes(app, {

@@ -166,6 +166,11 @@ export class HostCache {
     this.#view.note(registered);
   }
 
+  /** Reads the newest registry entries with the next request (see `RegistryView.expire`). */
+  expire(): void {
+    this.#view.expire();
+  }
+
   /**
    * Reads the whole registry again with the next request: this process wrote to it and does not
    * know what (an ingest that failed part way).

@@ -42,6 +42,11 @@ export interface LiveAnswersOptions {
   readonly coalesceMs: number;
   readonly metrics: LiveMetrics;
   readonly logger: Logger;
+  /**
+   * Called before an answer is computed again for a signalled commit: what the answer reads
+   * besides the commit's keys (the host registry) must be read afresh too.
+   */
+  readonly beforeSignalled?: (record: EndpointRecord) => void;
 }
 
 interface Watch {
@@ -54,6 +59,8 @@ interface Watch {
   computing: boolean;
   /** A signal came while computing: compute again after. */
   again: boolean;
+  /** A signal came since the last computation started. */
+  signalled: boolean;
   stop: Promise<() => Promise<void>> | null;
 }
 
@@ -89,6 +96,7 @@ export class LiveAnswers {
         slide: null,
         computing: false,
         again: false,
+        signalled: false,
         stop: null,
       };
       this.#watches.set(answer.key, watch);
@@ -138,6 +146,7 @@ export class LiveAnswers {
   /** A commit of the project was signalled: compute at the end of the coalescing window. */
   #signal(watch: Watch): void {
     this.#options.metrics.countSignal();
+    watch.signalled = true;
     this.#schedule(watch);
   }
 
@@ -175,6 +184,8 @@ export class LiveAnswers {
     const { record, params, redactPii } = watch.answer;
     watch.computing = true;
     watch.again = false;
+    if (watch.signalled) this.#options.beforeSignalled?.(record);
+    watch.signalled = false;
     try {
       const computed = await answer(record, params, { redactPii, fresh: true });
       metrics.countRecompute();

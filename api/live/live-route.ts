@@ -8,7 +8,6 @@
  * @module
  */
 import type { Context } from 'hono';
-import { readParam } from '../../src/contract/params/common.ts';
 import type { EndpointRecord } from '../../src/contract/registry.ts';
 import type { AddressSource } from '../../src/config/http.ts';
 import { addressPrefix } from '../address-prefix.ts';
@@ -19,7 +18,7 @@ import { clientAddress } from '../middleware/client-address.ts';
 import { EventStream } from './event-stream.ts';
 import type { LiveAnswers } from './live-answers.ts';
 import type { LiveMetrics } from './live-metrics.ts';
-import { slideMsOf } from './slide.ts';
+import { whenChanged } from './when-changed.ts';
 import type { StreamCaps } from './stream-caps.ts';
 
 /** The media type of a live answer. */
@@ -78,14 +77,7 @@ export function liveResponse(
   });
   deps.open.add(stream);
   deps.live.join(
-    {
-      key,
-      record,
-      params,
-      redactPii,
-      project: readParam(params, 'project') || null,
-      slideMs: slideMsOf(record.name, params),
-    },
+    { key, record, params, redactPii, ...whenChanged(record.name, params) },
     stream,
     first,
   );

@@ -12,6 +12,7 @@ import type { Answerer } from '../answer/answer.ts';
 import type { ApiMetrics } from '../metrics.ts';
 import type { EventStream } from './event-stream.ts';
 import { LiveAnswers } from './live-answers.ts';
+import type { EndpointRecord } from '../../src/contract/registry.ts';
 import { liveMetrics } from './live-metrics.ts';
 import type { LiveRouteDeps } from './live-route.ts';
 import { StreamCaps } from './stream-caps.ts';
@@ -33,6 +34,8 @@ export function createLive(deps: {
   readonly logger: Logger;
   readonly answerMaxBytes: number;
   readonly addressFrom: AddressSource;
+  /** See `LiveAnswersOptions.beforeSignalled`. */
+  readonly beforeSignalled?: (record: EndpointRecord) => void;
 }): Live {
   const { settings } = deps;
   const total = settings.liveMaxStreams ?? DEFAULT_LIVE.maxStreams;
@@ -55,6 +58,7 @@ export function createLive(deps: {
     coalesceMs: settings.liveCoalesceMs ?? DEFAULT_LIVE.coalesceMs,
     metrics,
     logger: deps.logger,
+    ...(deps.beforeSignalled === undefined ? {} : { beforeSignalled: deps.beforeSignalled }),
   });
   const watches = live;
   return {

@@ -78,6 +78,8 @@ export class RegistryView {
   #fullReadAtMs = Number.NEGATIVE_INFINITY;
   #prunedAtMs = Number.NEGATIVE_INFINITY;
   #fullDue = true;
+  /** Set by {@link expire}: the next refresh reads, whenever the last one was. */
+  #expired = false;
   #reading: Promise<void> | null = null;
   #index: HostTextIndex<ViewEntry> = new HostTextIndex([]);
   #unindexed: ViewEntry[] = [];
@@ -126,11 +128,18 @@ export class RegistryView {
     return this.#newest.list(limit);
   }
 
-  /** Brings the view up to date, at most once per refresh period, one read at a time. */
+  /**
+   * Brings the view up to date, at most once per refresh period (unless {@link expire}d), one
+   * read at a time.
+   */
   refresh(): Promise<void> {
-    if (this.#reading !== null) return this.#reading;
+    if (this.#reading !== null) {
+      // A read that started before the expiry may miss what it was for: one more after it.
+      return this.#expired ? this.#reading.then(() => this.refresh()) : this.#reading;
+    }
     const nowMs = this.#options.nowMs();
-    if (nowMs - this.#readAtMs < this.#refreshMs) return Promise.resolve();
+    if (!this.#expired && nowMs - this.#readAtMs < this.#refreshMs) return Promise.resolve();
+    this.#expired = false;
     const full = this.#fullDue || nowMs - this.#fullReadAtMs >= this.#fullRefreshMs;
     const horizonUs = nowMs * 1000 - HOST_HORIZON_US;
     const sinceUs = full ? horizonUs : this.#newestUs - this.#lateMarginUs;
@@ -167,6 +176,14 @@ export class RegistryView {
     // read would, at most once per full refresh period.
     const nowMs = this.#options.nowMs();
     if (nowMs - this.#prunedAtMs >= this.#fullRefreshMs) this.#compact(nowMs);
+  }
+
+  /**
+   * Reads the newest entries with the next refresh, however recent the last read: another process
+   * has just committed, and may have registered hosts (a live answer computed for that commit).
+   */
+  expire(): void {
+    this.#expired = true;
   }
 
   /**

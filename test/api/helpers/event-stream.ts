@@ -9,6 +9,8 @@
 export interface ServerEvent {
   readonly id: string | null;
   readonly data: string;
+  /** When it arrived, Unix ms. */
+  readonly atMs: number;
 }
 
 /** Reads `body` in the background; {@link next} waits for the next event. */
@@ -78,7 +80,7 @@ export class EventReader {
       else if (line.startsWith('id: ')) id = line.slice(4);
       else if (line.startsWith('data: ')) data.push(line.slice(6));
     }
-    if (data.length > 0) this.events.push({ id, data: data.join('\n') });
+    if (data.length > 0) this.events.push({ id, data: data.join('\n'), atMs: Date.now() });
     this.#wake();
   }
 
