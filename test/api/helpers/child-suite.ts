@@ -11,6 +11,7 @@ import { generatedStream, queriesFor } from '../../rollup/fold-and-read.ts';
 import type { ChildService } from './child.ts';
 import { type Call, read } from './http.ts';
 import { expectIngestedAnswers } from './ingested-answers.ts';
+import { EventReader } from './event-stream.ts';
 import {
   recentFixture,
   VECTOR_SOURCES,
@@ -108,6 +109,44 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     }
   });
 
+  let live: EventReader | null = null;
+  test('a live answer: the answer now, then the answer after an ingest, pushed', async () => {
+    const project = 'childlivetestzzzzzzz';
+    const response = await call(
+      `/api/endpoints/functions.invocation-stats?project=${project}&interval=1day`,
+      { headers: { Accept: 'text/event-stream' } },
+    );
+    expect(response.status).toBe(200);
+    if (response.body === null) throw new Error('no body');
+    live = new EventReader(response.body);
+    const first = await live.next();
+    expect(JSON.parse(first?.data ?? '').result.every((row: { count: number }) => row.count === 0))
+      .toBe(true);
+    const lines = [0, 1, 2].map((i) =>
+      JSON.stringify({
+        id: `00000000-0000-4000-8000-00000000010${i}`,
+        timestamp: Date.now() * 1000 - 1_000_000,
+        event_message: 'live',
+        metadata: [{
+          function_id: 'f',
+          project_ref: project,
+          execution_time_ms: 5,
+          request: [{ method: 'GET', url: '/x' }],
+          response: [{ status_code: 200 }],
+        }],
+      })
+    );
+    const ingest = await call('/api/ingest/function-edge', {
+      method: 'POST',
+      body: lines.join('\n'),
+    });
+    expect(ingest.status).toBe(202);
+    const pushed = await live.next(5_000);
+    const rows = JSON.parse(pushed?.data ?? '{"result":[]}').result as { count: number }[];
+    expect(rows.reduce((sum, row) => sum + row.count, 0)).toBe(3);
+    // Left open: the process must stop with a stream open (the next test).
+  });
+
   test('SIGTERM stops it cleanly', async () => {
     const output = service?.output() ?? '';
     const pid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(output)?.[1]);
@@ -129,6 +168,9 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     };
     expect(await gone()).toBe(true);
     expect(service?.output()).toContain('"msg":"stopping"');
+    // The live stream left open was ended, not left hanging.
+    await live?.next(1_000);
+    expect(live?.ended ?? true).toBe(true);
     expect(service?.output()).not.toContain('shutdown');
     service = null;
   }, 30_000);
