@@ -67,6 +67,33 @@ const STRING_PARAMETERS: Schema = {
   description: 'Parameter names to string values; they win over the query string.',
 };
 
+/**
+ * The 200 of an endpoint operation: the rows as JSON and, on `GET`, the live form of the answer
+ * (`Accept: text/event-stream`, api/live/): the answer now, then each new one as it changes.
+ */
+function answerContent(record: EndpointRecord, method: string): OpenApiObject {
+  const rows = json(RESULT_SCHEMA[record.name], 'The rows.');
+  if (method !== 'get') return rows;
+  const content = rows['content'] as OpenApiObject;
+  return {
+    description: 'The rows. Asked with `Accept: text/event-stream`, a live answer: server-sent ' +
+      'events, each the whole JSON answer (the same bytes as this GET at that moment) on `data:` ' +
+      'lines with its ETag as `id`; the first is the answer now, each later one sent when the ' +
+      'answer changes (after a commit of the project, or as the window slides); a comment every ' +
+      'LIVE_HEARTBEAT_MS. 429 beyond LIVE_MAX_STREAMS, _PER_KEY or _PER_ADDRESS. An ' +
+      '`EventSource` passes its key as `api_key`.',
+    content: {
+      ...content,
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          description: 'Server-sent events, each `id: <ETag>` and `data: <answer>`.',
+        },
+      },
+    },
+  };
+}
+
 function endpointOperation(record: EndpointRecord, path: string, method: string): OpenApiObject {
   return {
     operationId: `${record.name}:${method}:${path}`,
@@ -94,7 +121,7 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
     ],
     responses: {
       '200': {
-        ...json(RESULT_SCHEMA[record.name], 'The rows.'),
+        ...answerContent(record, method),
         headers: {
           ETag: { description: 'Weak tag of the body', schema: { type: 'string' } },
           [IGNORED_PARAMETERS_HEADER]: {
