@@ -1,7 +1,7 @@
 /**
  * One live stream's body: server-sent events (`text/event-stream`), each an answer whole on
- * `data:` lines with its entity tag as the event's `id`, and a comment every heartbeat so that
- * proxies keep an idle stream open. What the client has not taken yet is bounded: a reader too
+ * `data:` lines with its entity tag as the event's `id`, and a comment at each heartbeat (one
+ * timer for every stream of the process, live-setup.ts) so that proxies keep an idle stream open. What the client has not taken yet is bounded: a reader too
  * slow to take an answer before the next ones pile past `maxBufferedBytes` is cut (a cut client
  * reconnects and gets the answer of the moment, which is all it needs).
  *
@@ -18,7 +18,6 @@ export type StreamEnd = 'client' | 'slow_reader' | 'shutdown';
 
 /** Options of {@link EventStream}. */
 export interface EventStreamOptions {
-  readonly heartbeatMs: number;
   /** Most bytes queued for a client that has not taken them; beyond, the stream is cut. */
   readonly maxBufferedBytes: number;
   /** Told once, when the stream ends, and why. */
@@ -30,7 +29,6 @@ export class EventStream {
   readonly body: ReadableStream<Uint8Array>;
   readonly #options: EventStreamOptions;
   #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
-  #heartbeat: ReturnType<typeof setInterval> | null = null;
   #ended = false;
   #lastEtag: string | null = null;
 
@@ -45,7 +43,6 @@ export class EventStream {
       },
       new ByteLengthQueuingStrategy({ highWaterMark: options.maxBufferedBytes }),
     );
-    this.#heartbeat = setInterval(() => this.#write(HEARTBEAT), options.heartbeatMs);
   }
 
   /** Whether the stream has ended. */
@@ -56,8 +53,22 @@ export class EventStream {
   /** Sends `body` as the next event, unless it is the answer last sent (same entity tag). */
   send(body: Uint8Array, etag: string): void {
     if (this.#ended || etag === this.#lastEtag) return;
+    this.sendEvent(eventBytes(body, etag), etag);
+  }
+
+  /**
+   * Sends an event already framed ({@link eventBytes}) unless it is of the answer last sent:
+   * one answer pushed to many streams is framed once, and its bytes shared.
+   */
+  sendEvent(event: Uint8Array, etag: string): void {
+    if (this.#ended || etag === this.#lastEtag) return;
     this.#lastEtag = etag;
-    this.#write(eventBytes(body, etag));
+    this.#write(event);
+  }
+
+  /** Sends a comment, so that proxies keep an idle stream open (the owner's timer calls it). */
+  heartbeat(): void {
+    this.#write(HEARTBEAT);
   }
 
   /** Ends the stream from this side (the process stops). */
@@ -82,8 +93,6 @@ export class EventStream {
   #end(why: StreamEnd): void {
     if (this.#ended) return;
     this.#ended = true;
-    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
-    this.#heartbeat = null;
     this.#options.onEnd(why);
   }
 }

@@ -14,7 +14,7 @@ import type { Logger } from '../../src/logger.ts';
 import { changesChannel } from '../../src/rollup/keys.ts';
 import type { ChangeFeed } from '../../src/store/changes.ts';
 import type { Answerer, Computed } from '../answer/answer.ts';
-import type { EventStream } from './event-stream.ts';
+import { eventBytes, type EventStream } from './event-stream.ts';
 import type { LiveMetrics } from './live-metrics.ts';
 
 /** An answer as pushed: its body and entity tag. */
@@ -191,7 +191,9 @@ export class LiveAnswers {
       metrics.countRecompute();
       if (computed.ok && computed.etag !== watch.last.etag) {
         watch.last = computed;
-        for (const stream of watch.streams) stream.send(computed.body, computed.etag);
+        // Framed once for every stream that watches it.
+        const event = eventBytes(computed.body, computed.etag);
+        for (const stream of watch.streams) stream.sendEvent(event, computed.etag);
         metrics.countPush(watch.streams.size);
       }
     } catch (error) {

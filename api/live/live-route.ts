@@ -29,12 +29,11 @@ export interface LiveRouteDeps {
   readonly live: LiveAnswers;
   readonly caps: StreamCaps;
   readonly metrics: LiveMetrics;
-  readonly heartbeatMs: number;
   /** Most bytes queued for a stream's client; beyond, it is cut. */
   readonly maxBufferedBytes: number;
   /** Where a client's address is read from, for the per-address cap. */
   readonly addressFrom: AddressSource;
-  /** Every open stream, so a stopping process can end them. */
+  /** Every open stream: its heartbeats, and the end of all when the process stops. */
   readonly open: Set<EventStream>;
 }
 
@@ -66,7 +65,6 @@ export function liveResponse(
   }
   const key = `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`;
   const stream: EventStream = new EventStream({
-    heartbeatMs: deps.heartbeatMs,
     maxBufferedBytes: deps.maxBufferedBytes,
     onEnd: (why) => {
       place.release();

@@ -61,18 +61,23 @@ export function createLive(deps: {
     ...(deps.beforeSignalled === undefined ? {} : { beforeSignalled: deps.beforeSignalled }),
   });
   const watches = live;
+  // One timer for every stream's heartbeat: a timer per stream would be thousands.
+  const heartbeat = setInterval(() => {
+    for (const stream of open) stream.heartbeat();
+  }, settings.liveHeartbeatMs ?? DEFAULT_LIVE.heartbeatMs);
+  if (typeof heartbeat === 'object' && 'unref' in heartbeat) heartbeat.unref();
   return {
     route: {
       live: watches,
       caps,
       metrics,
-      heartbeatMs: settings.liveHeartbeatMs ?? DEFAULT_LIVE.heartbeatMs,
       // Two whole answers: one being read, the next waiting.
       maxBufferedBytes: 2 * deps.answerMaxBytes,
       addressFrom: deps.addressFrom,
       open,
     },
     close: () => {
+      clearInterval(heartbeat);
       for (const stream of [...open]) stream.close();
       watches.close();
     },

@@ -241,6 +241,14 @@ describe('live answers on the embedded store', () => {
     expect(response.headers.get('Content-Type')).toContain('application/json');
   });
 
+  test('an idle stream gets a heartbeat each LIVE_HEARTBEAT_MS', async () => {
+    const app = liveApp(() => TEST_NOW_US, { liveHeartbeatMs: 1_000 });
+    const reader = await open(app, '/api/endpoints/query/logs.all?project=p');
+    expect(await reader.next()).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    expect(reader.comments).toBeGreaterThanOrEqual(2);
+  });
+
   test('a stopping API ends its streams', async () => {
     const app = liveApp(() => TEST_NOW_US);
     const reader = await open(app, '/api/endpoints/query/logs.all?project=p');

@@ -22,7 +22,6 @@ describe('a live stream', () => {
   test('sends an answer once, heartbeats when idle, and cuts a reader too slow', async () => {
     const ends: StreamEnd[] = [];
     const stream = new EventStream({
-      heartbeatMs: 20,
       maxBufferedBytes: 100,
       onEnd: (why) => ends.push(why),
     });
@@ -30,6 +29,7 @@ describe('a live stream', () => {
     stream.send(bytes('{"n":1}'), '"1"');
     stream.send(bytes('{"n":1}'), '"1"');
     expect(text((await reader.read()).value ?? new Uint8Array())).toContain('{"n":1}');
+    stream.heartbeat();
     expect(text((await reader.read()).value ?? new Uint8Array())).toBe(': heartbeat\n\n');
     // Nothing read from here: 3 answers of 80 bytes pass the bound of 100.
     for (let i = 2; i < 5; i++) {
@@ -43,7 +43,6 @@ describe('a live stream', () => {
   test('a client that goes away ends it once', async () => {
     const ends: StreamEnd[] = [];
     const stream = new EventStream({
-      heartbeatMs: 1_000,
       maxBufferedBytes: 100,
       onEnd: (why) => ends.push(why),
     });
