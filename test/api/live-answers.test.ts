@@ -15,6 +15,7 @@ import { generatedStream, queriesFor, validEvents } from '../rollup/fold-and-rea
 import { TEST_NOW_US, type TestApp, testApp } from './helpers/app.ts';
 import { EventReader } from './helpers/event-stream.ts';
 import { matches } from './helpers/http.ts';
+import { invocationLine } from '../fixtures/events.ts';
 
 const LIVE = { Accept: 'text/event-stream' };
 const SETTINGS = { resultCacheMs: 0, liveCoalesceMs: 250 };
@@ -147,17 +148,10 @@ describe('live answers on the embedded store', () => {
       let nowUs = TEST_NOW_US;
       const app = liveApp(() => nowUs);
       const project = 'abcdefghijklmnopqrst';
-      const line = JSON.stringify({
-        id: '00000000-0000-4000-8000-000000000001',
-        timestamp: TEST_NOW_US - 2_000_000,
-        event_message: 'x',
-        metadata: [{
-          function_id: 'f1',
-          project_ref: project,
-          execution_time_ms: 12,
-          request: [{ method: 'GET', url: '/x' }],
-          response: [{ status_code: 200 }],
-        }],
+      const line = invocationLine({
+        project,
+        timestampUs: TEST_NOW_US - 2_000_000,
+        executionMs: 12,
       });
       const response = await app.call('/api/ingest/function-edge', { method: 'POST', body: line });
       expect(response.status).toBe(202);

@@ -13,6 +13,7 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { describeWithServices } from '../support/services.ts';
 import { type TestApp, testApp } from './helpers/app.ts';
 import { EventReader } from './helpers/event-stream.ts';
+import { invocationLine } from '../fixtures/events.ts';
 
 /** `store`, whose commits signal nothing. */
 function silent(store: RollupStore): RollupStore {
@@ -66,18 +67,7 @@ describeWithServices(['redis'], 'a live answer after its subscription was lost',
     expect(await live.next()).not.toBeNull();
     // Subscribed by now: the watch subscribes as the stream opens.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const line = JSON.stringify({
-      id: randomUUID(),
-      timestamp: Date.now() * 1000 - 1_000_000,
-      event_message: 'x',
-      metadata: [{
-        function_id: 'f',
-        project_ref: project,
-        execution_time_ms: 5,
-        request: [{ method: 'GET', url: '/x' }],
-        response: [{ status_code: 200 }],
-      }],
-    });
+    const line = invocationLine({ project, timestampUs: Date.now() * 1000 - 1_000_000 });
     const ingest = await app.call('/api/ingest/function-edge', { method: 'POST', body: line });
     expect(((await ingest.json()) as { accepted: number }).accepted).toBe(1);
     // No signal: the 1day answer slides by the hour, so nothing is sent.

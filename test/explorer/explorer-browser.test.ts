@@ -19,6 +19,7 @@ import {
   type View,
   viewFromHash,
 } from '../../api/explorer/page/views.js';
+import { invocationLine } from '../fixtures/events.ts';
 
 const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'explorer');
 
@@ -284,17 +285,11 @@ describeWithServices(['browser'], 'the explorer in headless Chromium', ({ browse
     const renders = Number(await page.locator('#view').getAttribute('data-renders'));
     const nowUs = Date.now() * 1000;
     const lines = Array.from({ length: 7 }, (_, i) =>
-      JSON.stringify({
-        id: `00000000-0000-4000-8000-00000000000${i}`,
-        timestamp: nowUs - 1_000_000 * (i + 1),
-        event_message: 'live',
-        metadata: [{
-          function_id: 'f-live',
-          project_ref: project,
-          execution_time_ms: 10 + i,
-          request: [{ method: 'GET', url: '/live' }],
-          response: [{ status_code: i === 0 ? 500 : 200 }],
-        }],
+      invocationLine({
+        project,
+        timestampUs: nowUs - 1_000_000 * (i + 1),
+        executionMs: 10 + i,
+        status: i === 0 ? 500 : 200,
       }));
     const ingest = await fetch(`${url}/api/ingest/function-edge`, {
       method: 'POST',

@@ -17,6 +17,7 @@ import {
   VECTOR_SOURCES,
   vectorFixture,
 } from '../../fixtures/supabase/vector-events.ts';
+import { invocationLine } from '../../fixtures/events.ts';
 
 /** Registers the suite; `every` keeps one query in that many (a representative subset). */
 export function childSuite(start: () => Promise<ChildService>, every = 1): void {
@@ -122,19 +123,9 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     const first = await live.next();
     expect(JSON.parse(first?.data ?? '').result.every((row: { count: number }) => row.count === 0))
       .toBe(true);
-    const lines = [0, 1, 2].map((i) =>
-      JSON.stringify({
-        id: `00000000-0000-4000-8000-00000000010${i}`,
-        timestamp: Date.now() * 1000 - 1_000_000,
-        event_message: 'live',
-        metadata: [{
-          function_id: 'f',
-          project_ref: project,
-          execution_time_ms: 5,
-          request: [{ method: 'GET', url: '/x' }],
-          response: [{ status_code: 200 }],
-        }],
-      })
+    const lines = Array.from(
+      { length: 3 },
+      () => invocationLine({ project, timestampUs: Date.now() * 1000 - 1_000_000 }),
     );
     const ingest = await call('/api/ingest/function-edge', {
       method: 'POST',
