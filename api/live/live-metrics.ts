@@ -68,13 +68,14 @@ export function liveMetrics(
   });
   const ended = new Counter({
     name: 'api_live_ended_total',
-    help: 'Live streams ended, by why: client (it went away), slow_reader (cut: it did not take ' +
+    help:
+      'Live streams ended, by reason: client (it went away), slow_reader (cut: it did not take ' +
       'its answers), shutdown (the process stopped).',
-    labelNames: ['why'] as const,
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   for (const outcome of ['ok', 'failed']) recomputes.inc({ outcome }, 0);
-  for (const why of ['client', 'slow_reader', 'shutdown']) ended.inc({ why }, 0);
+  for (const reason of ['client', 'slow_reader', 'shutdown']) ended.inc({ reason }, 0);
   return {
     countPush: (streams) => pushes.inc(streams),
     countRecompute: () => recomputes.inc({ outcome: 'ok' }),
@@ -82,6 +83,6 @@ export function liveMetrics(
     countSignal: () => signals.inc(),
     countSubscribeFailure: () => subscribeFailures.inc(),
     countRefused: () => refused.inc(),
-    countEnd: (why) => ended.inc({ why }),
+    countEnd: (why) => ended.inc({ reason: why }),
   };
 }

@@ -225,7 +225,7 @@ describe('live answers on the embedded store', () => {
     await open(app, path);
     const metrics = await (await app.call('/metrics')).text();
     expect(metrics).toMatch(/^api_live_refused_total 1$/m);
-    expect(metrics).toMatch(/^api_live_ended_total\{why="client"\} 1$/m);
+    expect(metrics).toMatch(/^api_live_ended_total\{reason="client"\} 1$/m);
   });
 
   test('LIVE_MAX_STREAMS=0 turns live answers off: the JSON answer of a GET', async () => {
