@@ -1,8 +1,9 @@
 /**
  * The change feed of a store on Redis (src/store/changes.ts): sharded subscriptions (`SSUBSCRIBE`)
  * to the channels the commit script publishes on. On one Redis they go over a connection of their
- * own (a subscribed connection sends nothing else), made at the first watch; on a Cluster
- * node-redis keeps one per node that owns a watched channel's slot, and follows a slot that moves.
+ * own (a subscribed connection sends nothing else, {@link duplicateSubscribers}), made at the
+ * first watch; on a Cluster node-redis keeps one per node that owns a watched channel's slot, and
+ * follows a slot that moves.
  * node-redis subscribes again by itself after a reconnect; the signals sent meanwhile are lost,
  * which {@link ChangeFeed.onReconnect} tells.
  *
@@ -51,4 +52,50 @@ export class RedisChanges implements ChangeFeed {
   close(): Promise<void> {
     return this.#source.close();
   }
+}
+
+/** A connection of its own for subscriptions, as node-redis's `client.duplicate()` gives one. */
+export interface SubscriberConnection extends ShardedSubscriber {
+  on(event: 'error' | 'ready', listener: () => void): unknown;
+  connect(): Promise<unknown>;
+  destroy(): void;
+  readonly isOpen: boolean;
+}
+
+/**
+ * The subscriptions of one Redis: over a connection of their own (`duplicate()`, made at the
+ * first watch), whose returns after a loss are told to {@link SubscriberSource.onReconnect}.
+ */
+export function duplicateSubscribers(duplicate: () => SubscriberConnection): SubscriberSource {
+  let subscriber: Promise<SubscriberConnection> | null = null;
+  const reconnects = new Set<() => void>();
+  const connect = async (): Promise<SubscriberConnection> => {
+    const connection = duplicate();
+    // The main connection reports the outages: this one only follows them.
+    connection.on('error', () => undefined);
+    let readyBefore = false;
+    connection.on('ready', () => {
+      if (readyBefore) { for (const listener of reconnects) listener(); }
+      readyBefore = true;
+    });
+    try {
+      await connection.connect();
+    } catch (error) {
+      subscriber = null;
+      connection.destroy();
+      throw error;
+    }
+    return connection;
+  };
+  return {
+    subscriber: () => (subscriber ??= connect()),
+    onReconnect: (listener) => void reconnects.add(listener),
+    close: async () => {
+      const opened = subscriber;
+      subscriber = null;
+      if (opened === null) return;
+      const connection = await opened.catch(() => null);
+      if (connection?.isOpen === true) connection.destroy();
+    },
+  };
 }

@@ -25,7 +25,7 @@ import { Buffer } from 'node:buffer';
 import { createClient, createCluster, RESP_TYPES } from 'redis';
 import { isStoreAway } from './away.ts';
 import type { ChangeFeed } from './changes.ts';
-import { RedisChanges, type SubscriberSource } from './redis-changes.ts';
+import { duplicateSubscribers, RedisChanges, type SubscriberSource } from './redis-changes.ts';
 import { ClusterRefresh } from './cluster-refresh.ts';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
@@ -124,7 +124,7 @@ function clientConnection(client: Client): Connection {
     },
     configGet: async (name) => [configValue(await client.sendCommand(['CONFIG', 'GET', name]))],
     info: async (section) => [String(await client.sendCommand(['INFO', section]))],
-    subscribers: clientSubscribers(client),
+    subscribers: duplicateSubscribers(() => client.duplicate()),
     close: async () => {
       if (!client.isOpen) return;
       // A client still trying to reach its server has nothing to finish: drop it.
@@ -193,41 +193,6 @@ function clusterConnection(
       close: () => Promise.resolve(),
     },
     close,
-  };
-}
-
-/** The subscriptions of one Redis: over a duplicate of `client`, made at the first watch. */
-function clientSubscribers(client: Client): SubscriberSource {
-  let subscriber: Promise<Client> | null = null;
-  const reconnects = new Set<() => void>();
-  const connect = async (): Promise<Client> => {
-    const duplicate = client.duplicate();
-    // The main connection reports the outages: this one only follows them.
-    duplicate.on('error', () => undefined);
-    let readyBefore = false;
-    duplicate.on('ready', () => {
-      if (readyBefore) { for (const listener of reconnects) listener(); }
-      readyBefore = true;
-    });
-    try {
-      await duplicate.connect();
-    } catch (error) {
-      subscriber = null;
-      duplicate.destroy();
-      throw error;
-    }
-    return duplicate;
-  };
-  return {
-    subscriber: () => (subscriber ??= connect()),
-    onReconnect: (listener) => void reconnects.add(listener),
-    close: async () => {
-      const opened = subscriber;
-      subscriber = null;
-      if (opened === null) return;
-      const duplicate = await opened.catch(() => null);
-      if (duplicate?.isOpen === true) duplicate.destroy();
-    },
   };
 }
 
