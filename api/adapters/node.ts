@@ -19,6 +19,7 @@ import type { Logger } from '../../src/logger.ts';
 import { ERROR_STATUS, errorResponse, INTERNAL_MESSAGE, JSON_HEADERS } from '../errors.ts';
 import { guardConnections } from './connection-guard.ts';
 import { NO_HOST_MESSAGE } from './host-header.ts';
+import { writeDirect } from './node-direct.ts';
 import { answerParserRefusal } from './parser-refusals.ts';
 import { MAX_HEAD_BYTES, type Refusal } from '../refusals.ts';
 import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
@@ -62,8 +63,11 @@ export const serveNode: Serve = async (fetch, options) => {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
   const listener = getRequestListener(
-    (request, { incoming }) =>
-      fetch(request, { remoteAddress: incoming.socket.remoteAddress ?? null }),
+    async (request, { incoming, outgoing }) =>
+      writeDirect(
+        await fetch(request, { remoteAddress: incoming.socket.remoteAddress ?? null }),
+        outgoing,
+      ),
     {
       errorHandler: (error) => listenerFailure(error, onRefusal, options.logger),
     },

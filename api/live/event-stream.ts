@@ -1,12 +1,15 @@
 /**
  * One live stream's body: server-sent events (`text/event-stream`), each an answer whole on
  * `data:` lines with its entity tag as the event's `id`, and a comment at each heartbeat (one
- * timer for every stream of the process, live-setup.ts) so that proxies keep an idle stream open. What the client has not taken yet is bounded: a reader too
- * slow to take an answer before the next ones pile past `maxBufferedBytes` is cut (a cut client
- * reconnects and gets the answer of the moment, which is all it needs).
+ * timer for every stream of the process, live-setup.ts) so that proxies keep an idle stream
+ * open. What the client has not taken yet is bounded: a reader too slow to take an answer before
+ * the next ones pile past `maxBufferedBytes` is cut (a cut client reconnects and gets the answer
+ * of the moment, which is all it needs).
  *
  * @module
  */
+
+import { type ByteSink, type DirectSource, offerDirect } from '../direct-body.ts';
 
 const ENCODER = new TextEncoder();
 const HEARTBEAT = ENCODER.encode(': heartbeat\n\n');
@@ -24,30 +27,62 @@ export interface EventStreamOptions {
   readonly onEnd: (why: StreamEnd) => void;
 }
 
-/** A stream of answers, written as they come. */
-export class EventStream {
-  readonly body: ReadableStream<Uint8Array>;
+/**
+ * A stream of answers, written as they come: to the connection when the runtime adapter takes
+ * the body over (api/direct-body.ts), else through `body` as a web stream. Until one of them
+ * starts, what is sent waits here, under the same bound.
+ */
+export class EventStream implements DirectSource {
   readonly #options: EventStreamOptions;
-  #controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  #sink: ByteSink | null = null;
+  #waiting: Uint8Array[] = [];
+  #waitingBytes = 0;
   #ended = false;
   #lastEtag: string | null = null;
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
-    this.body = new ReadableStream<Uint8Array>(
+  }
+
+  /**
+   * The stream as a response body, offered to the runtime adapter to write itself. Not kept here:
+   * once an adapter takes the stream over, nothing holds the web stream.
+   */
+  body(): ReadableStream<Uint8Array> {
+    // A high-water mark of 0: nothing is pulled before a reader reads, so an adapter that writes
+    // the stream itself finds it untouched; what is queued counts against the stream's bound.
+    const body = new ReadableStream<Uint8Array>(
       {
-        start: (controller) => {
-          this.#controller = controller;
+        pull: (controller) => {
+          if (this.#sink === null) this.attach(webSink(controller));
         },
-        cancel: () => this.#end('client'),
+        cancel: () => this.gone(),
       },
-      new ByteLengthQueuingStrategy({ highWaterMark: options.maxBufferedBytes }),
+      new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
     );
+    offerDirect(body, this);
+    return body;
   }
 
   /** Whether the stream has ended. */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  attach(sink: ByteSink): void {
+    if (this.#sink !== null) return;
+    this.#sink = sink;
+    if (this.#ended) {
+      sink.end();
+      return;
+    }
+    for (const bytes of this.#waiting) sink.write(bytes);
+    this.#waiting = [];
+    this.#waitingBytes = 0;
+  }
+
+  gone(): void {
+    this.#end('client');
   }
 
   /** Sends `body` as the next event, unless it is the answer last sent (same entity tag). */
@@ -74,27 +109,45 @@ export class EventStream {
   /** Ends the stream from this side (the process stops). */
   close(): void {
     if (this.#ended) return;
-    this.#controller?.close();
     this.#end('shutdown');
+    this.#sink?.end();
   }
 
   #write(bytes: Uint8Array): void {
-    const controller = this.#controller;
-    if (this.#ended || controller === null) return;
-    if ((controller.desiredSize ?? 0) < 0) {
+    if (this.#ended) return;
+    const sink = this.#sink;
+    const queued = sink === null ? this.#waitingBytes : sink.queuedBytes();
+    if (queued > this.#options.maxBufferedBytes) {
       // What was queued before is still not taken: the reader is too slow for its answers.
-      controller.error(new Error('the client took too long to read its live answers'));
       this.#end('slow_reader');
+      sink?.cut(new Error('the client took too long to read its live answers'));
       return;
     }
-    controller.enqueue(bytes);
+    if (sink !== null) {
+      sink.write(bytes);
+      return;
+    }
+    this.#waiting.push(bytes);
+    this.#waitingBytes += bytes.length;
   }
 
   #end(why: StreamEnd): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#waiting = [];
     this.#options.onEnd(why);
   }
+}
+
+/** The sink of a stream read as a web stream: its queue is the controller's. */
+function webSink(controller: ReadableStreamDefaultController<Uint8Array>): ByteSink {
+  return {
+    write: (bytes) => controller.enqueue(bytes),
+    // With a high-water mark of 0, the desired size is minus the bytes queued.
+    queuedBytes: () => -(controller.desiredSize ?? 0),
+    end: () => controller.close(),
+    cut: (reason) => controller.error(reason),
+  };
 }
 
 /**

@@ -79,7 +79,7 @@ export function liveResponse(
     stream,
     first,
   );
-  return new Response(stream.body, {
+  return new Response(stream.body(), {
     status: 200,
     headers: {
       'Content-Type': `${EVENT_STREAM_TYPE}; charset=utf-8`,

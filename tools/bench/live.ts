@@ -6,12 +6,16 @@
  * `functions.invocation-stats` `1day` answer, whose total count tells which of the project's
  * events it covers (one partition per project, folded in order).
  *
- * 1. The consumer's maximum rate: a backlog folded at full speed.
- * 2. Published -> pushed, at 80% of that rate: the time from each event's publication to the first
- *    pushed answer that counts it, on every stream (`--latency-streams`, one per project).
- * 3. Fan-out: `--streams` (5,000) streams over 500 distinct answers, events at `--fanout-rate`;
- *    the API's CPU per pushed event, its RSS, and its computations against its pushes (one
- *    computation per changed answer, however many streams watch it).
+ * 1. The maximum rate: a backlog folded by one consumer process alone, and the rate the deployment
+ *    takes in, events published as fast as the producer sends them while they are folded (the
+ *    producer, broker, consumers and Redis sharing the machine).
+ * 2. Published -> pushed, at 80% of the second rate: the time from each event's publication to
+ *    the first pushed answer that counts it, on every stream (`--latency-streams`, one per
+ *    project).
+ * 3. Fan-out, on a fresh API replica: `--streams` (5,000) streams over 500 distinct answers,
+ *    events at `--fanout-rate`; the API's CPU per pushed event, its RSS before and with the
+ *    streams, and its computations against its pushes (one computation per changed answer,
+ *    however many streams watch it).
  *
  *   npm run bench:live -- --backlog 100000 --seconds 30 --streams 5000 [--api-node-flags="..."]
  *
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     streams: { type: 'string', default: '5000' },
     'latency-streams': { type: 'string', default: '100' },
     'fanout-rate': { type: 'string', default: '500' },
+    'fanout-seconds': { type: 'string', default: '30' },
     partitions: { type: 'string', default: '4' },
     'api-node-flags': { type: 'string', default: '' },
   },
@@ -50,6 +55,7 @@ const seconds = positiveFlag('seconds', values.seconds);
 const streamCount = positiveFlag('streams', values.streams);
 const latencyStreams = positiveFlag('latency-streams', values['latency-streams']);
 const fanoutRate = positiveFlag('fanout-rate', values['fanout-rate']);
+const fanoutSeconds = positiveFlag('fanout-seconds', values['fanout-seconds']);
 const partitions = positiveFlag('partitions', values.partitions);
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',').filter((b) => b !== '');
 const redisUrl = process.env['REDIS_URL'] ?? '';
@@ -79,8 +85,8 @@ const common = {
   API_KEYS: KEY,
   LOG_LEVEL: 'warn',
 };
-function start(role: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['service/main.ts', '--role', role], {
+function start(role: string, env: Record<string, string>, flags: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...flags, 'service/main.ts', '--role', role], {
     env: { ...common, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -97,25 +103,28 @@ process.on('uncaughtException', (error) => {
   console.error(error);
   process.exit(1);
 });
-const port = await freePort();
-const base = `http://127.0.0.1:${port}`;
-const api = start('api', {
-  ...(values['api-node-flags'] === '' ? {} : { NODE_OPTIONS: values['api-node-flags'] }),
-  HOST: '127.0.0.1',
-  PORT: String(port),
-  RATE_LIMIT: 'off',
-  HTTP_MAX_CONNECTIONS: String(streamCount + 1000),
-  HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
-  LIVE_MAX_STREAMS: String(streamCount + 1000),
-  LIVE_MAX_STREAMS_PER_KEY: String(streamCount + 1000),
-  LIVE_MAX_STREAMS_PER_ADDRESS: '0',
-});
-for (let i = 0; i < 300; i++) {
-  try {
-    if ((await fetch(`${base}/health`)).ok) break;
-  } catch {
-    await sleep(100);
+/** An API replica of its own, on a free port, ready. */
+async function startApi(): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = start('api', {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    RATE_LIMIT: 'off',
+    HTTP_MAX_CONNECTIONS: String(streamCount + 1000),
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    LIVE_MAX_STREAMS: String(streamCount + 1000),
+    LIVE_MAX_STREAMS_PER_KEY: String(streamCount + 1000),
+    LIVE_MAX_STREAMS_PER_ADDRESS: '0',
+  }, values['api-node-flags'].split(' ').filter((flag) => flag !== ''));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      await sleep(100);
+    }
   }
+  return { child, base };
 }
 
 const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING });
@@ -151,51 +160,83 @@ async function publish(out: Producer, count: number, among: number): Promise<Map
       }),
     };
   });
-  // Batches a broker takes whole (its message.max.bytes is 1 MB by default).
-  for (let i = 0; i < messages.length; i += 1_000) {
-    await out.send({ topic: topics['function-edge'], messages: messages.slice(i, i + 1_000) });
+  // Batches a broker takes whole (its message.max.bytes is 1 MB by default), 4 in flight.
+  const batches: (typeof messages)[] = [];
+  for (let i = 0; i < messages.length; i += 1_000) batches.push(messages.slice(i, i + 1_000));
+  for (let i = 0; i < batches.length; i += 4) {
+    await Promise.all(
+      batches.slice(i, i + 4).map((batch) =>
+        out.send({ topic: topics['function-edge'], messages: batch })
+      ),
+    );
   }
   return per;
 }
 
-// 1. The maximum rate: the backlog first, then the consumers, timed until every offset is stored.
+// 1. The maximum rate. (a) A backlog folded by the consumers alone, timed from the first flush
+// stored until every offset is. (b) What the deployment ingests: events published as fast as the
+// producer sends them while the consumers fold them, the producer, the broker, the consumers and
+// Redis sharing this machine's cores, timed from the first sent until every offset is stored.
+// Phase 2 runs at 80% of (b): a rate this machine can take in at all.
 for (let sent = 0; sent < backlog; sent += 5_000) {
   await publish(producer, Math.min(5_000, backlog - sent), PROJECTS);
 }
 const store = await RedisStore.connect(redisUrl);
-const offsets = await admin.fetchTopicOffsets(topics['function-edge']);
-const end = offsets.reduce((sum, partition) => sum + Number(partition.high), 0);
+const partitionIds = (await admin.fetchTopicOffsets(topics['function-edge'])).map((p) =>
+  p.partition
+);
+const publishedCount = async () =>
+  (await admin.fetchTopicOffsets(topics['function-edge'])).reduce(
+    (sum, partition) => sum + Number(partition.high),
+    0,
+  );
 const stored = async () => {
   let total = 0;
-  for (const { partition } of offsets) {
+  for (const partition of partitionIds) {
     total += (await store.readOffset(resumeKey(`${topics['function-edge']}/${partition}`))) ?? 0;
   }
   return total;
 };
-const consumers = start('consumers', {});
-let firstMs: number | null = null;
-let foldedAtFirst = 0;
-let doneMs = 0;
-for (;;) {
-  const folded = await stored();
-  if (folded > 0 && firstMs === null) {
-    firstMs = performance.now();
-    foldedAtFirst = folded;
+/** Waits until every offset up to `end` is stored; answers when the first flush was, and its count. */
+async function foldedBy(
+  end: number,
+): Promise<{ firstMs: number; atFirst: number; doneMs: number }> {
+  let firstMs: number | null = null;
+  let atFirst = 0;
+  for (;;) {
+    const folded = await stored();
+    if (folded > 0 && firstMs === null) {
+      firstMs = performance.now();
+      atFirst = folded;
+    }
+    if (folded >= end) {
+      return { firstMs: firstMs ?? performance.now(), atFirst, doneMs: performance.now() };
+    }
+    await sleep(50);
   }
-  if (folded >= end) {
-    doneMs = performance.now();
-    break;
-  }
-  await sleep(50);
 }
+const consumers = start('consumers', {});
+const folding = await foldedBy(await publishedCount());
 // From the first flush stored: the group's join and the topics' creation are not the rate.
-const maxRate = (end - foldedAtFirst) / ((doneMs - (firstMs ?? doneMs)) / 1000 || 1);
+const foldRate = (backlog - folding.atFirst) / ((folding.doneMs - folding.firstMs) / 1000 || 1);
+const ingestStart = performance.now();
+await publish(producer, backlog, PROJECTS);
+const sentMs = performance.now() - ingestStart;
+const ingested = await foldedBy(await publishedCount());
+const maxRate = backlog / ((ingested.doneMs - ingestStart) / 1000);
 console.log(
-  `max: ${Math.round(maxRate)} events/s folded by one consumer process (${backlog} events)`,
+  `max: ${Math.round(foldRate)} events/s folded from a backlog by one consumer process; ` +
+    `${Math.round(maxRate)} events/s published and folded at once (${backlog} events, sent in ` +
+    `${(sentMs / 1000).toFixed(1)} s)`,
 );
 
 /** A stream: its events as they arrive, counted (and, with `parse`, each answer's total count). */
-function openStream(project: string, parse: boolean, onCount?: (count: number) => void) {
+function openStream(
+  base: string,
+  project: string,
+  parse: boolean,
+  onCount?: (count: number) => void,
+) {
   const state = { events: 0, closed: false, destroy: () => {} };
   const path = `/api/endpoints/functions.invocation-stats?project=${project}&interval=1day`;
   const req = request(`${base}${path}`, {
@@ -228,7 +269,7 @@ function openStream(project: string, parse: boolean, onCount?: (count: number) =
   return state;
 }
 
-async function metric(name: string): Promise<number> {
+async function metric(base: string, name: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
   let total = 0;
   for (const line of text.split('\n')) {
@@ -240,6 +281,7 @@ async function metric(name: string): Promise<number> {
 }
 
 // 2. Published -> pushed at 80% of the maximum rate, on one stream per watched project.
+const latencyApi = await startApi();
 const published = new Map<string, number[]>();
 const latenciesMs: number[] = [];
 const watched = projects.slice(0, latencyStreams);
@@ -247,7 +289,7 @@ const latencyStreamsOpen = watched.map((project) => {
   // The first answer counts the backlog: only this phase's publications are timed.
   let baseline: number | null = null;
   let seen = 0;
-  return openStream(project, true, (count) => {
+  return openStream(latencyApi.base, project, true, (count) => {
     if (baseline === null) {
       baseline = count;
       return;
@@ -264,16 +306,18 @@ const rate80 = Math.floor(maxRate * 0.8);
 const tickMs = 100;
 const phaseEnd = performance.now() + seconds * 1000;
 let sentEvents = 0;
+const phaseStart = performance.now();
 while (performance.now() < phaseEnd) {
   const tickStart = performance.now();
-  const count = Math.round(rate80 * tickMs / 1000);
-  const per = await publish(producer, count, PROJECTS);
+  // What is due by now: a tick whose send ran long is made up in the next.
+  const count = Math.round((rate80 * (tickStart - phaseStart)) / 1000) - sentEvents;
+  const per = count > 0 ? await publish(producer, count, PROJECTS) : new Map<string, number>();
   for (const [project, n] of per) {
     const times = published.get(project) ?? [];
     for (let i = 0; i < n; i++) times.push(tickStart);
     published.set(project, times);
   }
-  sentEvents += count;
+  sentEvents += Math.max(0, count);
   await sleep(Math.max(0, tickMs - (performance.now() - tickStart)));
 }
 await sleep(3_000);
@@ -292,37 +336,52 @@ console.log(
     } ms over ${latenciesMs.length} of ${expectedTimed} events`,
 );
 
-// 3. Fan-out: every project watched by streams/500 streams; events at a low rate.
+// 3. Fan-out, on an API replica of its own (the first one's heap grew with phase 2's rate): every
+// project watched by streams/500 streams; events at a low rate.
+latencyApi.child.kill('SIGTERM');
+const fanApi = await startApi();
+const api = fanApi.child;
+const rssIdle = processRssBytes(api.pid);
 const fan = Array.from(
   { length: streamCount },
-  (_, i) => openStream(projects[i % PROJECTS] ?? '', false),
+  (_, i) => openStream(fanApi.base, projects[i % PROJECTS] ?? '', false),
 );
 for (let i = 0; i < 300 && fan.some((stream) => stream.events === 0); i++) await sleep(100);
 const opened = fan.filter((stream) => stream.events > 0).length;
-const pushesBefore = await metric('api_live_pushes_total');
-const recomputesBefore = await metric('api_live_recomputes_total');
+const rssOpened = processRssBytes(api.pid);
+const pushesBefore = await metric(fanApi.base, 'api_live_pushes_total');
+const recomputesBefore = await metric(fanApi.base, 'api_live_recomputes_total');
 const cpuBefore = processCpuSeconds(api.pid) ?? 0;
-const fanEnd = performance.now() + seconds * 1000;
+const fanStart = performance.now();
+const fanEnd = fanStart + fanoutSeconds * 1000;
+// The RSS every 10 s: flat, or growing with the pushes.
+const rssSamples: (number | null)[] = [];
 while (performance.now() < fanEnd) {
   const tickStart = performance.now();
   await publish(producer, Math.round(fanoutRate / 10), PROJECTS);
+  if (tickStart - fanStart >= (rssSamples.length + 1) * 10_000) {
+    rssSamples.push(processRssBytes(api.pid));
+  }
   await sleep(Math.max(0, 100 - (performance.now() - tickStart)));
 }
 await sleep(2_000);
 const cpu = (processCpuSeconds(api.pid) ?? 0) - cpuBefore;
-const pushes = (await metric('api_live_pushes_total')) - pushesBefore;
-const recomputes = (await metric('api_live_recomputes_total')) - recomputesBefore;
+const pushes = (await metric(fanApi.base, 'api_live_pushes_total')) - pushesBefore;
+const recomputes = (await metric(fanApi.base, 'api_live_recomputes_total')) - recomputesBefore;
 const received = fan.reduce((sum, stream) => sum + stream.events, 0) - opened;
 const mib = (
   bytes: number | null,
 ) => (bytes === null ? 'n/a' : `${(bytes / 1048576).toFixed(0)} MiB`);
 console.log(
-  `fan-out: ${opened} streams open over ${PROJECTS} answers, ${fanoutRate} events/s for ${seconds} s: ` +
+  `fan-out: ${opened} streams open over ${PROJECTS} answers, ${fanoutRate} events/s for ${fanoutSeconds} s: ` +
     `${pushes} pushes (${received} received), ${recomputes} computations ` +
     `(${(pushes / Math.max(1, recomputes)).toFixed(1)} pushes each); API CPU ` +
     `${((cpu * 1e6) / Math.max(1, pushes)).toFixed(1)} µs per pushed event, ` +
-    `${((cpu / seconds) * 100).toFixed(1)}% of a core; RSS ${mib(processRssBytes(api.pid))} ` +
-    `(peak ${mib(processPeakRssBytes(api.pid))})`,
+    `${((cpu / fanoutSeconds) * 100).toFixed(1)}% of a core; RSS ${
+      mib(rssIdle)
+    } before the streams, ` +
+    `${mib(rssOpened)} with them open, ${mib(processRssBytes(api.pid))} at the end ` +
+    `(peak ${mib(processPeakRssBytes(api.pid))}); every 10 s: ${rssSamples.map(mib).join(', ')}`,
 );
 console.log(
   `sent ${sentEvents} events in phase 2 (${Math.round(sentEvents / seconds)} events/s); API ` +

@@ -25,7 +25,7 @@ describe('a live stream', () => {
       maxBufferedBytes: 100,
       onEnd: (why) => ends.push(why),
     });
-    const reader = stream.body.getReader();
+    const reader = stream.body().getReader();
     stream.send(bytes('{"n":1}'), '"1"');
     stream.send(bytes('{"n":1}'), '"1"');
     expect(text((await reader.read()).value ?? new Uint8Array())).toContain('{"n":1}');
@@ -46,7 +46,7 @@ describe('a live stream', () => {
       maxBufferedBytes: 100,
       onEnd: (why) => ends.push(why),
     });
-    await stream.body.cancel();
+    await stream.body().cancel();
     stream.close();
     expect(ends).toEqual(['client']);
   });

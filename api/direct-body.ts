@@ -1,0 +1,47 @@
+/**
+ * A response body that a runtime adapter may write straight to its connection instead of reading
+ * it as a web stream. A live answer's stream (api/live/event-stream.ts) is open for as long as its
+ * client watches, thousands at once: on Node, a `ReadableStream` piped to the socket costs each of
+ * them a reader, its promises and its queue (about a third of a stream's memory and most of the
+ * CPU of a push, BENCHMARKS.md), where writing to the socket costs nothing per stream. The body
+ * stays a `ReadableStream` for every other reader (Deno's server, a test calling the app), so the
+ * app has one way to answer; the Node adapter looks the body up here and, when it is offered,
+ * writes the response's head itself and hands the source its connection as a {@link ByteSink}.
+ *
+ * @module
+ */
+
+/** Where a body's bytes go: the client's connection, or the body's own web stream. */
+export interface ByteSink {
+  /** Queues `bytes` for the client. */
+  write(bytes: Uint8Array): void;
+  /** Bytes written that the client has not taken yet. */
+  queuedBytes(): number;
+  /** Ends the response after what is queued. */
+  end(): void;
+  /** Ends the connection at once: the client is cut, `reason` says why. */
+  cut(reason: Error): void;
+}
+
+/** A body that writes itself once given its sink. */
+export interface DirectSource {
+  /** Starts writing to `sink` (at most once). */
+  attach(sink: ByteSink): void;
+  /** The client went away, or was cut: the sink takes nothing more. */
+  gone(): void;
+}
+
+const offered = new WeakMap<ReadableStream<Uint8Array>, DirectSource>();
+
+/** Offers `body` to be written by `source` instead of read (see the module's notes). */
+export function offerDirect(body: ReadableStream<Uint8Array>, source: DirectSource): void {
+  offered.set(body, source);
+}
+
+/** The source that writes `body`, if it was offered and nobody has read it; else undefined. */
+export function directSource(body: ReadableStream<Uint8Array> | null): DirectSource | undefined {
+  if (body === null || body.locked) return undefined;
+  const source = offered.get(body);
+  offered.delete(body);
+  return source;
+}
