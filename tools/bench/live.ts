@@ -13,9 +13,10 @@
  *    the first pushed answer that counts it, on every stream (`--latency-streams`, one per
  *    project).
  * 3. Fan-out, on a fresh API replica: `--streams` (5,000) streams over 500 distinct answers,
- *    events at `--fanout-rate`; the API's CPU per pushed event, its RSS before and with the
- *    streams, and its computations against its pushes (one computation per changed answer,
- *    however many streams watch it).
+ *    opened all at once or `--open-per-second`, events at `--fanout-rate` for `--fanout-seconds`;
+ *    the API's CPU per pushed event, its RSS before and with the streams and every 10 s, and its
+ *    computations against its pushes (one computation per changed answer, however many streams
+ *    watch it).
  *
  *   npm run bench:live -- --backlog 100000 --seconds 30 --streams 5000 [--api-node-flags="..."]
  *
@@ -46,6 +47,7 @@ const { values } = parseArgs({
     'latency-streams': { type: 'string', default: '100' },
     'fanout-rate': { type: 'string', default: '500' },
     'fanout-seconds': { type: 'string', default: '30' },
+    'open-per-second': { type: 'string', default: '0' },
     partitions: { type: 'string', default: '4' },
     'api-node-flags': { type: 'string', default: '' },
   },
@@ -56,6 +58,11 @@ const streamCount = positiveFlag('streams', values.streams);
 const latencyStreams = positiveFlag('latency-streams', values['latency-streams']);
 const fanoutRate = positiveFlag('fanout-rate', values['fanout-rate']);
 const fanoutSeconds = positiveFlag('fanout-seconds', values['fanout-seconds']);
+/** Fan-out streams opened a second (in steps of a tenth of it); 0: all at once. */
+const openPerSecond = Number(values['open-per-second']);
+if (!Number.isInteger(openPerSecond) || openPerSecond < 0) {
+  throw new Error('--open-per-second: a whole number of streams a second, 0 for all at once');
+}
 const partitions = positiveFlag('partitions', values.partitions);
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',').filter((b) => b !== '');
 const redisUrl = process.env['REDIS_URL'] ?? '';
@@ -342,10 +349,12 @@ latencyApi.child.kill('SIGTERM');
 const fanApi = await startApi();
 const api = fanApi.child;
 const rssIdle = processRssBytes(api.pid);
-const fan = Array.from(
-  { length: streamCount },
-  (_, i) => openStream(fanApi.base, projects[i % PROJECTS] ?? '', false),
-);
+const fan: ReturnType<typeof openStream>[] = [];
+const openStep = Math.max(1, Math.round(openPerSecond / 10));
+for (let i = 0; i < streamCount; i++) {
+  fan.push(openStream(fanApi.base, projects[i % PROJECTS] ?? '', false));
+  if (openPerSecond > 0 && i % openStep === openStep - 1) await sleep(100);
+}
 for (let i = 0; i < 300 && fan.some((stream) => stream.events === 0); i++) await sleep(100);
 const opened = fan.filter((stream) => stream.events > 0).length;
 const rssOpened = processRssBytes(api.pid);
@@ -373,7 +382,9 @@ const mib = (
   bytes: number | null,
 ) => (bytes === null ? 'n/a' : `${(bytes / 1048576).toFixed(0)} MiB`);
 console.log(
-  `fan-out: ${opened} streams open over ${PROJECTS} answers, ${fanoutRate} events/s for ${fanoutSeconds} s: ` +
+  `fan-out: ${opened} streams open over ${PROJECTS} answers (opened ${
+    openPerSecond === 0 ? 'all at once' : `${openPerSecond} a second`
+  }), ${fanoutRate} events/s for ${fanoutSeconds} s: ` +
     `${pushes} pushes (${received} received), ${recomputes} computations ` +
     `(${(pushes / Math.max(1, recomputes)).toFixed(1)} pushes each); API CPU ` +
     `${((cpu * 1e6) / Math.max(1, pushes)).toFixed(1)} µs per pushed event, ` +
