@@ -25,6 +25,11 @@ export interface EventStreamOptions {
   readonly maxBufferedBytes: number;
   /** Told once, when the stream ends, and why. */
   readonly onEnd: (why: StreamEnd) => void;
+  /**
+   * How long the client should wait before it reconnects when the stream ends (the `retry`
+   * field, sent first); absent: the client's own delay.
+   */
+  readonly reconnectMs?: number;
 }
 
 /**
@@ -42,6 +47,10 @@ export class EventStream implements DirectSource {
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
+    // A block with no data: the client takes the field and dispatches no event.
+    if (options.reconnectMs !== undefined) {
+      this.#write(ENCODER.encode(`retry: ${Math.round(options.reconnectMs)}\n\n`));
+    }
   }
 
   /**

@@ -35,6 +35,8 @@ export interface LiveRouteDeps {
   readonly addressFrom: AddressSource;
   /** Every open stream: its heartbeats, and the end of all when the process stops. */
   readonly open: Set<EventStream>;
+  /** A stream's reconnection delay, drawn for each (see `reconnectDelayMs`). */
+  readonly reconnectMs: () => number;
 }
 
 /** Whether the request asks for the live form: a `GET` that accepts an event stream. */
@@ -66,6 +68,7 @@ export function liveResponse(
   const key = `${requestKey(record, params)}${redactPii ? ':redacted' : ''}`;
   const stream: EventStream = new EventStream({
     maxBufferedBytes: deps.maxBufferedBytes,
+    reconnectMs: deps.reconnectMs(),
     onEnd: (why) => {
       place.release();
       deps.open.delete(stream);

@@ -36,6 +36,8 @@ export function createLive(deps: {
   readonly addressFrom: AddressSource;
   /** See `LiveAnswersOptions.beforeSignalled`. */
   readonly beforeSignalled?: (record: EndpointRecord) => void;
+  /** A number in [0, 1) (`Math.random` unless given): each stream's reconnection delay. */
+  readonly random?: () => number;
 }): Live {
   const { settings } = deps;
   const total = settings.liveMaxStreams ?? DEFAULT_LIVE.maxStreams;
@@ -75,6 +77,7 @@ export function createLive(deps: {
       maxBufferedBytes: 2 * deps.answerMaxBytes,
       addressFrom: deps.addressFrom,
       open,
+      reconnectMs: () => reconnectDelayMs(deps.random ?? Math.random),
     },
     close: () => {
       clearInterval(heartbeat);
@@ -82,4 +85,18 @@ export function createLive(deps: {
       watches.close();
     },
   };
+}
+
+/** The shortest and longest delay a client is told to wait before it reconnects, in ms. */
+export const RECONNECT_MS = { min: 1_000, max: 10_000 } as const;
+
+/**
+ * A stream's reconnection delay, spread over {@link RECONNECT_MS}: when a process stops, its
+ * streams' clients come back over 9 s rather than all at once. A burst of streams opening
+ * together costs the API far more memory than the same streams opening over seconds (5,000
+ * streams: 380 MiB growing to 535 under pushes, against 328 flat when opened 500 a second;
+ * docs/benchmarks-history.md, "Live answers: a stream's memory, issue 53").
+ */
+export function reconnectDelayMs(random: () => number): number {
+  return RECONNECT_MS.min + Math.floor(random() * (RECONNECT_MS.max - RECONNECT_MS.min));
 }

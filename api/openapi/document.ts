@@ -80,14 +80,16 @@ function answerContent(record: EndpointRecord, method: string): OpenApiObject {
       'events, each the whole JSON answer (the same bytes as this GET at that moment) on `data:` ' +
       'lines with its ETag as `id`; the first is the answer now, each later one sent when the ' +
       'answer changes (after a commit of the project, or as the window slides); a comment every ' +
-      'LIVE_HEARTBEAT_MS. 429 beyond LIVE_MAX_STREAMS, _PER_KEY or _PER_ADDRESS. An ' +
+      'LIVE_HEARTBEAT_MS; before the first, a `retry` field of 1 to 10 s (when to reconnect). ' +
+      '429 beyond LIVE_MAX_STREAMS, _PER_KEY or _PER_ADDRESS. An ' +
       '`EventSource` passes its key as `api_key`.',
     content: {
       ...content,
       'text/event-stream': {
         schema: {
           type: 'string',
-          description: 'Server-sent events, each `id: <ETag>` and `data: <answer>`.',
+          description: 'Server-sent events: `retry: <ms>` first, then each `id: <ETag>` and ' +
+            '`data: <answer>`.',
         },
       },
     },

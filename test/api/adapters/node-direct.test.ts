@@ -75,6 +75,9 @@ describe('a live answer written to the Node socket', () => {
     if (response.body === null) throw new Error('no body');
     const reader = new EventReader(response.body);
     expect((await reader.next())?.data).toBe('{"result":[]}');
+    // Told before the first answer: clients of a stopped process come back spread over 9 s.
+    expect(reader.retryMs).toBeGreaterThanOrEqual(1_000);
+    expect(reader.retryMs).toBeLessThan(10_000);
     await ingest(app, 10);
     const pushed = await reader.next();
     expect(pushed?.data).toContain(`"${sequence} xxxxxxxxxx"`);

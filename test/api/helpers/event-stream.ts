@@ -17,6 +17,8 @@ export interface ServerEvent {
 export class EventReader {
   readonly events: ServerEvent[] = [];
   comments = 0;
+  /** The last `retry` field: how long the client should wait before it reconnects, in ms. */
+  retryMs: number | null = null;
   ended = false;
   readonly #waiters: (() => void)[] = [];
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
@@ -78,6 +80,7 @@ export class EventReader {
     for (const line of block.split('\n')) {
       if (line.startsWith(':')) this.comments += 1;
       else if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('retry: ')) this.retryMs = Number(line.slice(7));
       else if (line.startsWith('data: ')) data.push(line.slice(6));
     }
     if (data.length > 0) this.events.push({ id, data: data.join('\n'), atMs: Date.now() });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { eventBytes, EventStream, type StreamEnd } from '../../../api/live/event-stream.ts';
+import { RECONNECT_MS, reconnectDelayMs } from '../../../api/live/live-setup.ts';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const bytes = (value: string) => new TextEncoder().encode(value);
@@ -49,5 +50,24 @@ describe('a live stream', () => {
     await stream.body().cancel();
     stream.close();
     expect(ends).toEqual(['client']);
+  });
+
+  test('tells its client first how long to wait before it reconnects', async () => {
+    const stream = new EventStream({
+      maxBufferedBytes: 100,
+      onEnd: () => undefined,
+      reconnectMs: 4_321,
+    });
+    const reader = stream.body().getReader();
+    stream.send(bytes('{"n":1}'), '"1"');
+    expect(text((await reader.read()).value ?? new Uint8Array())).toBe('retry: 4321\n\n');
+    expect(text((await reader.read()).value ?? new Uint8Array())).toContain('data: {"n":1}');
+  });
+
+  test('reconnection delays are spread from 1 s to 10 s', () => {
+    expect(reconnectDelayMs(() => 0)).toBe(RECONNECT_MS.min);
+    expect(reconnectDelayMs(() => 0.5)).toBe(5_500);
+    expect(reconnectDelayMs(() => 0.999_999)).toBeLessThan(RECONNECT_MS.max);
+    expect(RECONNECT_MS).toEqual({ min: 1_000, max: 10_000 });
   });
 });
