@@ -14,6 +14,7 @@
  *   npm run bench:api -- --events 200000 --seconds 5 --connections 64 --baseline-calls 20
  *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
  *   npm run bench:api -- --profile DIR      # each API process writes a CPU profile into DIR
+ *   npm run bench:api -- --wrk              # also Debian's wrk, closed loop, beside each figure
  *
  * Per workload it also measures the CPU time per request of the API process and of Redis (from
  * /proc, when Redis runs on this machine), and a ceiling: the same answers, captured from the API
@@ -41,6 +42,7 @@ import { type AnswerAt, DuckDbBaseline } from './api/duckdb.ts';
 import { startApi } from './api/child.ts';
 import { type Flags, flags, redisUrl } from './api/flags.ts';
 import { drive, type DriveResult } from './api/load.ts';
+import { runWrk } from './api/wrk.ts';
 import { micro, type Mode, ms, perSecond, printTable, type WorkloadFigures } from './api/table.ts';
 import { environment, processCpuSeconds } from './measure.ts';
 
@@ -240,6 +242,22 @@ const MODES: readonly Mode[] = [
   { name: 'no reuse', env: { RESULT_CACHE_MS: '0' } },
 ];
 
+/** Drives `url` with wrk as the benchmark's own load drove it, and prints what wrk saw. */
+function printWrk(label: string, url: string, paths: readonly string[], options: Flags): void {
+  const result = runWrk({
+    url,
+    headers: { 'X-API-KEY': KEY },
+    paths,
+    connections: options.connections,
+    seconds: options.seconds,
+  });
+  process.stderr.write(
+    `${label}: wrk (2 threads, ${options.connections} connections, ${options.seconds} s): ` +
+      `${perSecond(result.perSecond)} req/s, p50 ${ms(result.p50Ms)} ms, p99 ` +
+      `${ms(result.p99Ms)} ms; answers not 2xx: ${result.failures}\n`,
+  );
+}
+
 /** What {@link measureApi} measured of one workload. */
 interface ApiFigures {
   readonly api: WorkloadFigures['api'];
@@ -294,6 +312,7 @@ async function measureApi(
       const rate = Math.min(options.rate, Math.floor(saturation.perSecond * 0.8));
       const atRate = await drive({ ...base, ratePerSecond: rate });
       api.set(mode.name, { saturation, atRate, rate });
+      if (options.wrk) printWrk(`${mode.name}: ${workload.label}`, child.url, paths, options);
       if (mode.env.RESULT_CACHE_MS === '0') answers = await captureAnswers(child.url, workload);
       process.stderr.write(
         `${mode.name}: ${workload.label}: max ${perSecond(saturation.perSecond)} req/s ` +
@@ -308,8 +327,8 @@ async function measureApi(
       await child.stop();
     }
   }
-  const fixed = await ceiling(answers, (url, pid) =>
-    drive({
+  const fixed = await ceiling(answers, async (url, pid) => {
+    const result = await drive({
       url,
       headers: {},
       paths,
@@ -317,7 +336,10 @@ async function measureApi(
       seconds: options.seconds,
       warmupSeconds: 2,
       serverCpuSeconds: () => processCpuSeconds(pid),
-    }));
+    });
+    if (options.wrk) printWrk(`ceiling: ${workload.label}`, url, paths, options);
+    return result;
+  });
   process.stderr.write(
     `ceiling (fixed bytes, bare node:http): ${workload.label}: max ${
       perSecond(fixed.perSecond)

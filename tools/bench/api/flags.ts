@@ -12,6 +12,8 @@ export interface Flags {
   only: string;
   /** Where each API process writes its CPU profile (`node --cpu-prof`); empty: none. */
   profile: string;
+  /** Also drive each API and the ceiling with Debian's `wrk` (`./wrk.ts`). */
+  wrk: boolean;
   events: number;
   seconds: number;
   rate: number;
@@ -25,6 +27,7 @@ export function flags(args: readonly string[]): Flags {
   const result: Flags = {
     only: '',
     profile: '',
+    wrk: false,
     events: 1_000_000,
     seconds: 10,
     rate: 3_000,
@@ -32,7 +35,7 @@ export function flags(args: readonly string[]): Flags {
     baselineCalls: 20,
     baselineSeconds: 20,
   };
-  const names: Record<string, Exclude<keyof Flags, 'only' | 'profile'>> = {
+  const names: Record<string, Exclude<keyof Flags, 'only' | 'profile' | 'wrk'>> = {
     '--events': 'events',
     '--seconds': 'seconds',
     '--rate': 'rate',
@@ -41,6 +44,11 @@ export function flags(args: readonly string[]): Flags {
     '--baseline-seconds': 'baselineSeconds',
   };
   for (let i = 0; i < args.length; i += 2) {
+    if (args[i] === '--wrk') {
+      result.wrk = true;
+      i -= 1;
+      continue;
+    }
     if (args[i] === '--only' || args[i] === '--profile') {
       result[args[i] === '--only' ? 'only' : 'profile'] = args[i + 1] ?? '';
       continue;
@@ -50,8 +58,8 @@ export function flags(args: readonly string[]): Flags {
     if (name === undefined || !Number.isInteger(value) || value < 1) {
       throw new Error(
         `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
-          '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT or ' +
-          '--profile DIR',
+          '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT, ' +
+          '--profile DIR or --wrk',
       );
     }
     result[name] = value;
