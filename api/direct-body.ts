@@ -2,8 +2,8 @@
  * A response body that a runtime adapter may write straight to its connection instead of reading
  * it as a web stream. A live answer's stream (api/live/event-stream.ts) is open for as long as its
  * client watches, thousands at once: on Node, a `ReadableStream` piped to the socket costs each of
- * them a reader, its promises and its queue (about a third of a stream's memory and most of the
- * CPU of a push, BENCHMARKS.md), where writing to the socket costs nothing per stream. The body
+ * them a reader, its promises and its queue (4 of a stream's 15 KB of heap, and 14% of the API's
+ * CPU per push; docs/benchmarks-history.md, "Live answers: a stream's memory, issue 53"). The body
  * stays a `ReadableStream` for every other reader (Deno's server, a test calling the app), so the
  * app has one way to answer; the Node adapter looks the body up here and, when it is offered,
  * writes the response's head itself and hands the source its connection as a {@link ByteSink}.

@@ -36,8 +36,6 @@ export function createLive(deps: {
   readonly addressFrom: AddressSource;
   /** See `LiveAnswersOptions.beforeSignalled`. */
   readonly beforeSignalled?: (record: EndpointRecord) => void;
-  /** A number in [0, 1) (`Math.random` unless given): each stream's reconnection delay. */
-  readonly random?: () => number;
 }): Live {
   const { settings } = deps;
   const total = settings.liveMaxStreams ?? DEFAULT_LIVE.maxStreams;
@@ -77,7 +75,7 @@ export function createLive(deps: {
       maxBufferedBytes: 2 * deps.answerMaxBytes,
       addressFrom: deps.addressFrom,
       open,
-      reconnectMs: () => reconnectDelayMs(deps.random ?? Math.random),
+      reconnectMs: () => reconnectDelayMs(Math.random),
     },
     close: () => {
       clearInterval(heartbeat);
