@@ -18,7 +18,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         ['--disable-warning=TimeoutNegativeWarning', 'service/main.ts'],
         embeddedEnv(),
       );
-      const pid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(service.output())?.[1]);
+      // The log line may reach the pipe after the service first answers: wait for it (5 s).
+      const listening = /"pid":(\d+)[^\n]*"msg":"listening"/;
+      for (let waited = 0; !listening.test(service.output()) && waited < 5_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const pid = Number(listening.exec(service.output())?.[1]);
       expect(pid).toBeGreaterThan(0);
       process.kill(pid, signal);
       // The second one once the first is being handled, as a launcher forwarding it would.
