@@ -26,12 +26,12 @@ import type { LogsAllParams } from '../contract/params/logs-all.ts';
 import { parseLogsAllParams } from '../contract/params/logs-all.ts';
 import { type EndpointName, MAX_ROWS } from '../contract/registry.ts';
 import type { EndpointRows } from '../contract/rows.ts';
-import { readApiCounts } from './read/api-counts.ts';
+import { readApiCounts, readApiCountsJson } from './read/api-counts.ts';
 import type { ReadContext } from './read/context.ts';
 import type { AnswerLimits, RowsJson } from './read/rows-json.ts';
 
 export type { AnswerLimits, RowsJson };
-import { invocationStatsRowJson, readInvocationStats } from './read/invocation-stats.ts';
+import { readInvocationStats, readInvocationStatsJson } from './read/invocation-stats.ts';
 import { readLogsAll, readLogsAllJson } from './read/logs-all.ts';
 
 /** The typed parameters of each endpoint. */
@@ -49,17 +49,16 @@ export interface EndpointDescriptor<P, R> {
   readonly read: (context: ReadContext, params: P) => Promise<R[]>;
   /**
    * The same rows (within `limits`) as the UTF-8 bytes of a JSON array with `before` and `after`
-   * around it, where the store holds them ready to send (absent: the rows of `read`, serialized).
+   * around it: each row written straight into the answer's bytes, byte for byte what
+   * `JSON.stringify` writes for the rows of `read`.
    */
-  readonly readJson?: (
+  readonly readJson: (
     context: ReadContext,
     params: P,
     limits: AnswerLimits,
     before: Uint8Array,
     after: Uint8Array,
   ) => Promise<RowsJson>;
-  /** One row of `read` as the JSON text `JSON.stringify` writes (absent: `JSON.stringify`). */
-  readonly rowJson?: (row: R) => string;
 }
 
 type Descriptors = {
@@ -71,10 +70,14 @@ export const DESCRIPTORS: Descriptors = {
   'functions.invocation-stats': {
     parse: parseInvocationStatsParams,
     read: readInvocationStats,
-    rowJson: invocationStatsRowJson,
+    readJson: readInvocationStatsJson,
   },
   'logs.all': { parse: parseLogsAllParams, read: readLogsAll, readJson: readLogsAllJson },
-  'usage.api-counts': { parse: parseApiCountsParams, read: readApiCounts },
+  'usage.api-counts': {
+    parse: parseApiCountsParams,
+    read: readApiCounts,
+    readJson: readApiCountsJson,
+  },
 };
 
 /** Rows of an endpoint, or why its parameters were refused. */
@@ -199,9 +202,8 @@ export async function answerEndpoint<N extends EndpointName>(
 }
 
 /**
- * {@link answerEndpoint}'s rows as a JSON array: what the HTTP API sends. An endpoint whose store
- * holds its rows ready to send (`readJson`) is answered in bytes, without decoding or parsing
- * them.
+ * {@link answerEndpoint}'s rows as a JSON array within `options.frame`: what the HTTP API sends,
+ * written as bytes without a text per row.
  */
 export async function answerEndpointJson<N extends EndpointName>(
   name: N,
@@ -210,21 +212,19 @@ export async function answerEndpointJson<N extends EndpointName>(
   options: AnswerOptions = {},
 ): Promise<JsonAnswer> {
   const descriptor: EndpointDescriptor<EndpointParams[N], EndpointRows[N]> = DESCRIPTORS[name];
-  const readJson = descriptor.readJson;
   const frame = options.frame ?? NO_FRAME;
-  const maxBytes = byteCap(options);
-  if (readJson !== undefined) {
-    const limits = { maxRows: rowCap(options), maxBytes };
-    const answer = await answerWith(
-      descriptor.parse,
-      (params) =>
-        readJson(context, params, limits, UTF8.encode(frame.before), UTF8.encode(frame.after)),
-      source,
-    );
-    return answer.ok ? { ok: true, ...answer.value } : answer;
-  }
-  const answer = await answerEndpoint(name, source, context, options);
-  if (!answer.ok) return answer;
-  const rowJson = descriptor.rowJson ?? ((row: EndpointRows[N]) => JSON.stringify(row));
-  return { ok: true, ...framedRows(answer.rows.map(rowJson), frame, maxBytes) };
+  const limits = { maxRows: rowCap(options), maxBytes: byteCap(options) };
+  const answer = await answerWith(
+    descriptor.parse,
+    (params) =>
+      descriptor.readJson(
+        context,
+        params,
+        limits,
+        UTF8.encode(frame.before),
+        UTF8.encode(frame.after),
+      ),
+    source,
+  );
+  return answer.ok ? { ok: true, ...answer.value } : answer;
 }

@@ -14,7 +14,8 @@ import {
   usageBucketKey,
 } from '../../rollup/keys.ts';
 import { mergeParts } from '../../rollup/unreadable.ts';
-import { usageCounts } from '../../rollup/usage-counts.ts';
+import { type UsageCounts, usageCounts } from '../../rollup/usage-counts.ts';
+import { CLOSE_BRACE } from '../../text/json-chars.ts';
 import { GRAIN_US, truncate } from '../../time/grain.ts';
 import { USAGE_INTERVALS, usageWindowStart } from '../../time/series.ts';
 import { formatDatetime } from '../../time/timestamp.ts';
@@ -23,13 +24,14 @@ import type { ApiCountsRow } from '../../contract/rows.ts';
 import type { HostMatcher, ReadContext } from './context.ts';
 import { cover } from './cover.ts';
 import { DEFAULT_MATCH_BUDGET_MS, matchHosts, storeHosts } from './hosts.ts';
+import { type AnswerLimits, type RowsJson, writeRows } from './rows-json.ts';
 import { readSeconds } from './seconds.ts';
 
-/** Rows for every bucket holding at least one counted request, ascending. */
-export async function readApiCounts(
+/** Each row bucket's start and its counts, ascending, empty ones included. */
+async function readTotals(
   context: ReadContext,
   params: ApiCountsParams,
-): Promise<ApiCountsRow[]> {
+): Promise<{ readonly rowBuckets: readonly number[]; readonly totals: readonly UsageCounts[] }> {
   const { grain } = USAGE_INTERVALS[params.interval];
   const windowStart = usageWindowStart(context.nowUs, params.interval);
   const matchFromStore: HostMatcher = async (pattern, sinceUs) =>
@@ -37,7 +39,7 @@ export async function readApiCounts(
       budgetMs: DEFAULT_MATCH_BUDGET_MS,
     });
   const matched = await (context.matchHosts ?? matchFromStore)(params.project, windowStart);
-  if (matched.length === 0) return [];
+  if (matched.length === 0) return { rowBuckets: [], totals: [] };
 
   // Row buckets from the one holding the window start up to the one holding now + skew.
   const rowBuckets: number[] = [];
@@ -91,6 +93,15 @@ export async function readApiCounts(
       add(rowOfSecond[i] ?? -1, partAddress(key, bucketSlot('second', second)), parts);
     });
   });
+  return { rowBuckets, totals };
+}
+
+/** Rows for every bucket holding at least one counted request, ascending. */
+export async function readApiCounts(
+  context: ReadContext,
+  params: ApiCountsParams,
+): Promise<ApiCountsRow[]> {
+  const { rowBuckets, totals } = await readTotals(context, params);
   const rows: ApiCountsRow[] = [];
   totals.forEach((counts, i) => {
     const bucket = rowBuckets[i];
@@ -104,4 +115,34 @@ export async function readApiCounts(
     });
   });
   return rows;
+}
+
+const UTF8 = new TextEncoder();
+const TIMESTAMP = UTF8.encode('{"timestamp":"');
+const REST = UTF8.encode('","total_rest_requests":');
+const STORAGE = UTF8.encode(',"total_storage_requests":');
+const AUTH = UTF8.encode(',"total_auth_requests":');
+const REALTIME = UTF8.encode(',"total_realtime_requests":');
+
+/**
+ * The rows of {@link readApiCounts} (within `limits`) as the UTF-8 bytes of a JSON array, with
+ * `before` and `after` around it, each written straight into the answer's bytes (a timestamp's
+ * text is ASCII and needs no escape).
+ */
+export async function readApiCountsJson(
+  context: ReadContext,
+  params: ApiCountsParams,
+  limits: AnswerLimits,
+  before: Uint8Array,
+  after: Uint8Array,
+): Promise<RowsJson> {
+  const { rowBuckets, totals } = await readTotals(context, params);
+  const counted = totals.flatMap((counts, i) => counts.total === 0 ? [] : [i]);
+  return writeRows(limits, before, after, counted.length, (out, row) => {
+    const i = counted[row] as number;
+    const counts = totals[i] as UsageCounts;
+    out.bytes(TIMESTAMP).ascii(formatDatetime(rowBuckets[i] as number))
+      .bytes(REST).number(counts.rest).bytes(STORAGE).number(counts.storage)
+      .bytes(AUTH).number(counts.auth).bytes(REALTIME).number(counts.realtime).byte(CLOSE_BRACE);
+  });
 }

@@ -1,0 +1,73 @@
+/**
+ * JSON written as bytes is byte for byte what `JSON.stringify` writes: any number (non-finite
+ * ones, -0, extremes, integers past the safe ones), ASCII text and copied bytes, and the array
+ * grows from any starting room.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { JsonBytes } from '../../src/text/json-bytes.ts';
+
+const anyNumber = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e21, 1e-7, 5e-324),
+  fc.constantFrom(99_999_999, 100_000_000, 100_000_001, 1_795_898_977_000_000),
+);
+const text = (out: JsonBytes) => new TextDecoder().decode(out.copy());
+
+describe('JSON as bytes', () => {
+  test('a number is written as JSON.stringify writes it', () => {
+    fc.assert(
+      fc.property(fc.option(anyNumber, { nil: null }), (value) => {
+        expect(text(new JsonBytes(1).number(value))).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  test('numbers, text and bytes in turn, from any starting room', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyNumber, { maxLength: 40 }),
+        fc.integer({ min: 0, max: 300 }),
+        (values, room) => {
+          const out = new JsonBytes(room).byte(0x5b);
+          values.forEach((value, i) => {
+            if (i > 0) out.ascii(',');
+            out.bytes(new TextEncoder().encode('{"v":')).number(value).ascii('}');
+          });
+          out.byte(0x5d);
+          expect(text(out)).toBe(JSON.stringify(values.map((v) => ({ v }))));
+        },
+      ),
+    );
+  });
+
+  test('a timestamp is written as JSON.stringify writes it, on a whole second or not', () => {
+    const timestamps = fc.oneof(
+      anyNumber,
+      fc.integer({ min: -9_007_199_254, max: 9_007_199_254 }).map((seconds) => seconds * 1_000_000),
+      fc.integer({ min: 1, max: 1e6 }).map((seconds) => seconds * 1e16),
+    );
+    fc.assert(
+      fc.property(timestamps, (value) => {
+        expect(text(new JsonBytes(1).timestamp(value))).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  test('a cut forgets what came after it; a copy holds only the bytes written', () => {
+    const out = new JsonBytes(1_000).ascii('[1');
+    const at = out.length;
+    out.ascii(',2');
+    out.cut(at);
+    const copy = out.byte(0x5d).copy();
+    expect(new TextDecoder().decode(copy)).toBe('[1]');
+    expect(copy.buffer.byteLength).toBe(3);
+    expect(out.view().buffer.byteLength).toBe(1_000);
+    expect(new JsonBytes(4).ascii('x'.repeat(100)).copy().length).toBe(100);
+    expect(new JsonBytes(100).bytes(new Uint8Array(100).fill(0x61)).copy().length).toBe(100);
+  });
+});
