@@ -15,6 +15,7 @@ import type { WrittenMember } from '../store/port.ts';
 import { ByteSlab } from '../text/byte-slab.ts';
 import { CLOSE_BRACE, OPEN_BRACKET, QUOTE } from '../text/json-chars.ts';
 import { fieldNames, skipSpace, topLevelFields } from '../text/json-fields.ts';
+import { isReservedFormat, NewerStateFormatError, STATE_FORMATS } from './state-format.ts';
 
 /** Default number of entries kept per project; its home is the configuration's defaults. */
 export { DEFAULT_RECENT_LOGS_CAPACITY } from '../config/defaults.ts';
@@ -68,16 +69,17 @@ export class RecentLogMembers {
    */
   of(event: EdgeEvent | SourceLogEvent, offset: number): WrittenMember {
     const { id, timestampUs } = event;
-    const raw = event.source === 'edge' ? event.raw : event.text;
-    const rawBytes = event.source === 'edge' ? event.rawBytes : undefined;
-    if (rawBytes === undefined) {
+    if (event.source !== 'edge') {
       const position = logPosition(this.#stream, offset);
       const head = `${id}${SEPARATOR}${position}${SEPARATOR}${timestampUs}${SEPARATOR}`;
-      return { score: timestampUs, member: `${head}${raw}` };
+      return { score: timestampUs, member: `${head}${event.text}` };
     }
+    const raw = event.rawBytes ?? UTF8.encode(event.raw);
     const tail = this.#positionTail;
-    // A UTF-16 unit takes at most 3 bytes; a number's text at most NUMBER_TEXT_MAX.
-    const room = id.length * 3 + 3 * NUMBER_TEXT_MAX + tail.length + 3 + rawBytes.byteLength;
+    // A UTF-16 unit takes at most 3 bytes; a number's text at most NUMBER_TEXT_MAX; the row at
+    // most ROW_EXTRA_BYTES more than the event's text, and its format byte.
+    const room = id.length * 3 + 3 * NUMBER_TEXT_MAX + tail.length + 4 + raw.byteLength +
+      ROW_EXTRA_BYTES;
     const bytes = this.#slab.reserve(room);
     const start = this.#slab.start;
     let at = writeText(id, bytes, start);
@@ -88,10 +90,21 @@ export class RecentLogMembers {
       at += POSITION_DIGITS + tail.length;
     } else at = writeText(logPosition(this.#stream, offset), bytes, at);
     bytes[at++] = NUL;
+    const timestampStart = at;
     at = writeNumber(timestampUs, bytes, at);
+    const timestampEnd = at;
     bytes[at++] = NUL;
-    bytes.set(rawBytes, at);
-    return { score: timestampUs, member: this.#slab.keep(at + rawBytes.byteLength - start) };
+    // The answer's row, with its format byte; an event whose text gives no row (none that
+    // parsing accepted) keeps its text, as the version before stored every entry.
+    const rowEnd = findRowFields(raw, 0)
+      ? writeRow(raw, bytes, timestampStart, timestampEnd, bytes, at + 1)
+      : -1;
+    if (rowEnd !== -1) {
+      bytes[at] = ROW_FORMAT;
+      return { score: timestampUs, member: this.#slab.keep(rowEnd - start) };
+    }
+    bytes.set(raw, at);
+    return { score: timestampUs, member: this.#slab.keep(at + raw.byteLength - start) };
   }
 }
 
@@ -140,6 +153,9 @@ export function logPosition(stream: string, offset: number): string {
 }
 
 const ROW_FIELDS = fieldNames(['id', 'event_message', 'metadata']);
+
+/** The first byte of an entry stored in the answer's row form. */
+const ROW_FORMAT = STATE_FORMATS.recentLogRowV1;
 
 const UTF8 = new TextEncoder();
 const DECODER = new TextDecoder();
@@ -201,19 +217,28 @@ function put(bytes: Uint8Array, out: Uint8Array, at: number): number {
 }
 
 /**
- * Writes the row of the member whose timestamp follows `member[timestampStart]` and whose event
- * text follows `member[rawStart]` into `out` at `at`; the index after it, or -1 when that is not
- * a row (the event text must fill the member to its end).
+ * Finds the row's fields (`id`, `event_message`, `metadata`) of the event text `text[from, end)`
+ * into {@link spans}; false when the text gives no row (it must fill `text` to its end, and its
+ * id be a string and its metadata an array).
  */
-function writeRowAt(
-  member: Uint8Array,
+function findRowFields(text: Uint8Array, from: number): boolean {
+  const end = topLevelFields(text, from, ROW_FIELDS, spans);
+  return end !== -1 && skipSpace(text, end) === text.length &&
+    text[spans[0] ?? -1] === QUOTE && text[spans[4] ?? -1] === OPEN_BRACKET;
+}
+
+/**
+ * Writes the row of the fields {@link findRowFields} found last in `text`, with the timestamp
+ * `timestamp[timestampStart, timestampEnd)`, into `out` at `at`; the index after it.
+ */
+function writeRow(
+  text: Uint8Array,
+  timestamp: Uint8Array,
   timestampStart: number,
-  rawStart: number,
+  timestampEnd: number,
   out: Uint8Array,
   at: number,
 ): number {
-  if (timestampStart < 0 || !isTimestamp(member, timestampStart + 1, rawStart)) return -1;
-  const end = topLevelFields(member, rawStart + 1, ROW_FIELDS, spans);
   const [
     idStart = -1,
     idEnd = -1,
@@ -222,22 +247,48 @@ function writeRowAt(
     metadataStart = -1,
     metadataEnd = -1,
   ] = spans;
-  if (
-    end === -1 || skipSpace(member, end) !== member.length || member[idStart] !== QUOTE ||
-    member[metadataStart] !== OPEN_BRACKET
-  ) return -1;
   let i = put(ROW_START, out, at);
-  i = copy(member, idStart, idEnd, out, i);
+  i = copy(text, idStart, idEnd, out, i);
   i = put(ROW_TIMESTAMP, out, i);
-  i = copy(member, timestampStart + 1, rawStart, out, i);
+  i = copy(timestamp, timestampStart, timestampEnd, out, i);
   i = put(ROW_MESSAGE, out, i);
-  i = messageStart !== -1 && member[messageStart] === QUOTE
-    ? copy(member, messageStart, messageEnd, out, i)
+  i = messageStart !== -1 && text[messageStart] === QUOTE
+    ? copy(text, messageStart, messageEnd, out, i)
     : put(NULL, out, i);
   i = put(ROW_METADATA, out, i);
-  i = copy(member, metadataStart, metadataEnd, out, i);
+  i = copy(text, metadataStart, metadataEnd, out, i);
   out[i] = CLOSE_BRACE;
   return i + 1;
+}
+
+/**
+ * Writes the row of a member stored as the version before stored every entry (its event's text
+ * after the timestamp that follows `member[timestampStart]` and the NUL at `rawStart`) into `out`
+ * at `at`; the index after it, or -1 when that is not a row.
+ */
+function writeTextRowAt(
+  member: Uint8Array,
+  timestampStart: number,
+  rawStart: number,
+  out: Uint8Array,
+  at: number,
+): number {
+  if (timestampStart < 0 || !isTimestamp(member, timestampStart + 1, rawStart)) return -1;
+  if (!findRowFields(member, rawStart + 1)) return -1;
+  return writeRow(member, member, timestampStart + 1, rawStart, out, at);
+}
+
+/**
+ * Copies the row of a member stored in the row form (its format byte at `formatAt`) into `out` at
+ * `at`; the index after it, or -1 when what follows is not a row.
+ */
+function copyRowAt(member: Uint8Array, formatAt: number, out: Uint8Array, at: number): number {
+  const rowStart = formatAt + 1;
+  if (member.length - rowStart < ROW_START.length + 1 || member.at(-1) !== CLOSE_BRACE) return -1;
+  for (let i = 0; i < ROW_START.length; i++) {
+    if (member[rowStart + i] !== ROW_START[i]) return -1;
+  }
+  return copy(member, rowStart, member.length, out, at);
 }
 
 /**
@@ -267,7 +318,14 @@ export function writeRecentLogRow(member: Uint8Array, out: Uint8Array, at: numbe
   const forward = third !== -1 && member.indexOf(NUL, third + 1) === -1;
   const rawStart = forward ? third : member.lastIndexOf(NUL);
   const timestampStart = forward ? second : member.lastIndexOf(NUL, rawStart - 1);
-  const end = rawStart <= 0 ? -1 : writeRowAt(member, timestampStart, rawStart, out, at);
+  const format = member[rawStart + 1] ?? -1;
+  if (rawStart > 0 && format === ROW_FORMAT) {
+    const end = copyRowAt(member, rawStart + 1, out, at);
+    if (end === -1) throw malformed(member);
+    return end;
+  }
+  if (rawStart > 0 && isReservedFormat(format)) throw new NewerStateFormatError(format);
+  const end = rawStart <= 0 ? -1 : writeTextRowAt(member, timestampStart, rawStart, out, at);
   if (end === -1) throw malformed(member);
   return end;
 }

@@ -23,6 +23,11 @@ export const STATE_FORMATS = {
   usageCountsV1: 0x10,
   /** `functions.invocation-stats`: counts, times and the quantile sketch. */
   invocationStatsV1: 0x11,
+  /**
+   * A `logs.all` ring-buffer entry's event, after its head: the answer's row as JSON
+   * (`src/rollup/recent-logs.ts`); entries written before it hold the event's text.
+   */
+  recentLogRowV1: 0x12,
 } as const;
 
 /** A format tag of this build. */
@@ -30,6 +35,11 @@ export type StateFormat = (typeof STATE_FORMATS)[keyof typeof STATE_FORMATS];
 
 const FIRST_RESERVED = 0x10;
 const LAST_RESERVED = 0x1f;
+
+/** Whether `byte` is kept for the formats of stored values (those of this build and newer ones). */
+export function isReservedFormat(byte: number): boolean {
+  return byte >= FIRST_RESERVED && byte <= LAST_RESERVED;
+}
 
 /**
  * A stored state in a format of a newer version of this service: neither corrupt nor readable
@@ -53,10 +63,11 @@ export class NewerStateFormatError extends Error {
 export function stateFormat(text: string): 'json' | StateFormat {
   const first = text.charCodeAt(0);
   if (first === 0x5b || first === 0x7b) return 'json';
-  if (first === STATE_FORMATS.usageCountsV1 || first === STATE_FORMATS.invocationStatsV1) {
-    return first;
-  }
-  if (first >= FIRST_RESERVED && first <= LAST_RESERVED) throw new NewerStateFormatError(first);
+  if (
+    first === STATE_FORMATS.usageCountsV1 || first === STATE_FORMATS.invocationStatsV1 ||
+    first === STATE_FORMATS.recentLogRowV1
+  ) return first;
+  if (isReservedFormat(first)) throw new NewerStateFormatError(first);
   throw new Error(
     `a stored state must start with a format byte or JSON: got ${
       Number.isNaN(first) ? 'nothing' : `byte ${first}`

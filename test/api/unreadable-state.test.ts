@@ -128,3 +128,27 @@ test("a state in a newer version's format is answered 503 naming the upgrade, no
   const metrics = await read(app.call, '/metrics');
   expect(metrics.body).not.toMatch(/rollup_unreadable_total\{side="read"\} [1-9]/);
 });
+
+test("a logs.all entry in a newer version's format is answered 503 too, not skipped", async () => {
+  const store = new MemoryStore({ nowMs: () => NOW_MS });
+  const timestampUs = TEST_NOW_US - MINUTE_US;
+  await store.updateSortedSet({
+    key: recentLogsKey(PROJECT),
+    members: [{
+      score: timestampUs,
+      member: `x\u00000000000000000001@s/0\u0000${timestampUs}\u0000\x1e{"id":"x"}`,
+    }],
+    mode: 'add',
+    keepHighest: null,
+    dropBelow: null,
+    expireAtMs: null,
+  });
+  const app = testApp({ store });
+  const logs = await read(app.call, `/api/endpoints/logs.all?project=${PROJECT}&project_tier=PRO`);
+  expect(logs.status, logs.body).toBe(503);
+  expect(JSON.parse(logs.body).error.message).toContain(
+    'cannot read states a newer version of the service wrote',
+  );
+  const metrics = await read(app.call, '/metrics');
+  expect(metrics.body).not.toMatch(/rollup_unreadable_total\{side="read"\} [1-9]/);
+});

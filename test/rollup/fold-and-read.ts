@@ -15,8 +15,16 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { perSecondKeySuffix, projectPrefix } from '../../src/rollup/keys.ts';
-import type { PartRef, ProjectCommit, RollupStore, StateWrite } from '../../src/store/port.ts';
+import { perSecondKeySuffix, projectPrefix, recentLogsKey } from '../../src/rollup/keys.ts';
+import { STATE_FORMATS } from '../../src/rollup/state-format.ts';
+import type {
+  PartRef,
+  ProjectCommit,
+  RollupStore,
+  SortedSetWrite,
+  StateWrite,
+  WrittenMember,
+} from '../../src/store/port.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { formatTimestamp } from '../../src/time/timestamp.ts';
 import { expectSameAnswer } from '../support/answers.ts';
@@ -307,6 +315,41 @@ function earlierVersionStates(store: RollupStore): RollupStore {
   });
 }
 
+/**
+ * `store` as a writer of the version before the row form stored `logs.all` entries: the event's
+ * text after the head. A row is such a text (an object with `id`, `event_message` and `metadata`),
+ * so leaving out the format byte gives an entry of that version with the same row.
+ */
+function earlierVersionEntries(store: RollupStore): RollupStore {
+  const asText = (written: WrittenMember): WrittenMember => {
+    const { member } = written;
+    if (typeof member === 'string') return written;
+    const formatAt = member.lastIndexOf(0) + 1;
+    if (formatAt === 0 || member[formatAt] !== STATE_FORMATS.recentLogRowV1) return written;
+    const text = new Uint8Array(member.length - 1);
+    text.set(member.subarray(0, formatAt));
+    text.set(member.subarray(formatAt + 1), formatAt);
+    return { ...written, member: text };
+  };
+  const withText = (write: SortedSetWrite): SortedSetWrite => ({
+    ...write,
+    members: write.members.map(asText),
+  });
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'commitProject') {
+        return (commit: ProjectCommit) =>
+          target.commitProject({ ...commit, sortedSets: commit.sortedSets.map(withText) });
+      }
+      if (property === 'updateSortedSet') {
+        return (write: SortedSetWrite) => target.updateSortedSet(withText(write));
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** `store`, with every part it reads also pushed to `read` (null where it has none). */
 function recordingReads(store: RollupStore, read: (string | null)[]): RollupStore {
   return new Proxy(store, {
@@ -392,6 +435,39 @@ export function foldAndReadSuite(open: () => Promise<RollupStore>): void {
       expect(written.length).toBeGreaterThan(1_000);
       expect(written.filter((write) => /^[[{]/.test(write.value))).toEqual([]);
     });
+  });
+  describe('an upgrade on live data: logs.all entries stored as text, then as rows', () => {
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const stream = generatedStream(nowUs, 3_000);
+    let store: RollupStore;
+
+    beforeAll(async () => {
+      store = await open();
+      // Every other event before the upgrade: each ring buffer holds entries of both forms.
+      const before = stream.events.filter((_, i) => i % 2 === 0);
+      const after = stream.events.filter((_, i) => i % 2 === 1);
+      await foldThroughWriters(earlierVersionEntries(store), before, nowUs, 4, 'random');
+      await foldThroughWriters(store, after, nowUs, 4, 'random');
+    }, 120_000);
+
+    test('every endpoint read from entries of both forms equals the reference', async () => {
+      const unreadable: UnreadableState[] = [];
+      await expectStoreMatchesReference(store, stream.events, nowUs, 60, undefined, (state) => {
+        unreadable.push(state);
+      });
+      expect(unreadable).toEqual([]);
+      // Both forms are there to be read.
+      const forms = new Set<number>();
+      for (const project of new Set(stream.events.map((event) => event.project))) {
+        const members = await store.rangeByScore(recentLogsKey(project), {
+          max: Number.POSITIVE_INFINITY,
+          minExclusive: 0,
+          limit: 1_000,
+        });
+        for (const member of members) forms.add(member[member.lastIndexOf(0) + 1] ?? -1);
+      }
+      expect([...forms].sort((a, b) => a - b)).toEqual([STATE_FORMATS.recentLogRowV1, 0x7b]);
+    }, 120_000);
   });
   describe('half the streams write seconds as an earlier version did, one key per second', () => {
     const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;

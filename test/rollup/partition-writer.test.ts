@@ -128,7 +128,7 @@ describe('partition writer', () => {
 
   test("a newer version's state fails the flush: nothing is moved aside or overwritten", async () => {
     const store = memoryStore();
-    const newer = '\x12\x02\x00';
+    const newer = '\x13\x02\x00';
     await storeUnreadablePart(store, newer);
     const reported: UnreadableState[] = [];
     const writer = partitionWriter(store, 's/0', (state) => reported.push(state));

@@ -3,16 +3,20 @@
  * sends) and the entry read as values (`parseRecentLog`, what PII redaction reads) are the row
  * that `JSON.parse` of the event's text gives, for any event text: spacing, escaped keys, a field
  * given twice, fields in any order, an `event_message` of any kind; a cut or corrupt entry is
- * refused by both.
+ * refused by both. An entry written in the row form gives byte for byte the row of its text
+ * stored as the version before stored it.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Buffer } from 'node:buffer';
+import type { EdgeEvent } from '../../src/events/types.ts';
 import {
   parseRecentLog,
+  RecentLogMembers,
   ROW_EXTRA_BYTES,
   writeRecentLogRow,
 } from '../../src/rollup/recent-logs.ts';
+import { NewerStateFormatError, STATE_FORMATS } from '../../src/rollup/state-format.ts';
 import { fieldNames, topLevelFields } from '../../src/text/json-fields.ts';
 
 const SEPARATOR = '\u0000';
@@ -90,59 +94,112 @@ const jsonObject = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ max
   maxKeys: 4,
 });
 
-describe('a logs.all row as JSON text', () => {
-  test('is the row parseRecentLog reads, for any event text', () => {
+/** Any event text with a row: fields in any order and spacing, escaped keys, decoys, extras. */
+const eventSpec = fc.record({
+  id: fc.string({ maxLength: 12, unit: 'binary' }),
+  timestampUs: fc.integer({ min: -1e15, max: 4e15 }),
+  message: fc.option(
+    fc.oneof(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 2 })),
+    { nil: undefined },
+  ),
+  metadata: fc.array(jsonObject, { maxLength: 3 }),
+  decoyMetadata: fc.option(fc.array(jsonObject, { maxLength: 1 }), { nil: undefined }),
+  extra: fc.array(
+    fc.tuple(fc.constantFrom('project', 'timestamp', 'x', 'm\\e'), fc.jsonValue({ maxDepth: 2 })),
+    { maxLength: 3 },
+  ),
+  space: fc.constantFrom('', ' ', '\n  ', '\t'),
+  escapeKeys: fc.boolean(),
+  order: fc.integer({ min: 0, max: 5 }),
+});
+
+function eventText(spec: typeof eventSpec extends fc.Arbitrary<infer T> ? T : never): string {
+  const fields: [string, unknown][] = [
+    ...(spec.decoyMetadata === undefined
+      ? []
+      : [['metadata', spec.decoyMetadata] as [string, unknown]]),
+    ['id', spec.id],
+    ...spec.extra,
+    ...(spec.message === undefined ? [] : [['event_message', spec.message] as [string, unknown]]),
+  ];
+  fields.splice(spec.order % (fields.length + 1), 0, ['metadata', spec.metadata]);
+  return objectText(fields, spec.space, spec.escapeKeys);
+}
+
+/**
+ * The member the writer stores for an edge event with this text (as bytes or as text only) at
+ * offset 1 of stream `s/0`.
+ */
+function writtenMember(id: string, timestampUs: number, raw: string, asBytes: boolean): Uint8Array {
+  const event = {
+    source: 'edge',
+    id,
+    timestampUs,
+    raw,
+    ...(asBytes ? { rawBytes: UTF8.encode(raw) } : {}),
+  } as unknown as EdgeEvent;
+  const { member: written } = new RecentLogMembers('s/0').of(event, 1);
+  if (typeof written === 'string') throw new Error('an edge entry is written as bytes');
+  return written;
+}
+
+/** The row `writeRecentLogRow` copies out of a member's bytes. */
+function rowBytes(member: Uint8Array): string {
+  const out = new Uint8Array(member.length + ROW_EXTRA_BYTES);
+  return DECODER.decode(out.subarray(0, writeRecentLogRow(member, out, 0)));
+}
+
+describe('an entry stored in the row form', () => {
+  test('gives byte for byte the row its event text gave, stored as text, for any event', () => {
     fc.assert(
-      fc.property(
-        fc.record({
-          id: fc.string({ maxLength: 12, unit: 'binary' }),
-          timestampUs: fc.integer({ min: -1e15, max: 4e15 }),
-          message: fc.option(
-            fc.oneof(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 2 })),
-            {
-              nil: undefined,
-            },
-          ),
-          metadata: fc.array(jsonObject, { maxLength: 3 }),
-          decoyMetadata: fc.option(fc.array(jsonObject, { maxLength: 1 }), { nil: undefined }),
-          extra: fc.array(
-            fc.tuple(
-              fc.constantFrom('project', 'timestamp', 'x', 'm\\e'),
-              fc.jsonValue({ maxDepth: 2 }),
-            ),
-            {
-              maxLength: 3,
-            },
-          ),
-          space: fc.constantFrom('', ' ', '\n  ', '\t'),
-          escapeKeys: fc.boolean(),
-          order: fc.integer({ min: 0, max: 5 }),
-        }),
-        (spec) => {
-          const fields: [string, unknown][] = [
-            ...(spec.decoyMetadata === undefined
-              ? []
-              : [['metadata', spec.decoyMetadata] as [string, unknown]]),
-            ['id', spec.id],
-            ...spec.extra,
-            ...(spec.message === undefined
-              ? []
-              : [['event_message', spec.message] as [string, unknown]]),
-          ];
-          fields.splice(spec.order % (fields.length + 1), 0, ['metadata', spec.metadata]);
-          const text = member(
-            spec.id,
-            spec.timestampUs,
-            objectText(fields, spec.space, spec.escapeKeys),
-          );
-          expect(JSON.parse(recentLogRowJson(text))).toEqual(rowOf(text));
-          expect(valuesOf(text)).toEqual(rowOf(text));
-        },
-      ),
+      fc.property(eventSpec, fc.boolean(), (spec, asBytes) => {
+        const raw = eventText(spec);
+        const written = writtenMember(spec.id, spec.timestampUs, raw, asBytes);
+        // The format byte follows the head's last separator (JSON text holds no NUL).
+        expect(written[written.lastIndexOf(0) + 1]).toBe(STATE_FORMATS.recentLogRowV1);
+        const asText = member(spec.id, spec.timestampUs, raw);
+        expect(rowBytes(written)).toBe(recentLogRowJson(asText));
+        expect(parseRecentLog(written)).toEqual(parseRecentLog(UTF8.encode(asText)));
+      }),
       { numRuns: 500 },
     );
   });
 
+  test('an event whose text gives no row keeps its text, as before', () => {
+    const written = writtenMember('a', 5, '{"id":"a","metadata":{}}', true);
+    expect(DECODER.decode(written).endsWith('\u00005\u0000{"id":"a","metadata":{}}')).toBe(true);
+    expect(() => rowBytes(written)).toThrow('recent log member is malformed');
+  });
+
+  test('a cut or altered row is refused; a newer format waits for an upgrade', () => {
+    const written = writtenMember('a', 5, '{"id":"a","event_message":"m","metadata":[]}', true);
+    const formatAt = written.lastIndexOf(0) + 1;
+    expect(written[formatAt]).toBe(STATE_FORMATS.recentLogRowV1);
+    expect(rowBytes(written)).toBe('{"id":"a","timestamp":5,"event_message":"m","metadata":[]}');
+    for (let length = formatAt + 1; length < written.length; length++) {
+      expect(() => rowBytes(written.slice(0, length))).toThrow('recent log member is malformed');
+    }
+    const altered = written.slice();
+    altered[formatAt + 3] = 0x78;
+    expect(() => rowBytes(altered)).toThrow('recent log member is malformed');
+    const newer = written.slice();
+    newer[formatAt] = 0x1e;
+    expect(() => rowBytes(newer)).toThrow(NewerStateFormatError);
+    expect(() => parseRecentLog(newer)).toThrow(NewerStateFormatError);
+  });
+});
+
+describe('a logs.all row as JSON text', () => {
+  test('is the row parseRecentLog reads, for any event text', () => {
+    fc.assert(
+      fc.property(eventSpec, (spec) => {
+        const text = member(spec.id, spec.timestampUs, eventText(spec));
+        expect(JSON.parse(recentLogRowJson(text))).toEqual(rowOf(text));
+        expect(valuesOf(text)).toEqual(rowOf(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
   test('a cut entry is refused by both readers', () => {
     const raw = JSON.stringify({
       id: 'a"b\\',

@@ -17,9 +17,9 @@ import {
   toSerialized,
   writeSketch,
 } from '../../src/rollup/quantiles.ts';
-import { parseRecentLog, RecentLogMembers } from '../../src/rollup/recent-logs.ts';
+import { logPosition, parseRecentLog, RecentLogMembers } from '../../src/rollup/recent-logs.ts';
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
-import { NewerStateFormatError } from '../../src/rollup/state-format.ts';
+import { NewerStateFormatError, STATE_FORMATS } from '../../src/rollup/state-format.ts';
 import { mergeParts, readStateOrReport } from '../../src/rollup/unreadable.ts';
 import { SevenBitReader, SevenBitWriter } from '../../src/text/seven-bit.ts';
 import { legacyInvocationJson } from './legacy-states.ts';
@@ -151,7 +151,7 @@ describe('a stored state of neither form', () => {
   });
 
   test("a newer version's format is not taken for corruption", () => {
-    for (const format of [0x12, 0x1f]) {
+    for (const format of [0x13, 0x1f]) {
       const text = `${String.fromCharCode(format)}\u0001\u0002`;
       for (const aggregate of [usageCounts, invocationStats]) {
         expect(() => aggregate.deserialize(text)).toThrow(NewerStateFormatError);
@@ -406,12 +406,35 @@ describe('stored text, built by hand', () => {
 
 describe('recent log members', () => {
   const UTF8 = new TextEncoder();
+  const STREAM = 'logs.edge/0';
   const event = edgeEvent({ at: 1_795_256_130_000_000, id: 'entry', message: 'GET | 200' });
-  const { member } = new RecentLogMembers('logs.edge/0').of(event, 7);
+  const { member } = new RecentLogMembers(STREAM).of(event, 7);
+
+  /**
+   * The member an edge event with this (compact) JSON text is stored as, built independently:
+   * the head's text, the row form's byte, and the row's fields as `JSON.stringify` writes them.
+   */
+  function expectedMember(json: string, offset: number): Uint8Array {
+    const { id, timestamp, event_message: message, metadata } = JSON.parse(json) as {
+      id: string;
+      timestamp: number;
+      event_message?: unknown;
+      metadata: unknown[];
+    };
+    const head = `${id}\u0000${logPosition(STREAM, offset)}\u0000${timestamp}\u0000`;
+    const row = `{"id":${JSON.stringify(id)},"timestamp":${timestamp},"event_message":${
+      typeof message === 'string' ? JSON.stringify(message) : 'null'
+    },"metadata":${JSON.stringify(metadata)}}`;
+    return Buffer.concat([
+      UTF8.encode(head),
+      Uint8Array.of(STATE_FORMATS.recentLogRowV1),
+      UTF8.encode(row),
+    ]);
+  }
 
   test('read back as written', () => {
-    expect(typeof member).toBe('string');
-    expect(parseRecentLog(UTF8.encode(member as string))).toMatchObject({
+    expect(member).toBeInstanceOf(Uint8Array);
+    expect(parseRecentLog(member as Uint8Array)).toMatchObject({
       id: 'entry',
       timestampUs: 1_795_256_130_000_000,
       eventMessage: 'GET | 200',
@@ -427,32 +450,28 @@ describe('recent log members', () => {
     metadata: [{ request: [{ host: 'abcdefghijklmnopqrst.supabase.co', path: '/rest/v1/ü' }] }],
   });
   const nowUs = 1_795_256_130_000_000;
-  const members = new RecentLogMembers('logs.edge/0');
+  const members = new RecentLogMembers(STREAM);
 
   test.each([
     ['as they are', UTF8.encode(text)],
     ['after a byte-order mark, which the text leaves out too', UTF8.encode(`\uFEFF${text}`)],
-  ])('an event that arrived as bytes gives the bytes of its text member: %s', (_how, bytes) => {
+  ])('an event that arrived as bytes, or as text, gives its row form: %s', (_how, bytes) => {
     const fromBytes = parse(bytes, 'edge', { nowUs });
     const fromText = parse(text, 'edge', { nowUs });
     if (!fromBytes.ok || fromBytes.event.source !== 'edge') throw new Error('bytes rejected');
     if (!fromText.ok || fromText.event.source !== 'edge') throw new Error('text rejected');
-    const bytesMember = members.of(fromBytes.event, 42).member;
-    const textMember = members.of(fromText.event, 42).member;
-    expect(bytesMember).toBeInstanceOf(Uint8Array);
-    expect(typeof textMember).toBe('string');
-    expect(Buffer.from(bytesMember as Uint8Array).equals(Buffer.from(textMember as string))).toBe(
-      true,
-    );
-    expect(parseRecentLog(bytesMember as Uint8Array)).toMatchObject({
-      id: 'entrée-✓',
-      eventMessage: 'GET | 200 😀',
-    });
+    for (const written of [members.of(fromBytes.event, 42), members.of(fromText.event, 42)]) {
+      expect(Buffer.from(written.member).equals(expectedMember(text, 42))).toBe(true);
+      expect(parseRecentLog(written.member as Uint8Array)).toMatchObject({
+        id: 'entrée-✓',
+        eventMessage: 'GET | 200 😀',
+      });
+    }
   });
 
-  // The bytes path writes the head's numbers as digits, in place: each offset (the last two have
-  // no 16 digits of position, so their position is written as text) and a message too large for
-  // the slab gives what the text does.
+  // The head's numbers are written as digits, in place: each offset (the last two have no 16
+  // digits of position, so their position is written as text) and a message too large for the
+  // slab gives the member built independently.
   const large = JSON.stringify({ ...JSON.parse(text), event_message: 'x'.repeat(20_000) });
   test.each([
     [0, text],
@@ -462,32 +481,32 @@ describe('recent log members', () => {
     [-1, text],
     [42, large],
   ])(
-    'the member from bytes of an event at offset %d is the text member, byte for byte',
+    'the member of an event at offset %d is its head, its form and its row, byte for byte',
     (offset, json) => {
       const fromBytes = parse(UTF8.encode(json), 'edge', { nowUs });
-      const fromText = parse(json, 'edge', { nowUs });
       if (!fromBytes.ok || fromBytes.event.source !== 'edge') throw new Error('bytes rejected');
-      if (!fromText.ok || fromText.event.source !== 'edge') throw new Error('text rejected');
-      const bytesMember = members.of(fromBytes.event, offset).member;
-      const textMember = members.of(fromText.event, offset).member;
-      expect(bytesMember).toBeInstanceOf(Uint8Array);
-      expect(new TextDecoder().decode(bytesMember as Uint8Array)).toBe(textMember);
+      const written = members.of(fromBytes.event, offset).member;
+      expect(Buffer.from(written).equals(expectedMember(json, offset))).toBe(true);
     },
   );
 
-  // The head written in place against the text head, at its edges: a timestamp whose digits
-  // start with 1 and zeros, ids whose first character is U+0080 or not ASCII at all.
+  // The head written in place, at its edges: a timestamp whose digits start with 1 and zeros,
+  // ids whose first character is U+0080 or not ASCII at all.
   test.each([
     [1_000_000_000_000_000, 'x'],
     [1_000_000_000_000_000, '\u0080x'],
     [1_795_256_130_000_000, 'ü-first'],
     [1_795_256_130_000_000, 'ascii-then-\u0080'],
-  ])('a member from bytes at %d with id %j is its text member', (at, id) => {
+  ])('a member at %d with id %j is its head, its form and its row', (at, id) => {
     const event = edgeEvent({ at, id });
-    const fromBytes = { ...event, rawBytes: UTF8.encode(event.raw) };
-    const bytesMember = members.of(fromBytes, 9).member;
-    expect(bytesMember).toBeInstanceOf(Uint8Array);
-    expect(new TextDecoder().decode(bytesMember as Uint8Array)).toBe(members.of(event, 9).member);
+    for (
+      const written of [
+        members.of({ ...event, rawBytes: UTF8.encode(event.raw) }, 9),
+        members.of(event, 9),
+      ]
+    ) {
+      expect(Buffer.from(written.member).equals(expectedMember(event.raw, 9))).toBe(true);
+    }
   });
 
   test.each([
