@@ -330,6 +330,21 @@ export function writeRecentLogRow(member: Uint8Array, out: Uint8Array, at: numbe
   return end;
 }
 
+/**
+ * Whether two members hold the same event: the same head (id, position and timestamp, up to the
+ * last NUL, which JSON text never holds), whatever form follows. `previous` may be undefined.
+ */
+export function sameEntry(previous: Uint8Array | undefined, member: Uint8Array): boolean {
+  if (previous === undefined) return false;
+  const shorter = Math.min(previous.length, member.length);
+  let common = 0;
+  while (common < shorter && previous[common] === member[common]) common++;
+  // Members of different ids part before the first NUL: the common case costs no more.
+  if (member.indexOf(NUL) >= common) return false;
+  const head = member.lastIndexOf(NUL) + 1;
+  return head <= common && previous.lastIndexOf(NUL) + 1 === head;
+}
+
 /** The error of a corrupt member, quoting its first 80 bytes only (it may hold personal data). */
 function malformed(member: Uint8Array): Error {
   return new Error(`recent log member is malformed: ${DECODER.decode(member.subarray(0, 80))}`);

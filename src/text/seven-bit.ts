@@ -48,6 +48,11 @@ function unzigzag(natural: number): number {
 
 /** Where a double's bits are taken apart and put together (shared: a view each would cost a buffer each). */
 const FLOAT_BITS = new DataView(new ArrayBuffer(8));
+/** A double, and its two 32-bit words in the platform's byte order. */
+const FLOAT_VALUE = new Float64Array(1);
+const FLOAT_WORDS = new Uint32Array(FLOAT_VALUE.buffer);
+/** Which of {@link FLOAT_WORDS} holds the low word: 0 on a little-endian platform. */
+const LOW_WORD = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1 ? 0 : 1;
 
 /** A growing buffer of 7-bit bytes, reused from one text to the next. */
 export class SevenBitWriter {
@@ -137,23 +142,41 @@ export class SevenBitReader {
   /** The next byte. */
   byte(): number {
     const code = this.#text.charCodeAt(this.#at);
-    if (Number.isNaN(code)) throw new Error(`the state ends early, at byte ${this.#at}`);
-    if (code >= 0x80) throw new Error(`byte ${this.#at} is not 7-bit: got ${code}`);
+    // NaN (past the end) fails the comparison too.
+    if (!(code < 0x80)) throw this.#badByte(code);
     this.#at += 1;
     return code;
   }
 
   /** The next non-negative integer. */
   unsigned(): number {
+    const text = this.#text;
+    let at = this.#at;
     let value = 0;
     let scale = 1;
     for (let i = 0; i < 9; i++) {
-      const byte = this.byte();
+      const byte = text.charCodeAt(at);
+      if (!(byte < 0x80)) {
+        this.#at = at;
+        throw this.#badByte(byte);
+      }
+      at += 1;
       value += (byte & DATA) * scale;
-      if ((byte & MORE) === 0) return value;
+      if ((byte & MORE) === 0) {
+        this.#at = at;
+        return value;
+      }
       scale *= GROUP;
     }
-    throw new Error(`a number at byte ${this.#at} is longer than nine bytes`);
+    this.#at = at;
+    throw new Error(`a number at byte ${at} is longer than nine bytes`);
+  }
+
+  /** Why the byte at the position read is refused: the text ends, or the byte is not 7-bit. */
+  #badByte(code: number): Error {
+    return Number.isNaN(code)
+      ? new Error(`the state ends early, at byte ${this.#at}`)
+      : new Error(`byte ${this.#at} is not 7-bit: got ${code}`);
   }
 
   /** The next integer of either sign. */
@@ -168,20 +191,37 @@ export class SevenBitReader {
       if (mark % 2 !== 0) throw new Error(`a number at byte ${this.#at} has an unknown mark`);
       return unzigzag(mark / 2);
     }
-    let low = 0;
-    let high = 0;
-    for (let i = 0; i < FLOAT_BYTES; i++) {
-      const group = this.byte();
-      if ((group & MORE) !== 0) throw new Error(`a number at byte ${this.#at} is malformed`);
-      const shift = 6 * i;
-      if (shift < 32) {
-        low |= group << shift;
-        if (shift + 6 > 32) high |= group >>> (32 - shift);
-      } else high |= group << (shift - 32);
+    const text = this.#text;
+    const at = this.#at;
+    if (at + FLOAT_BYTES > text.length) {
+      this.#at = text.length;
+      throw new Error(`the state ends early, at byte ${text.length}`);
     }
-    FLOAT_BITS.setUint32(0, high >>> 0);
-    FLOAT_BITS.setUint32(4, low >>> 0);
-    const value = FLOAT_BITS.getFloat64(0);
+    // Eleven groups of six bits, the low word's lowest first: any bit above six marks a group
+    // that is not 7-bit data.
+    const g0 = text.charCodeAt(at);
+    const g1 = text.charCodeAt(at + 1);
+    const g2 = text.charCodeAt(at + 2);
+    const g3 = text.charCodeAt(at + 3);
+    const g4 = text.charCodeAt(at + 4);
+    const g5 = text.charCodeAt(at + 5);
+    const g6 = text.charCodeAt(at + 6);
+    const g7 = text.charCodeAt(at + 7);
+    const g8 = text.charCodeAt(at + 8);
+    const g9 = text.charCodeAt(at + 9);
+    const g10 = text.charCodeAt(at + 10);
+    if (((g0 | g1 | g2 | g3 | g4 | g5 | g6 | g7 | g8 | g9 | g10) & ~DATA) !== 0) {
+      this.#at = at;
+      throw new Error(`a number at byte ${at} is malformed`);
+    }
+    this.#at = at + FLOAT_BYTES;
+    const low = g0 | (g1 << 6) | (g2 << 12) | (g3 << 18) | (g4 << 24) | (g5 << 30);
+    const high = (g5 >>> 2) | (g6 << 4) | (g7 << 10) | (g8 << 16) | (g9 << 22) | (g10 << 28);
+    // The words through typed arrays in the platform's order: reading the double back took a
+    // DataView twice as long.
+    FLOAT_WORDS[LOW_WORD] = low;
+    FLOAT_WORDS[1 - LOW_WORD] = high;
+    const value = FLOAT_VALUE[0] as number;
     if (!Number.isFinite(value)) throw new Error(`a number at byte ${this.#at} is not finite`);
     return value;
   }

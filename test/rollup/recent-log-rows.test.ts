@@ -11,9 +11,11 @@ import { describe, expect, test } from 'vitest';
 import { Buffer } from 'node:buffer';
 import type { EdgeEvent } from '../../src/events/types.ts';
 import {
+  logPosition,
   parseRecentLog,
   RecentLogMembers,
   ROW_EXTRA_BYTES,
+  sameEntry,
   writeRecentLogRow,
 } from '../../src/rollup/recent-logs.ts';
 import { NewerStateFormatError, STATE_FORMATS } from '../../src/rollup/state-format.ts';
@@ -130,14 +132,18 @@ function eventText(spec: typeof eventSpec extends fc.Arbitrary<infer T> ? T : ne
  * The member the writer stores for an edge event with this text (as bytes or as text only) at
  * offset 1 of stream `s/0`.
  */
-function writtenMember(id: string, timestampUs: number, raw: string, asBytes: boolean): Uint8Array {
-  const event = {
+function eventOf(id: string, timestampUs: number, raw: string, asBytes = false): EdgeEvent {
+  return {
     source: 'edge',
     id,
     timestampUs,
     raw,
     ...(asBytes ? { rawBytes: UTF8.encode(raw) } : {}),
   } as unknown as EdgeEvent;
+}
+
+function writtenMember(id: string, timestampUs: number, raw: string, asBytes: boolean): Uint8Array {
+  const event = eventOf(id, timestampUs, raw, asBytes);
   const { member: written } = new RecentLogMembers('s/0').of(event, 1);
   if (typeof written === 'string') throw new Error('an edge entry is written as bytes');
   return written;
@@ -160,6 +166,21 @@ describe('an entry stored in the row form', () => {
         const asText = member(spec.id, spec.timestampUs, raw);
         expect(rowBytes(written)).toBe(recentLogRowJson(asText));
         expect(parseRecentLog(written)).toEqual(parseRecentLog(UTF8.encode(asText)));
+        // Both forms hold the same event; another offset or id is another event.
+        const textForm = UTF8.encode(
+          `${spec.id}${SEPARATOR}${
+            logPosition('s/0', 1)
+          }${SEPARATOR}${spec.timestampUs}${SEPARATOR}${raw}`,
+        );
+        expect(sameEntry(textForm, written)).toBe(true);
+        expect(sameEntry(written, textForm)).toBe(true);
+        const other = new RecentLogMembers('s/0').of(
+          { ...eventOf(spec.id, spec.timestampUs, raw) },
+          2,
+        );
+        expect(sameEntry(written, other.member as Uint8Array)).toBe(false);
+        const otherId = writtenMember(`${spec.id}x`, spec.timestampUs, raw, asBytes);
+        expect(sameEntry(written, otherId)).toBe(false);
       }),
       { numRuns: 500 },
     );

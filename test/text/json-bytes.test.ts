@@ -13,6 +13,10 @@ const anyNumber = fc.oneof(
   fc.maxSafeInteger(),
   fc.constantFrom(0, -0, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e21, 1e-7, 5e-324),
   fc.constantFrom(99_999_999, 100_000_000, 100_000_001, 1_795_898_977_000_000),
+  // Whole thousandths (execution times), at and past the magnitudes written without V8's help.
+  fc.integer({ min: -2e12, max: 2e12 }).map((thousandths) => thousandths / 1000),
+  fc.integer({ min: -999_999, max: 999_999 }).map((thousandths) => thousandths / 1000),
+  fc.constantFrom(0.001, 0.1, 0.5, 13.667, 999_999_999.999, 1e9 - 0.001, 1e9 + 0.5, 0.1 + 0.2),
 );
 const text = (out: JsonBytes) => new TextDecoder().decode(out.copy());
 
@@ -56,6 +60,14 @@ describe('JSON as bytes', () => {
       }),
       { numRuns: 5_000 },
     );
+  });
+
+  test('a value written again is a copy of its bytes', () => {
+    const out = new JsonBytes(4).ascii('[');
+    const start = out.length;
+    out.number(2244.276);
+    out.ascii(',').again(start, out.length - 1).ascii(']');
+    expect(text(out)).toBe('[2244.276,2244.276]');
   });
 
   test('a cut forgets what came after it; a copy holds only the bytes written', () => {

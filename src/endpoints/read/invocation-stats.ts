@@ -53,10 +53,22 @@ export function writeInvocationStatsRow(
     out.bytes(EMPTY_ROW_TAIL);
     return;
   }
+  const max = result.max_execution_time;
   out.bytes(COUNT).number(result.count).bytes(ERROR_COUNT).number(result.error_count)
-    .bytes(MIN).number(result.min_execution_time).bytes(MAX).number(result.max_execution_time)
-    .bytes(AVG).number(result.avg_execution_time).bytes(P95).number(result.p95_execution_time)
-    .bytes(P99).number(result.p99_execution_time).byte(CLOSE_BRACE);
+    .bytes(MIN).number(result.min_execution_time).bytes(MAX);
+  const maxStart = out.length;
+  out.number(max);
+  const maxEnd = out.length;
+  out.bytes(AVG).number(result.avg_execution_time).bytes(P95);
+  // The high quantiles of a small bucket are its maximum: its text, copied.
+  const p95 = result.p95_execution_time;
+  if (p95 === max) out.again(maxStart, maxEnd);
+  else out.number(p95);
+  const p99 = result.p99_execution_time;
+  out.bytes(P99);
+  if (p99 === max) out.again(maxStart, maxEnd);
+  else out.number(p99);
+  out.byte(CLOSE_BRACE);
 }
 
 /** Each bucket of the series, ascending, and its statistics ({@link EMPTY_RESULT} when empty). */

@@ -6,7 +6,12 @@
  * @module
  */
 import { recentLogsKey } from '../../rollup/keys.ts';
-import { parseRecentLog, ROW_EXTRA_BYTES, writeRecentLogRow } from '../../rollup/recent-logs.ts';
+import {
+  parseRecentLog,
+  ROW_EXTRA_BYTES,
+  sameEntry,
+  writeRecentLogRow,
+} from '../../rollup/recent-logs.ts';
 import { CLOSE_BRACKET, COMMA, OPEN_BRACKET } from '../../text/json-chars.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import type { LogsAllParams } from '../../contract/params/logs-all.ts';
@@ -17,7 +22,12 @@ import type { AnswerLimits, RowsJson } from './rows-json.ts';
 
 const RECENT_LOG = { deserialize: parseRecentLog };
 
-/** The stored entries (at most 100) within the tier's retention and the requested range. */
+/**
+ * The stored entries (at most 100) within the tier's retention and the requested range, each
+ * event once. An event written by a version before the row form and written again by this one (a
+ * replay of its stream after an upgrade) is held twice, in both forms, side by side in the set's
+ * order (the same head, then the form): the second is left out, and as many more are read.
+ */
 async function readMembers(
   context: ReadContext,
   params: LogsAllParams,
@@ -28,11 +38,19 @@ async function readMembers(
     : Math.max(retentionStart, params.startUs);
   const max = params.endUs ?? Number.POSITIVE_INFINITY;
   if (max <= minExclusive) return [];
-  return await context.store.rangeByScore(recentLogsKey(params.project), {
-    max,
-    minExclusive,
-    limit: LOGS_ALL_LIMIT,
-  });
+  let limit = LOGS_ALL_LIMIT;
+  for (;;) {
+    const members = await context.store.rangeByScore(recentLogsKey(params.project), {
+      max,
+      minExclusive,
+      limit,
+    });
+    const entries = members.filter((member, i) => i === 0 || !sameEntry(members[i - 1], member));
+    if (entries.length >= LOGS_ALL_LIMIT || members.length < limit) {
+      return entries.slice(0, LOGS_ALL_LIMIT);
+    }
+    limit += LOGS_ALL_LIMIT - entries.length;
+  }
 }
 
 /** The newest entries (at most 100) within the tier's retention and the requested range. */

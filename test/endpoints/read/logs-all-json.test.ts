@@ -7,7 +7,10 @@ import { describe, expect, test } from 'vitest';
 import { answerEndpoint, answerEndpointJson, framedRows } from '../../../src/endpoints/registry.ts';
 import type { ReadContext } from '../../../src/endpoints/read/context.ts';
 import { DEFAULT_MAX_FUTURE_SKEW_US } from '../../../src/events/parse.ts';
+import { Buffer } from 'node:buffer';
+import { parse } from '../../../src/events/parse.ts';
 import { recentLogsKey } from '../../../src/rollup/keys.ts';
+import { RecentLogMembers } from '../../../src/rollup/recent-logs.ts';
 import type { UnreadableState } from '../../../src/rollup/unreadable.ts';
 import { MemoryStore } from '../../../src/store/memory.ts';
 
@@ -147,5 +150,60 @@ describe('logs.all within a byte limit', () => {
       );
       expect([sent.rows, sent.truncated]).toEqual([rows, rows < 3]);
     }
+  });
+});
+
+describe('an event held in both forms (written before the row form, then replayed)', () => {
+  test('is answered once, and the answer still holds the newest 100 events', async () => {
+    const store = new MemoryStore({ nowMs: () => NOW_US / 1000 });
+    const members = new RecentLogMembers('logs.edge/0');
+    const written: { score: number; member: string | Uint8Array }[] = [];
+    for (let i = 0; i < 150; i++) {
+      const raw = JSON.stringify({
+        id: `e${String(i).padStart(3, '0')}`,
+        timestamp: NOW_US - (i % 50) * 1_000_000,
+        project: PROJECT,
+        event_message: `GET ${i}`,
+        metadata: [{ i }],
+      });
+      const parsed = parse(raw, 'edge', { nowUs: NOW_US });
+      if (!parsed.ok) throw new Error(parsed.rejection.reason);
+      if (parsed.event.source !== 'edge') throw new Error('not edge');
+      const rowForm = members.of(parsed.event, i);
+      written.push(rowForm);
+      // The first 60 events also as the version before wrote them: the head, then the text.
+      const member = rowForm.member as Uint8Array;
+      const head = member.subarray(0, member.lastIndexOf(0) + 1);
+      if (i < 60) {
+        written.push({ score: rowForm.score, member: Buffer.concat([head, Buffer.from(raw)]) });
+      }
+    }
+    await store.updateSortedSet({
+      key: recentLogsKey(PROJECT),
+      members: written,
+      mode: 'add',
+      keepHighest: null,
+      dropBelow: null,
+      expireAtMs: null,
+    });
+    const context: ReadContext = {
+      store,
+      nowUs: NOW_US,
+      maxFutureSkewUs: DEFAULT_MAX_FUTURE_SKEW_US,
+    };
+    const params = () => new URLSearchParams(`project=${PROJECT}&project_tier=PRO`);
+    const values = await answerEndpoint('logs.all', params(), context);
+    const sent = await answerEndpointJson('logs.all', params(), context);
+    if (!values.ok || !sent.ok) throw new Error('expected rows');
+    const ids = values.rows.map((row) => row.id);
+    expect(ids).toHaveLength(100);
+    expect(new Set(ids).size).toBe(100);
+    expect(JSON.parse(new TextDecoder().decode(sent.json))).toEqual(values.rows);
+    // Newest first: the 150 events span 50 seconds, three per second.
+    expect(
+      values.rows.every((row, i) =>
+        i === 0 || row.timestamp <= (values.rows[i - 1]?.timestamp ?? 0)
+      ),
+    ).toBe(true);
   });
 });
