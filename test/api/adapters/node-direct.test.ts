@@ -4,9 +4,11 @@
  * each answer as it changes, a client that leaves ends its stream, and a client that stops reading
  * is cut once what waits for it passes the bound (nothing held for it after).
  */
+import { IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serveNode } from '../../../api/adapters/node.ts';
+import { writeDirect } from '../../../api/adapters/node-direct.ts';
 import type { Served } from '../../../api/adapters/serve.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { TEST_KEY, TEST_NOW_US, type TestApp, testApp } from '../helpers/app.ts';
@@ -114,4 +116,22 @@ describe('a live answer written to the Node socket', () => {
     socket.resume();
     await until('the connection to close', 5_000, () => Promise.resolve(closed ? true : null));
   }, 60_000);
+});
+
+describe('a response that is not a live answer', () => {
+  test('is handed back without its body read (reading it would copy the body)', () => {
+    let bodyRead = false;
+    const response = new Response('{"result":[]}', {
+      headers: { 'Content-Type': 'application/json' },
+    });
+    Object.defineProperty(response, 'body', {
+      get() {
+        bodyRead = true;
+        return null;
+      },
+    });
+    const outgoing = new ServerResponse(new IncomingMessage(new net.Socket()));
+    expect(writeDirect(response, outgoing)).toBe(response);
+    expect(bodyRead).toBe(false);
+  });
 });
