@@ -18,7 +18,7 @@ import {
 } from '../../src/endpoints/registry.ts';
 import { turnEvery } from '../../src/async/next-turn.ts';
 import { redactAddresses } from '../../src/text/redact-addresses.ts';
-import { etagOf } from '../middleware/etag.ts';
+import { etagOfAnswer } from '../middleware/etag.ts';
 import type { Coalescer } from './coalesce.ts';
 import type { HostCache } from './host-cache.ts';
 import { type MatchShare, ShareRefusal } from './match-gate.ts';
@@ -179,7 +179,7 @@ export function createAnswerer(
       return {
         ok: true,
         body: sent.json,
-        etag: etagOf(sent.json),
+        etag: etagOfAnswer(sent),
         truncated: sent.truncated ? { rows: sent.rows, maxBytes: deps.maxBytes } : null,
       };
     };

@@ -8,6 +8,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import type { RowsJson } from '../../src/endpoints/read/rows-json.ts';
 
 /**
  * The weak entity tag of a body (text is hashed as UTF-8, so text and its bytes get one tag).
@@ -19,6 +20,18 @@ import { createHash } from 'node:crypto';
  */
 export function etagOf(body: string | Uint8Array): string {
   return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/**
+ * The weak entity tag of an answer: of the values its rows were written from where its endpoint
+ * gives them (with how many rows were sent), else of its body. The two kinds never meet: a tag
+ * of values is one character longer (`v` and the hash).
+ */
+export function etagOfAnswer(answer: RowsJson): string {
+  const { digest } = answer;
+  if (digest === undefined) return etagOf(answer.json);
+  const hash = createHash('sha1').update(digest).update(`${answer.rows}`).digest('base64url');
+  return `W/"v${hash}"`;
 }
 
 function opaque(tag: string): string {

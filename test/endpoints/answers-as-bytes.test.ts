@@ -2,14 +2,18 @@
  * Every answer written as bytes (rows straight into one buffer, `logs.all` rows copied from their
  * stored form) is byte for byte what the rows read as values and serialized by `JSON.stringify`
  * give: every endpoint, interval and tier, with and without a function, and within every kind of
- * limit (row cap, byte cap inside a row, a frame alone over the cap).
+ * limit (row cap, byte cap inside a row, a frame alone over the cap). Where an answer gives the
+ * values it was written from (its digest, which its entity tag is taken from), the digest and its
+ * row count name its bytes: the same name never stands for two bodies.
  */
+import { Buffer } from 'node:buffer';
 import { describe, expect, test } from 'vitest';
 import {
   answerEndpoint,
   answerEndpointJson,
   type AnswerOptions,
   framedRows,
+  type RowsJson,
 } from '../../src/endpoints/registry.ts';
 import type { EndpointName } from '../../src/contract/registry.ts';
 import { PROJECT_TIERS } from '../../src/contract/tiers.ts';
@@ -92,10 +96,22 @@ describe('answers as bytes are the answers as values, serialized', () => {
     }
     let compared = 0;
     let nonEmpty = 0;
+    // An answer's digest (where its endpoint gives one) and row count name its bytes exactly.
+    const byDigest = new Map<string, string>();
+    const digests = new Set<string>();
+    const named = (name: EndpointName, query: string, answer: RowsJson) => {
+      if (answer.digest === undefined) return;
+      const key = `${name} ${query} ${Buffer.from(answer.digest).toString('hex')} ${answer.rows}`;
+      const body = `${name} ${query} ${Buffer.from(answer.json).toString('hex')}`;
+      expect(byDigest.get(key) ?? body, key).toBe(body);
+      byDigest.set(key, body);
+      digests.add(key);
+    };
     // Now, and 37.5 s later (buckets not on the answer's own boundaries).
     for (const nowUs of [NOW_US, NOW_US + 37_500_000]) {
       for (const [name, query] of queries) {
         const whole = await both(store, name, query, {}, nowUs);
+        named(name, query, whole.bytes);
         expect(whole.bytes.json, `${name} ${query}`).toEqual(whole.old.json);
         expect(whole.bytes.truncated).toBe(false);
         if (whole.rows > 0) nonEmpty++;
@@ -111,6 +127,7 @@ describe('answers as bytes are the answers as values, serialized', () => {
         ];
         for (const limit of limits) {
           const { bytes, old } = await both(store, name, query, limit, nowUs);
+          named(name, query, bytes);
           const what = `${name} ${query} ${JSON.stringify(limit)}`;
           expect(new TextDecoder().decode(bytes.json), what).toBe(
             new TextDecoder().decode(old.json),
@@ -126,5 +143,7 @@ describe('answers as bytes are the answers as values, serialized', () => {
     // The comparisons saw rows, not only empty answers.
     expect(nonEmpty).toBeGreaterThan(queries.length);
     expect(compared).toBe(2 * queries.length * 7);
+    // invocation-stats gives digests: many answers were named by one.
+    expect(digests.size).toBeGreaterThan(100);
   }, 60_000);
 });

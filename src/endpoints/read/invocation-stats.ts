@@ -23,6 +23,7 @@ import type { InvocationStatsRow } from '../../contract/rows.ts';
 import type { ReadContext } from './context.ts';
 import { type AnswerLimits, type RowsJson, writeRows } from './rows-json.ts';
 import { readSeconds } from './seconds.ts';
+import { ValueDigest } from './value-digest.ts';
 
 /** What an empty bucket finalizes to (most buckets of a `5min` series are empty). */
 const EMPTY_RESULT = invocationStats.finalize(invocationStats.empty());
@@ -115,9 +116,32 @@ export async function readInvocationStatsJson(
   after: Uint8Array,
 ): Promise<RowsJson> {
   const { series, results } = await readResults(context, params);
-  return writeRows(limits, before, after, series.length, (out, i) => {
+  const rows = writeRows(limits, before, after, series.length, (out, i) => {
     writeInvocationStatsRow(out, series[i] as number, results[i] ?? EMPTY_RESULT);
   });
+  return { ...rows, digest: digestOf(series, results) };
+}
+
+/**
+ * The values the rows are written from: the first bucket and how many there are (each row's
+ * timestamp follows), then per bucket -1 when it is empty, else its seven values.
+ */
+function digestOf(
+  series: readonly number[],
+  results: readonly InvocationStatsResult[],
+): Uint8Array {
+  const digest = new ValueDigest(2 + series.length);
+  digest.add(series[0] ?? null).add(series.length);
+  for (const result of results) {
+    if (result === EMPTY_RESULT) {
+      digest.add(-1);
+      continue;
+    }
+    digest.add(result.count).add(result.error_count).add(result.min_execution_time)
+      .add(result.max_execution_time).add(result.avg_execution_time)
+      .add(result.p95_execution_time).add(result.p99_execution_time);
+  }
+  return digest.bytes();
 }
 
 /** Every bucket of the series, ascending, empty ones included. */

@@ -16,6 +16,12 @@ export interface RowsJson {
   readonly rows: number;
   /** True when at least one more row was read and left out for the byte limit. */
   readonly truncated: boolean;
+  /**
+   * Where the endpoint gives one: the values every row of the whole answer (before any limit) is
+   * written from ({@link ./value-digest.ts}), far fewer bytes than `json`. Two answers of one
+   * request with equal digests and as many rows are the same bytes.
+   */
+  readonly digest?: Uint8Array;
 }
 
 /** How much of an answer may be sent. */

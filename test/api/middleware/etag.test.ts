@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { etagOf, ifNoneMatchHits } from '../../../api/middleware/etag.ts';
+import { etagOf, etagOfAnswer, ifNoneMatchHits } from '../../../api/middleware/etag.ts';
 
 describe('etag', () => {
   test('weak, stable, different for different bodies', () => {
@@ -7,6 +7,20 @@ describe('etag', () => {
     expect(etagOf('{"result":[]}')).toBe(etagOf('{"result":[]}'));
     expect(etagOf('{"result":[]}')).not.toBe(etagOf('{"result":[1]}'));
     expect(etagOf(new TextEncoder().encode('{"result":["é"]}'))).toBe(etagOf('{"result":["é"]}'));
+  });
+
+  test("an answer's tag: of its values and row count where it gives them, else of its body", () => {
+    const json = new TextEncoder().encode('{"result":[]}');
+    const digest = Float64Array.of(1, 2, Number.NaN);
+    const bytes = new Uint8Array(digest.buffer);
+    const tag = etagOfAnswer({ json, rows: 3, truncated: false, digest: bytes });
+    expect(tag).toMatch(/^W\/"v[A-Za-z0-9_-]{27}"$/);
+    expect(etagOfAnswer({ json, rows: 3, truncated: false, digest: bytes.slice() })).toBe(tag);
+    expect(etagOfAnswer({ json, rows: 2, truncated: true, digest: bytes })).not.toBe(tag);
+    expect(etagOfAnswer({ json, rows: 3, truncated: false, digest: bytes.subarray(8) })).not.toBe(
+      tag,
+    );
+    expect(etagOfAnswer({ json, rows: 0, truncated: false })).toBe(etagOf(json));
   });
 
   test('If-None-Match: weak comparison, lists, the wildcard', () => {
