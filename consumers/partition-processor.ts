@@ -18,86 +18,19 @@
  */
 import { SerialQueue } from '../src/async/serial-queue.ts';
 import { DEFAULT_FLUSH_BYTES } from '../src/config/defaults.ts';
-import type { StreamSource } from '../src/events/types.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
-import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
-import type { PartsBudget } from '../src/rollup/parts-budget.ts';
-import type { RollupStore } from '../src/store/port.ts';
-import type { DeadLetter } from './dead-letter.ts';
 import { type InputMessage, type ParsedMessage, parseMessage } from './input-message.ts';
-import { eventsOf } from './parsed-batch.ts';
-import { LogStart, type LogStartReporter } from './log-start.ts';
+import { eventsOf, parsedFrom } from './parsed-batch.ts';
+import { LogStart } from './log-start.ts';
 
 /** The messages {@link PartitionProcessor.process} takes. */
 export type { InputMessage };
-import { type OverrunReporter, RetentionGap } from './retention-gap.ts';
+export type { BatchOutcome, FlushReport, PartitionProcessorOptions } from './processor-options.ts';
+import type { BatchOutcome, PartitionProcessorOptions } from './processor-options.ts';
+import { RetentionGap } from './retention-gap.ts';
 import { emptyPending, type Pending, reject } from './pending-work.ts';
 import { widenProducedSpan } from './produced-span.ts';
-
-/** Options of {@link PartitionProcessor}. */
-export interface PartitionProcessorOptions {
-  readonly topic: string;
-  readonly partition: number;
-  readonly source: StreamSource;
-  readonly store: RollupStore;
-  /** The clock, in Unix microseconds. */
-  readonly nowUs: () => number;
-  readonly maxFutureSkewUs: number;
-  readonly recentLogsCapacity: number;
-  /** Most projects and stored parts the writer caches between flushes. Default 50,000. */
-  readonly cacheLimit?: number;
-  /** The parts every writer of the process keeps together. */
-  readonly partsBudget?: PartsBudget;
-  /** Most events folded and not yet written; folding waits for the store beyond it. */
-  readonly flushEvents: number;
-  /**
-   * Most bytes of message values folded and not yet written (about what one flush sends to the
-   * store); folding waits for the store beyond it. Default {@link DEFAULT_FLUSH_BYTES}.
-   */
-  readonly flushBytes?: number;
-  /** Publishes dead letters; resolves once the broker has them. */
-  readonly publishDeadLetters: (letters: DeadLetter[]) => Promise<void>;
-  /** The partition's earliest retained offset (where to start when the store has none). */
-  readonly earliestOffset: () => Promise<number>;
-  /** Reports each flush: events folded, rejects, and how long the store write took. */
-  readonly onFlush?: (report: FlushReport) => void;
-  /** Called when a flush fails; the partition then resumes from the stored offset. */
-  readonly onFlushError?: (error: unknown) => void;
-  /** Told about each stored state that could not be read (it was moved aside; folding goes on). */
-  readonly onUnreadable?: UnreadableReporter;
-  /** Told of offsets retention deleted before they were folded (folding goes on after them). */
-  readonly onOverrun?: OverrunReporter;
-  /** Told when folding starts at the log start with no stored offset (see `log-start.ts`). */
-  readonly onLogStart?: LogStartReporter;
-}
-
-/** Figures of one flush. */
-export interface FlushReport {
-  readonly stream: string;
-  readonly events: number;
-  readonly rejected: number;
-  /**
-   * Valid messages not folded because their project already holds them: a replay after a crash
-   * landed between the project commits of one flush and the stream's resume offset.
-   */
-  readonly skipped: number;
-  readonly durationMs: number;
-  /** Earliest Kafka timestamp (ms) of the messages flushed: produce-to-visible is measured from it. */
-  readonly oldestProducedMs: number | null;
-  /** Latest Kafka timestamp (ms) of the messages flushed: the store's freshness once committed. */
-  readonly newestProducedMs: number | null;
-}
-
-/** The runner's next step for the partition. */
-export type BatchOutcome =
-  | { readonly kind: 'consumed'; readonly nextOffset: number | null }
-  | { readonly kind: 'seek'; readonly offset: number }
-  /**
-   * The stored offset is beyond the partition's end (the topic was recreated, or the data moved
-   * to another cluster): nothing was folded or skipped; the partition must stop.
-   */
-  | { readonly kind: 'ahead'; readonly stored: number; readonly end: number };
 
 /** Folds one partition's messages into the store exactly once. */
 export class PartitionProcessor {
@@ -259,33 +192,67 @@ export class PartitionProcessor {
     if ((await this.#gap.judge(expected, Number(first.offset))) === 'seek') {
       return { kind: 'seek', offset: expected };
     }
-    const parsed: ParsedMessage[] = [];
-    for (const message of messages) {
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index] as InputMessage;
       const offset = Number(message.offset);
-      if (offset >= expected) {
-        parsed.push({ message, offset, result: parseMessage(message, this.#options) });
+      if (offset < (this.#expected ?? expected)) continue;
+      const item = { message, offset, result: parseMessage(message, this.#options) };
+      if (!this.#foldLoaded(item)) {
+        // Its project (or its day's keys) is not loaded: what the rest of the batch needs is read
+        // with it, in one round, and the rest is folded from its parse.
+        return await this.#foldLoadingRest(
+          [item, ...parsedFrom(messages, index + 1, this.#options)],
+          isRunning,
+          through,
+        );
       }
+      const stop = await this.#afterFold(item, isRunning);
+      if (stop !== null) return stop;
     }
+    return this.#batchEnd(through);
+  }
+
+  /**
+   * Loads what judging the `parsed` messages needs, then folds them in order: the tail of a batch
+   * from its first message whose project the writer did not know. A store that holds less than
+   * this stream committed (a failover) answers a seek to where it now says.
+   */
+  async #foldLoadingRest(
+    parsed: readonly ParsedMessage[],
+    isRunning: () => boolean,
+    through: number | undefined,
+  ): Promise<BatchOutcome> {
     try {
       await this.#writer.load(eventsOf(parsed));
     } catch (error) {
-      // The store holds less than this stream committed (a failover): resume where it now says.
       if (!(error instanceof OffsetConflictError)) throw error;
       this.#options.onFlushError?.(error);
       return { kind: 'seek', offset: await this.#reopenFromStore() };
     }
     for (const item of parsed) {
-      if (item.offset < (this.#expected ?? expected)) continue;
       if (!this.#foldLoaded(item)) await this.#foldLoading(item);
-      this.#expected = item.offset + 1;
-      if (this.#full()) await this.#makeRoom();
-      // A failed flush voids this batch too: the next one re-reads the stored offset.
-      if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
-      if (!isRunning()) {
-        this.#startFlush();
-        return { kind: 'consumed', nextOffset: this.#expected };
-      }
+      const stop = await this.#afterFold(item, isRunning);
+      if (stop !== null) return stop;
     }
+    return this.#batchEnd(through);
+  }
+
+  /**
+   * Moves past the folded `item`, waiting while what is pending is full; the batch's outcome when
+   * it ends here (a flush failed, or the consumer is stopping), else null.
+   */
+  async #afterFold(item: ParsedMessage, isRunning: () => boolean): Promise<BatchOutcome | null> {
+    this.#expected = item.offset + 1;
+    if (this.#full()) await this.#makeRoom();
+    // A failed flush voids this batch too: the next one re-reads the stored offset.
+    if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
+    if (isRunning()) return null;
+    this.#startFlush();
+    return { kind: 'consumed', nextOffset: this.#expected };
+  }
+
+  /** Ends a folded batch: covers `through`, starts its flush, answers where to consume from. */
+  #batchEnd(through: number | undefined): BatchOutcome {
     if (through !== undefined) this.#coverThrough(through);
     this.#startFlush();
     return { kind: 'consumed', nextOffset: this.#expected };

@@ -8,7 +8,7 @@ import type { Kafka } from 'kafkajs';
 import type { TopicNames } from '../src/kafka/topics.ts';
 import type { UnreadableReporter } from '../src/rollup/unreadable.ts';
 import type { RollupStore } from '../src/store/port.ts';
-import type { FlushReport } from './partition-processor.ts';
+import type { FlushReport } from './processor-options.ts';
 import type { LogStartReporter } from './log-start.ts';
 import type { OverrunReporter } from './retention-gap.ts';
 import type { PartsBudget } from '../src/rollup/parts-budget.ts';

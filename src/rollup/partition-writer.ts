@@ -291,12 +291,17 @@ export class PartitionWriter {
   /**
    * Folds `event`, at `offset` of the stream, into `into` when its project does not hold it yet
    * and its bounds admit it, with the keys it admits (committed with the project); answers what
-   * it did. `unloaded`: what judging it needs is not loaded (or was forgotten since): nothing
-   * was done, {@link load} it and fold it again.
+   * it did. `unloaded`: what judging it needs is not loaded (or was forgotten since, or its
+   * watermark is older than the stream reads again): nothing was done, {@link load} it and fold
+   * it again. A caller may fold first and load only what comes back unloaded.
    */
   fold(into: Fold, event: LogEvent, offset: number, nowUs: number): Folding {
     const known = this.#cache.get(event.project);
     if (known === undefined || !this.#admission.ready(event, known)) return UNLOADED;
+    const rereadUs = this.#resume.kind.watermarkRereadUs;
+    if (rereadUs !== null && nowUs - known.seenAtUs > rereadUs) return UNLOADED;
+    // Not forgotten while this fold's events of it wait for their flush.
+    known.usedIn = this.#cache.flushes;
     if (known.offset !== null && offset < known.offset) return HELD;
     const admission = this.#admission.admit(event, known);
     if (!admission.ok) return { kind: 'refused', rejection: admission.rejection };

@@ -701,3 +701,69 @@ describe('PartitionProcessor: what the store holds from before', () => {
     expect(await processor.resume()).toBe(100);
   });
 });
+
+describe('PartitionProcessor: a message parsed, folded and dropped before the next', () => {
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+  const sinks = () => ({
+    letters: [] as DeadLetter[],
+    reports: [] as FlushReport[],
+    errors: [] as unknown[],
+  });
+  const messagesOf = (lines: readonly string[], from = 0): InputMessage[] =>
+    lines.map((line, i) => ({ offset: String(from + i), key: null, value: Buffer.from(line) }));
+  const eventsOf = (lines: readonly string[]) =>
+    validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
+
+  test('projects new in the middle of a batch are read in one round, those known not at all', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = sinks();
+    const processor = processorOn(store, nowUs, 1_000, out);
+    const first = Array.from(
+      { length: 4 },
+      (_, i) => invocationLine(`a${i}`, 'knownprojectref00000', nowUs - i),
+    );
+    await consume(processor, messagesOf(first), 10);
+    await processor.drain();
+    const readsAfterFirst = store.watermarkReads;
+
+    // Known, known, new, known, other new, new: the two new projects come from one read.
+    const projects = [
+      'knownprojectref00000',
+      'knownprojectref00000',
+      'newprojectref1000000',
+      'knownprojectref00000',
+      'newprojectref2000000',
+      'newprojectref1000000',
+    ];
+    const second = projects.map((project, i) => invocationLine(`b${i}`, project, nowUs - 10 - i));
+    await consume(processor, messagesOf(second, first.length), 10);
+    await processor.drain();
+    expect(store.watermarkReads - readsAfterFirst).toBe(1);
+
+    // A batch of known projects only reads nothing.
+    const third = projects.map((project, i) => invocationLine(`c${i}`, project, nowUs - 20 - i));
+    await consume(processor, messagesOf(third, first.length + second.length), 10);
+    await processor.drain();
+    expect(store.watermarkReads - readsAfterFirst).toBe(1);
+    expect(out.errors).toEqual([]);
+    await expectStoreMatchesReference(store, eventsOf([...first, ...second, ...third]), nowUs);
+  });
+
+  test('a project folded while an earlier flush is under way is not forgotten when it lands', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = sinks();
+    // A cache of one project: a landing flush forgets what no fold under way has used.
+    const processor = processorOn(store, nowUs, 1_000, out, { cacheLimit: 1 });
+    const lines = ['cprojectref000000000', 'aprojectref000000000', 'cprojectref000000000']
+      .map((project, i) => invocationLine(`e${i}`, project, nowUs - i));
+    await processor.process(messagesOf(lines.slice(0, 1)), () => true);
+    await processor.drain();
+    // A's flush is still under way while C, known from before it, is folded again.
+    store.commitDelayMs = 30;
+    await processor.process(messagesOf(lines.slice(1, 2), 1), () => true);
+    await processor.process(messagesOf(lines.slice(2), 2), () => true);
+    await processor.drain();
+    expect(out.errors).toEqual([]);
+    await expectStoreMatchesReference(store, eventsOf(lines), nowUs);
+  });
+});

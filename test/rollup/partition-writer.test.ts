@@ -63,6 +63,23 @@ describe('a direct-ingest writer (never replayed)', () => {
     nowUs += 3 * 86_400_000_000;
     expect(await store.readWatermarks([own], 'ingest/one')).toEqual([null]);
   });
+  test('a cached watermark older than its re-read bound is unloaded for a fold, read again by a load', async () => {
+    let nowUs = NOW_US;
+    const store = new MemoryStore({ nowMs: () => Math.floor(nowUs / 1000) });
+    const writer = new PartitionWriter({ store, stream: 'ingest/two', nowUs: () => nowUs });
+    await writer.open();
+    await flushOne(writer, invocationEvent('a', 10), 0);
+    const event = invocationEvent('b', 20);
+    await writer.load([event]);
+    expect(writer.fold(new Fold(writer.stream), event, 1, nowUs).kind).toBe('folded');
+    // A day and a half later: the same day's keys are loaded, the watermark is too old.
+    nowUs += 1.5 * 86_400_000_000;
+    const fold = new Fold(writer.stream);
+    expect(writer.fold(fold, event, 1, nowUs).kind).toBe('unloaded');
+    expect(fold.size).toBe(0);
+    await writer.load([event]);
+    expect(writer.fold(fold, event, 1, nowUs).kind).toBe('folded');
+  });
 });
 
 describe('partition writer', () => {

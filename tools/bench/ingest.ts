@@ -49,7 +49,7 @@ import {
   type CompressionName,
   registerCodecs,
 } from '../../src/kafka/codecs/register.ts';
-import type { FlushReport } from '../../consumers/partition-processor.ts';
+import type { FlushReport } from '../../consumers/processor-options.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
