@@ -206,7 +206,11 @@ export class PartitionProcessor {
           through,
         );
       }
-      const stop = await this.#afterFold(item, isRunning);
+      this.#expected = offset + 1;
+      // Awaited only when full: an await per message would let a landing flush start the next
+      // one with a few events (and cost a promise each).
+      if (this.#full()) await this.#makeRoom();
+      const stop = this.#stopAfter(isRunning);
       if (stop !== null) return stop;
     }
     return this.#batchEnd(through);
@@ -231,19 +235,19 @@ export class PartitionProcessor {
     }
     for (const item of parsed) {
       if (!this.#foldLoaded(item)) await this.#foldLoading(item);
-      const stop = await this.#afterFold(item, isRunning);
+      this.#expected = item.offset + 1;
+      if (this.#full()) await this.#makeRoom();
+      const stop = this.#stopAfter(isRunning);
       if (stop !== null) return stop;
     }
     return this.#batchEnd(through);
   }
 
   /**
-   * Moves past the folded `item`, waiting while what is pending is full; the batch's outcome when
-   * it ends here (a flush failed, or the consumer is stopping), else null.
+   * The batch's outcome when it ends at the message just folded (a flush failed, or the consumer
+   * is stopping), else null.
    */
-  async #afterFold(item: ParsedMessage, isRunning: () => boolean): Promise<BatchOutcome | null> {
-    this.#expected = item.offset + 1;
-    if (this.#full()) await this.#makeRoom();
+  #stopAfter(isRunning: () => boolean): BatchOutcome | null {
     // A failed flush voids this batch too: the next one re-reads the stored offset.
     if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
     if (isRunning()) return null;

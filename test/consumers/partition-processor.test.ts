@@ -749,6 +749,22 @@ describe('PartitionProcessor: a message parsed, folded and dropped before the ne
     await expectStoreMatchesReference(store, eventsOf([...first, ...second, ...third]), nowUs);
   });
 
+  test('a batch goes whole into one flush, though the one before lands while it folds', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = sinks();
+    const processor = processorOn(store, nowUs, 1_000, out);
+    const lines = Array.from(
+      { length: 200 },
+      (_, i) => invocationLine(`e${i}`, `project${i % 4}ref0000000000`, nowUs - i),
+    );
+    await processor.process(messagesOf(lines.slice(0, 100)), () => true);
+    // The first batch's flush is under way (its writes resolve as the second batch folds).
+    await processor.process(messagesOf(lines.slice(100), 100), () => true);
+    await processor.drain();
+    expect(out.errors).toEqual([]);
+    expect(out.reports.map((report) => report.events)).toEqual([100, 100]);
+  });
+
   test('a project folded while an earlier flush is under way is not forgotten when it lands', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
     const out = sinks();
