@@ -284,9 +284,12 @@ const durations = flushes.map((flush) => flush.durationMs);
 results.flushes = flushes.length;
 results.flushP50Ms = Number(percentile(durations, 0.5).toFixed(1));
 results.flushP99Ms = Number(percentile(durations, 0.99).toFixed(1));
+results.flushEventsP50 = percentile(flushes.map((flush) => flush.events), 0.5);
+results.emptyFlushes = flushes.filter((flush) => flush.events === 0).length;
 console.log(
   `3. end to end into Redis: ${results.endToEndEventsPerSecond} events/s ` +
-    `(${results.ratioToBare} of bare), ${flushes.length} flushes, flush p50 ${results.flushP50Ms} ms, p99 ${results.flushP99Ms} ms; ` +
+    `(${results.ratioToBare} of bare), ${flushes.length} flushes (${results.emptyFlushes} of no event, ` +
+    `p50 ${results.flushEventsP50} events), flush p50 ${results.flushP50Ms} ms, p99 ${results.flushP99Ms} ms; ` +
     `Redis CPU ${results.redisCpuUsPerEvent} µs per event` +
     (nodes.names.length > 1 ? ` (per master: ${redisCpuPerNode.join(' + ')})` : '') +
     `; consumers ${results.consumerCpuUsPerEvent ?? '?'} µs, broker ${
