@@ -334,6 +334,32 @@ export function storeContract(fixture: ContractFixture): void {
     expect(await store.readBuckets([key('gone'), key('kept')])).toEqual([[], ['y']]);
   });
 
+  test('the parts of one key in a commit: the key ends with the last expiry they give it', async () => {
+    const store = fixture.store();
+    const past = fixture.nowMs() - 1;
+    const part = (name: string, slot: string, expireAtMs: number) => ({
+      key: key(name),
+      slot,
+      value: slot,
+      expireAtMs,
+    });
+    await store.commitProject(commit('t/e', null, 1, {
+      newParts: [part('new seconds', '1', past), part('new seconds', '2', past)],
+      parts: [
+        part('seconds', '1', past),
+        part('seconds', '2', past),
+        part('kept', '1', far()),
+        part('kept', '2', far()),
+        part('later', '1', far()),
+        part('later', '2', past),
+      ],
+    }));
+    const names = ['new seconds', 'seconds', 'kept', 'later'];
+    expect(
+      (await store.readBuckets(names.map((name) => key(name)))).map((parts) => parts.length),
+    ).toEqual([0, 0, 2, 0]);
+  });
+
   test('a resume offset moves by compare-and-set only', async () => {
     const store = fixture.store();
     const offset = key('resume', 'stream');
