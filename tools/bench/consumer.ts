@@ -15,7 +15,8 @@
  *    events into that Redis. The window opens when it logs that it joined the group (start-up
  *    excluded) and closes when every partition's stored offset reaches the end; over it are read
  *    the process's CPU and its main thread's (`/proc`), its peak RSS (`VmHWM`), the bytes V8
- *    allocated (the `allocated=` of every GC traced in the window) and Redis's CPU (`INFO cpu`);
+ *    allocated and promoted to the old generation (the `allocated=` and `promoted=` of every GC
+ *    traced in the window) and Redis's CPU (`INFO cpu`);
  * 4. the profile's samples of the window are split by stage (tools/bench/profile-stages.ts):
  *    each stage's share of the main thread's busy samples (all but idle) times the main thread's
  *    measured CPU per event gives its µs of CPU per event; samples × interval / events is printed
@@ -154,13 +155,16 @@ try {
   });
   const running = child;
   const exited = new Promise<number | null>((resolve) => running.once('exit', resolve));
-  /** `[ms since the isolate started, bytes allocated since the GC before]` of every GC. */
-  const gcs: [number, number][] = [];
+  /**
+   * `[ms since the isolate started, bytes allocated since the GC before, bytes it promoted to the
+   * old generation]` of every GC.
+   */
+  const gcs: [number, number, number][] = [];
   let joined: () => void = () => undefined;
   const inGroup = new Promise<void>((resolve) => (joined = resolve));
   createInterface({ input: child.stdout }).on('line', (line) => {
-    const gc = /^\[\d+:[^\]]*\]\s+(\d+) ms: .* allocated=(\d+) /.exec(line);
-    if (gc !== null) gcs.push([Number(gc[1]), Number(gc[2])]);
+    const gc = /^\[\d+:[^\]]*\]\s+(\d+) ms: .* allocated=(\d+) promoted=(\d+) /.exec(line);
+    if (gc !== null) gcs.push([Number(gc[1]), Number(gc[2]), Number(gc[3])]);
     else if (line.includes('"msg":"consumers running"')) joined();
   });
   const gone = exited.then((code) => {
@@ -239,9 +243,9 @@ try {
   const split = splitProfile(profile, { fromUs: from.us, toUs: to.us, root: process.cwd() });
   // The GC trace counts from the isolate's start, which the profile's start follows closely.
   const isolateMs = (us: number) => (us - profile.startTime) / 1000;
-  const allocated = gcs
-    .filter(([ms]) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us))
-    .reduce((total, [, bytes]) => total + bytes, 0);
+  const inWindow = gcs.filter(([ms]) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us));
+  const allocated = inWindow.reduce((total, [, bytes]) => total + bytes, 0);
+  const promoted = inWindow.reduce((total, [, , bytes]) => total + bytes, 0);
   const busy = split.total - (split.samples.get('idle') ?? 0);
   // Work of the catch-up the window missed (it opens when the parent reads the joining line).
   const before = splitProfile(profile, { fromUs: 0, toUs: from.us, root: process.cwd() });
@@ -271,6 +275,7 @@ try {
     ratioToFloor: Number((consumerUs / floor).toFixed(2)),
     peakRssMiB: mib(peakRss),
     allocatedBytesPerEvent: Math.round(allocated / EVENTS),
+    promotedBytesPerEvent: Math.round(promoted / EVENTS),
     profileIntervalUs: INTERVAL_US,
     samples: split.total,
     samplesBeforeWindow: missedSamples,
@@ -282,7 +287,8 @@ try {
       `(${results.eventsPerSecond}/s): ${consumerUs} µs of CPU per event (main thread ${mainUs}, ` +
       `other threads ${otherThreadsUs}); Redis ${results.redisCpuUsPerEvent} µs; ` +
       `peak RSS ${results.peakRssMiB ?? '?'} MiB; V8 allocated ${results.allocatedBytesPerEvent} ` +
-      `B per event (${gcs.length} GCs traced)`,
+      `B per event, promoted ${results.promotedBytesPerEvent} B of them to the old generation ` +
+      `(${gcs.length} GCs traced)`,
   );
   console.log(
     `4. the profile: ${split.total} samples in the window (${busy} busy), every ${INTERVAL_US} µs; ` +
