@@ -613,15 +613,22 @@ describe('PartitionProcessor: a flush that fails while a batch waits for room', 
   });
 });
 
+/** Empty sinks for a processor's dead letters, flush reports and errors. */
+function emptySinks() {
+  return { letters: [] as DeadLetter[], reports: [] as FlushReport[], errors: [] as unknown[] };
+}
+
+/** `lines` as the messages of one partition, from offset `from` on. */
+function messagesOf(lines: readonly string[], from = 0): InputMessage[] {
+  return lines.map((line, i) => ({
+    offset: String(from + i),
+    key: null,
+    value: Buffer.from(line),
+  }));
+}
+
 describe('PartitionProcessor: what the store holds from before', () => {
   const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
-  const sinks = () => ({
-    letters: [] as DeadLetter[],
-    reports: [] as FlushReport[],
-    errors: [] as unknown[],
-  });
-  const messagesOf = (lines: readonly string[]): InputMessage[] =>
-    lines.map((line, offset) => ({ offset: String(offset), key: null, value: Buffer.from(line) }));
 
   test('a watermark the cache forgot during a batch is read again before the next event of it', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
@@ -655,7 +662,7 @@ describe('PartitionProcessor: what the store holds from before', () => {
     const readsBefore = store.watermarkReads;
 
     // Each new event fills a flush, which forgets the held project (a cache of one project).
-    const out = sinks();
+    const out = emptySinks();
     const processor = processorOn(store, nowUs, 1, out, { cacheLimit: 1 });
     await consume(processor, messagesOf(lines), 10);
     await processor.drain();
@@ -682,7 +689,7 @@ describe('PartitionProcessor: what the store holds from before', () => {
       sortedSets: [],
     });
     const reported: UnreadableState[] = [];
-    const processor = processorOn(store, nowUs, 100, sinks(), {
+    const processor = processorOn(store, nowUs, 100, emptySinks(), {
       onUnreadable: (state) => reported.push(state),
     });
     await consume(processor, messagesOf([invocationLine('u', project, nowUs - 1)]), 10);
@@ -704,19 +711,12 @@ describe('PartitionProcessor: what the store holds from before', () => {
 
 describe('PartitionProcessor: a message parsed, folded and dropped before the next', () => {
   const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
-  const sinks = () => ({
-    letters: [] as DeadLetter[],
-    reports: [] as FlushReport[],
-    errors: [] as unknown[],
-  });
-  const messagesOf = (lines: readonly string[], from = 0): InputMessage[] =>
-    lines.map((line, i) => ({ offset: String(from + i), key: null, value: Buffer.from(line) }));
   const eventsOf = (lines: readonly string[]) =>
     validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
 
   test('projects new in the middle of a batch are read in one round, those known not at all', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = sinks();
+    const out = emptySinks();
     const processor = processorOn(store, nowUs, 1_000, out);
     const first = Array.from(
       { length: 4 },
@@ -751,7 +751,7 @@ describe('PartitionProcessor: a message parsed, folded and dropped before the ne
 
   test('a batch goes whole into one flush, though the one before lands while it folds', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = sinks();
+    const out = emptySinks();
     const processor = processorOn(store, nowUs, 1_000, out);
     const lines = Array.from(
       { length: 200 },
@@ -767,7 +767,7 @@ describe('PartitionProcessor: a message parsed, folded and dropped before the ne
 
   test('a project folded while an earlier flush is under way is not forgotten when it lands', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = sinks();
+    const out = emptySinks();
     // A cache of one project: a landing flush forgets what no fold under way has used.
     const processor = processorOn(store, nowUs, 1_000, out, { cacheLimit: 1 });
     const lines = ['cprojectref000000000', 'aprojectref000000000', 'cprojectref000000000']
