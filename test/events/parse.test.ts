@@ -185,6 +185,45 @@ describe('parse: valid events', () => {
   });
 });
 
+describe('parse: UTF-8', () => {
+  const bytesOf = (text: string) => new TextEncoder().encode(text);
+  const strict = new TextDecoder('utf-8', { fatal: true });
+
+  it('keeps a U+FFFD the producer wrote, and a byte-order mark is left out as before', () => {
+    const text = withField(EDGE, { event_message: 'GET | 200 | \uFFFD | é' });
+    const parsed = parse(bytesOf(text), 'edge', OPTIONS);
+    expect(parsed.ok && parsed.event.source === 'edge' && parsed.event.eventMessage).toBe(
+      'GET | 200 | \uFFFD | é',
+    );
+    const withMark = new Uint8Array([0xef, 0xbb, 0xbf, ...bytesOf(text)]);
+    expect(parse(withMark, 'edge', OPTIONS).ok).toBe(true);
+  });
+
+  it.each([
+    ['a lone continuation byte', [0x80]],
+    ['an overlong encoding', [0xc0, 0xaf]],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+    ['a sequence cut short', [0xe2, 0x82]],
+    ['a code point above U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+  ])("refuses %s, with the strict decoder's message, beside a real U+FFFD or not", (_, bad) => {
+    for (const around of ['', '\uFFFD']) {
+      const [head, tail] = withField(EDGE, { event_message: `x${around}@` }).split('@');
+      const bytes = new Uint8Array([...bytesOf(head ?? ''), ...bad, ...bytesOf(tail ?? '')]);
+      let message = '';
+      try {
+        strict.decode(bytes);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).not.toBe('');
+      expect(parse(bytes, 'edge', OPTIONS)).toEqual({
+        ok: false,
+        rejection: { kind: 'encoding', reason: `not valid UTF-8: ${message}`, path: '' },
+      });
+    }
+  });
+});
+
 describe('parse: rejections', () => {
   it.each<[string, Source, string | Uint8Array, string, string]>([
     ['not JSON', 'edge', '{"id": "a",', 'not valid JSON: ', ''],
