@@ -18,6 +18,7 @@ import {
 } from '../../src/text/json-chars.ts';
 import { HttpError } from '../errors.ts';
 import { messageOf } from '../../src/text/error-message.ts';
+import { strictUtf8 } from '../../src/text/utf8-text.ts';
 import { decodedBody } from './decompress.ts';
 
 /** One event's text and where it was in the body. */
@@ -27,8 +28,6 @@ export interface BodyItem {
   /** One JSON value, as text. */
   readonly text: string;
 }
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 function tooLarge(maxBytes: number, got: string): HttpError {
   return new HttpError(
@@ -138,7 +137,7 @@ function tooManyItems(maxItems: number): HttpError {
 export function splitBody(bytes: Uint8Array, limits: BodyLimits): BodyItem[] {
   let text: string;
   try {
-    text = utf8.decode(bytes);
+    text = strictUtf8(bytes);
   } catch (error) {
     if (error instanceof TypeError) throw malformed('not valid UTF-8', { cause: error });
     throw error;

@@ -61,6 +61,14 @@ describe('splitBody', () => {
     );
   });
 
+  test('bytes that are not UTF-8 are invalid_body, a U+FFFD the sender wrote is kept', () => {
+    const invalid = new Uint8Array([...bytes('{"a":"'), 0xed, 0xa0, 0x80, ...bytes('"}')]);
+    expect(() => splitBody(invalid, LIMITS)).toThrow(
+      expect.objectContaining({ code: 'invalid_body' }),
+    );
+    expect(split('{"a":"\uFFFD"}')).toEqual([{ line: 1, text: '{"a":"\uFFFD"}' }]);
+  });
+
   test('a UTF-8 BOM is tolerated', () => {
     expect(splitBody(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"a":1}')]), LIMITS)).toHaveLength(
       1,
