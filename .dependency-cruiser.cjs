@@ -5,6 +5,7 @@
  *   service/            composition root: wires a process from its configuration
  *   api/  consumers/    HTTP, and the Kafka runtime: neither knows the other
  *   src/endpoints/      read side (store -> rows) and the endpoint registry
+ *   src/logs-sql/       the sandboxed logs.all's SQL: parser, translation, engine
  *   src/rollup/  src/reference/   the fold and the writer; the exact oracle (runs no code of src/)
  *   src/store/  src/contract/  src/kafka/  src/synthetic/
  *   src/events/         producer contract
@@ -75,31 +76,50 @@ module.exports = {
         'endpoints',
         'kafka',
         'synthetic',
+        'logs-sql',
       ),
     ),
     forbid(
       'events-below-everything-else',
       'The producer contract is below everything that reads events.',
       '^src/events/',
-      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+      SRC_ABOVE(
+        'contract',
+        'store',
+        'rollup',
+        'reference',
+        'endpoints',
+        'kafka',
+        'synthetic',
+        'logs-sql',
+      ),
     ),
     forbid(
       'contract-below-both-sides',
       'The query contract (names, parameters, rows, tiers, families) is below the rollups, the read side and the oracle.',
       '^src/contract/',
-      SRC_ABOVE('store', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+      SRC_ABOVE('store', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic', 'logs-sql'),
     ),
     forbid(
       'store-keeps-what-it-is-given',
       "A store adapter only keeps what it is given: key names and states are the rollups' business.",
       '^src/store/',
-      SRC_ABOVE('events', 'contract', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+      SRC_ABOVE(
+        'events',
+        'contract',
+        'rollup',
+        'reference',
+        'endpoints',
+        'kafka',
+        'synthetic',
+        'logs-sql',
+      ),
     ),
     forbid(
       'rollup-below-the-read-side',
       'The rollups are below the read side and share nothing with the oracle.',
       '^src/rollup/',
-      SRC_ABOVE('reference', 'endpoints', 'kafka', 'synthetic'),
+      SRC_ABOVE('reference', 'endpoints', 'kafka', 'synthetic', 'logs-sql'),
     ),
     {
       name: 'oracle-shares-no-code',
@@ -120,16 +140,22 @@ module.exports = {
       to: { path: '^src/reference/' },
     },
     forbid(
+      'logs-sql-is-an-engine',
+      'The SQL of the sandboxed logs.all reads rows it is given: it knows no store, rollup or endpoint.',
+      '^src/logs-sql/',
+      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'kafka', 'synthetic'),
+    ),
+    forbid(
       'kafka-is-plumbing',
       'The Kafka module (client, topics) knows nothing of rollups or endpoints.',
       '^src/kafka/',
-      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'synthetic'),
+      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'synthetic', 'logs-sql'),
     ),
     forbid(
       'synthetic-is-a-producer',
       'The synthetic generator produces events; it knows nothing of what consumes them.',
       '^src/synthetic/',
-      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'kafka'),
+      SRC_ABOVE('contract', 'store', 'rollup', 'reference', 'endpoints', 'kafka', 'logs-sql'),
     ),
   ],
   options: {

@@ -17,7 +17,7 @@ import {
   DEFAULT_INGEST_MAX_PROJECTS_PER_KEY_PER_DAY,
   type RateLimitConfig,
 } from '../src/config.ts';
-import { DEFAULT_STORE_TIMEOUT_MS } from '../src/config/defaults.ts';
+import { DEFAULT_RECENT_LOGS_CAPACITY, DEFAULT_STORE_TIMEOUT_MS } from '../src/config/defaults.ts';
 import { DEFAULT_MATCH_BUDGET_MS } from '../src/endpoints/read/hosts.ts';
 import type { OutageLog } from '../src/async/outage-log.ts';
 import type { Logger } from '../src/logger.ts';
@@ -53,10 +53,12 @@ import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/
 import { reportStoreCalls } from './store-calls.ts';
 import { createLive } from './live/live-setup.ts';
 import type { LiveConfig } from '../src/config/live.ts';
+import { DEFAULT_LOGS_SQL, type LogsSqlConfig } from '../src/config/logs-sql.ts';
+import { createSandboxedAnswerer } from './answer/sandboxed-sql.ts';
 import type { ChangeFeed } from '../src/store/changes.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
-export interface AppSettings extends Partial<LiveConfig> {
+export interface AppSettings extends Partial<LiveConfig>, Partial<LogsSqlConfig> {
   /** Accepted `X-API-KEY` values: at least one. */
   readonly apiKeys: readonly string[];
   readonly endpointIds: Readonly<Record<string, string>>;
@@ -82,6 +84,8 @@ export interface AppSettings extends Partial<LiveConfig> {
   readonly rateLimit?: RateLimitConfig | null;
   /** Most bytes of one endpoint answer (rows beyond are cut whole). Default 2 MiB. */
   readonly answerMaxBytes?: number;
+  /** Most events of one source a project keeps (what the sandbox's tables read at most). */
+  readonly recentLogsCapacity?: number;
 }
 
 /** Everything the API is built from. */
@@ -232,7 +236,23 @@ export function createApp(deps: AppDeps): Api {
       if (record.parameters.some((parameter) => parameter.pattern === true)) hosts.expire();
     },
   });
-  registerEndpointRoutes(app, { records, answer, storeTimeoutMs, storeCalls, live: live.route });
+  const sandboxed = settings.logsAllSql === 'sandboxed'
+    ? createSandboxedAnswerer({
+      context: () => ({ store: deps.store, nowUs: deps.nowUs() }),
+      capacity: settings.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY,
+      maxBytes: settings.logsSqlMaxBytes ?? DEFAULT_LOGS_SQL.maxBytes,
+      maxConcurrent: settings.logsSqlMaxConcurrent ?? DEFAULT_LOGS_SQL.maxConcurrent,
+      answerMaxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
+    })
+    : null;
+  registerEndpointRoutes(app, {
+    records,
+    answer,
+    storeTimeoutMs,
+    storeCalls,
+    live: live.route,
+    sandboxed,
+  });
   registerExplorerRoutes(app, {
     assets: explorer,
     projects: (limit) => hosts.projects(limit),

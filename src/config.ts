@@ -22,6 +22,7 @@ import {
   type RateLimitConfig,
 } from './config/http.ts';
 import { type LiveConfig, liveConfig } from './config/live.ts';
+import { type LogsSqlConfig, logsSqlConfig } from './config/logs-sql.ts';
 import {
   DEFAULT_FLUSH_BYTES,
   DEFAULT_MAX_FUTURE_SKEW_US,
@@ -79,7 +80,7 @@ export type StoreConfig =
   | { readonly kind: 'upstash'; readonly url: string; readonly token: Secret };
 
 /** Everything configurable, validated. */
-export interface Config extends HttpConfig, LiveConfig {
+export interface Config extends HttpConfig, LiveConfig, LogsSqlConfig {
   readonly store: StoreConfig;
   /** Kafka bootstrap brokers (`host:port`), or null: no Kafka (the embedded default). */
   readonly kafkaBrokers: readonly string[] | null;
@@ -367,6 +368,7 @@ export function loadConfig(env: Env): Config {
       : integer(env, 'METRICS_PORT', 0, 0, 65_535),
     ...httpConfig(env),
     ...liveConfig(env),
+    ...logsSqlConfig(env),
     apiKeys: apiKeys(env),
     endpointIds,
     ingestMaxBytes: integer(env, 'INGEST_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -27,6 +27,7 @@ import { chunkedBody } from '../answer/chunked-body.ts';
 import { jsonResponse } from '../json.ts';
 import { listedRecord } from '../records.ts';
 import { asksLive, liveResponse, type LiveRouteDeps } from '../live/live-route.ts';
+import type { SandboxedAnswerer } from '../answer/sandboxed-sql.ts';
 
 /** What the endpoint routes need. */
 export interface EndpointRoutesDeps {
@@ -38,6 +39,8 @@ export interface EndpointRoutesDeps {
   readonly storeCalls: StoreCalls;
   /** The live form of a `GET` (`Accept: text/event-stream`); null: off. */
   readonly live: LiveRouteDeps | null;
+  /** `logs.all` with a caller's `sql` (`LOGS_ALL_SQL=sandboxed`); null: `sql` is ignored. */
+  readonly sandboxed: SandboxedAnswerer | null;
 }
 
 const READ_METHODS = ['GET', 'HEAD', 'OPTIONS'];
@@ -77,13 +80,17 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       : null;
     const params = effectiveParams(new URL(c.req.url).searchParams, body);
     const redactPii = redactPiiHeader(c) ?? record.redactPii;
-    const answer = deps.answer(record, params, { redactPii, matchShare: c.get('matchShare') });
+    const sandboxed = record.name === 'logs.all' ? deps.sandboxed?.(params) ?? null : null;
+    const answer = sandboxed ??
+      deps.answer(record, params, { redactPii, matchShare: c.get('matchShare') });
     const computed = await guardStore(answer, deps.storeTimeoutMs, deps.storeCalls);
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
-    if (deps.live !== null && asksLive(c)) {
+    if (deps.live !== null && sandboxed === null && asksLive(c)) {
       return liveResponse(c, deps.live, record, params, redactPii, computed);
     }
-    const ignored = ignoredQueryParameters(params);
+    const ignored = ignoredQueryParameters(params).filter((name) =>
+      sandboxed === null || name !== 'sql'
+    );
     const { truncated } = computed;
     const headers: Record<string, string> = {
       ...JSON_HEADERS,

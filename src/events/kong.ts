@@ -24,31 +24,13 @@
  * @module
  */
 import { type EdgeEvent, isJsonObject, type Json, type JsonObject } from './types.ts';
+import { recordOf } from './warehouse-form.ts';
 
 /** What identifies the event, as normalized at ingest. */
 export interface KongIdentity {
   readonly id: string;
   readonly timestampUs: number;
   readonly project: string;
-}
-
-/**
- * `value` in the warehouse's form: an object is a one-element array of its record; an array of
- * objects is already an array of records.
- */
-function asRecords(value: Json): Json {
-  if (Array.isArray(value)) {
-    return value.map((item) => isJsonObject(item) ? recordOf(item) : asRecords(item));
-  }
-  if (!isJsonObject(value)) return value;
-  return [recordOf(value)];
-}
-
-/** The fields of `object`, each value in the warehouse's form. */
-function recordOf(object: JsonObject): JsonObject {
-  const record: JsonObject = {};
-  for (const key of Object.keys(object)) record[key] = asRecords(object[key] as Json);
-  return record;
 }
 
 /** `request` with its `path` split into `path` and `search` at the first `?`. */

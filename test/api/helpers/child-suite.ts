@@ -18,9 +18,17 @@ import {
   vectorFixture,
 } from '../../fixtures/supabase/vector-events.ts';
 import { invocationLine } from '../../fixtures/events.ts';
+import { countQuery, defaultQuery } from '../../fixtures/supabase/studio-sql.ts';
 
-/** Registers the suite; `every` keeps one query in that many (a representative subset). */
-export function childSuite(start: () => Promise<ChildService>, every = 1): void {
+/**
+ * Registers the suite; `every` keeps one query in that many (a representative subset);
+ * `sandboxed` says the child runs with `LOGS_ALL_SQL=sandboxed` (else `sql` is ignored).
+ */
+export function childSuite(
+  start: () => Promise<ChildService>,
+  every = 1,
+  sandboxed = false,
+): void {
   let service: ChildService | null = null;
   let call: Call = () => Promise.reject(new Error('the service did not start'));
   const nowUs = Date.now() * 1000;
@@ -94,6 +102,27 @@ export function childSuite(start: () => Promise<ChildService>, every = 1): void 
     const totals = (await counts.json() as { result: Record<string, number>[] }).result
       .reduce((sum, row) => sum + (row['total_rest_requests'] ?? 0), 0);
     expect(totals).toBe(1);
+    // Studio's badge and log page, through its proxy's request.
+    const studio = (sql: string) =>
+      call(`/api/endpoints/query/logs.all?${new URLSearchParams({
+        project: 'default',
+        sql,
+        iso_timestamp_start: new Date(Date.now() - 3_600_000).toISOString(),
+        iso_timestamp_end: '',
+      })}`);
+    const count = await studio(countQuery('auth_logs'));
+    const page = await studio(defaultQuery('postgres_logs'));
+    if (!sandboxed) {
+      expect(count.headers.get('X-Ignored-Parameters')).toBe('sql');
+      return;
+    }
+    expect(await count.json()).toEqual({
+      result: [{ count: vectorFixture('gotrue.logs.prod').length }],
+    });
+    const shown = (await page.json() as { result: { event_message: string }[] }).result;
+    expect(shown.map((row) => row.event_message)).toEqual(
+      vectorFixture('postgres.logs').map((event) => event['event_message']),
+    );
   }, 60_000);
 
   test('answers, their revalidations and errors carry the CORS headers over a real socket', async () => {

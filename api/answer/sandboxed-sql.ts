@@ -1,0 +1,95 @@
+/**
+ * `logs.all` with a caller's `sql` when the sandbox is on (`LOGS_ALL_SQL=sandboxed`): parameters
+ * read as `logs.all` reads them (`project`, `iso_timestamp_start`, `iso_timestamp_end`), the query
+ * run over the project's source tables, the rows answered as the reference system answers them,
+ * `{"result": [...]}`. A query the sandbox refuses is a 400 whose `error.message` names why;
+ * queries beyond the process's bound wait for none: they are answered 429.
+ *
+ * @module
+ */
+import { parseLogsAllParams } from '../../src/contract/params/logs-all.ts';
+import { readParam } from '../../src/contract/params/common.ts';
+import { answerSandboxed, type SandboxedDeps } from '../../src/endpoints/read/sandboxed-logs.ts';
+import { SqlRefusal } from '../../src/logs-sql/sql-refusal.ts';
+import { HttpError, RETRY_AFTER_SECONDS } from '../errors.ts';
+import { etagOf } from '../middleware/etag.ts';
+import type { Computed } from './answer.ts';
+
+/** What the sandbox answers with. */
+export interface SandboxedSqlDeps {
+  /** The reading environment of one call (the store and now). */
+  readonly context: () => Omit<SandboxedDeps, 'capacity' | 'maxBytes'>;
+  readonly capacity: number;
+  readonly maxBytes: number;
+  /** Most queries at once in this process. */
+  readonly maxConcurrent: number;
+  /** Most bytes of one answer's body; rows beyond are left out whole. */
+  readonly answerMaxBytes: number;
+}
+
+/** Answers a sandboxed call; null for a call without `sql` (answered as any `logs.all`). */
+export type SandboxedAnswerer = (params: URLSearchParams) => Promise<Computed> | null;
+
+const ENCODER = new TextEncoder();
+const FRAME_BYTES = '{"result":[]}'.length;
+
+/**
+ * The body `{"result": rows}`, with the rows that fit in `maxBytes` (each whole); a cut, by the
+ * byte bound or by the engine's {@link MAX_RESULT_ROWS}, is said in the answer's truncation.
+ */
+function computed(
+  rows: readonly unknown[],
+  cutByEngine: boolean,
+  maxBytes: number,
+): Computed {
+  const texts: string[] = [];
+  let bytes = FRAME_BYTES;
+  for (const row of rows) {
+    const text = JSON.stringify(row);
+    const more = ENCODER.encode(text).byteLength + (texts.length === 0 ? 0 : 1);
+    if (bytes + more > maxBytes) break;
+    texts.push(text);
+    bytes += more;
+  }
+  const body = ENCODER.encode(`{"result":[${texts.join(',')}]}`);
+  const cut = cutByEngine || texts.length < rows.length;
+  return {
+    ok: true,
+    body,
+    etag: etagOf(body),
+    truncated: cut ? { rows: texts.length, maxBytes } : null,
+  };
+}
+
+/** The sandbox's answerer. */
+export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswerer {
+  let running = 0;
+  return (params) => {
+    const sql = readParam(params, 'sql');
+    if (sql === null || sql.trim() === '') return null;
+    const parsed = parseLogsAllParams(params);
+    if (!parsed.ok) return Promise.resolve({ ok: false, error: parsed.error });
+    if (running >= deps.maxConcurrent) {
+      throw new HttpError(
+        'rate_limited',
+        `${deps.maxConcurrent} logs.all sql queries are running in this process; retry shortly`,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      );
+    }
+    running += 1;
+    const { project, startUs, endUs } = parsed.params;
+    const work = answerSandboxed(
+      { project, sql, startUs, endUs },
+      { ...deps.context(), capacity: deps.capacity, maxBytes: deps.maxBytes },
+    );
+    return work.then(
+      (answer): Computed => computed(answer.rows, answer.truncated, deps.answerMaxBytes),
+      (error: unknown) => {
+        if (error instanceof SqlRefusal) throw new HttpError('bad_request', error.message);
+        throw error;
+      },
+    ).finally(() => {
+      running -= 1;
+    });
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The sandboxed `logs.all` (`LOGS_ALL_SQL`, docs/API.md "Studio's SQL"): whether a caller's `sql`
+ * runs over the sources' tables or is ignored (the default, as the reference system ignores it
+ * on an endpoint without sandboxing), and its bounds.
+ *
+ * @module
+ */
+import { ConfigError, type Env, integer, text } from './read.ts';
+
+/** The sandbox's bounds unless configured. */
+export const DEFAULT_LOGS_SQL = {
+  maxBytes: 64 * 1024 * 1024,
+  maxConcurrent: 4,
+} as const;
+
+/** The sandbox part of the configuration. */
+export interface LogsSqlConfig {
+  /** `sandboxed`: `logs.all` runs a caller's `sql`; `ignored`: it answers as without it. */
+  readonly logsAllSql: 'ignored' | 'sandboxed';
+  /** Most bytes of events one query reads (400 beyond: narrow the time range). */
+  readonly logsSqlMaxBytes: number;
+  /** Most queries one API process runs at once (429 beyond). */
+  readonly logsSqlMaxConcurrent: number;
+}
+
+/** Reads and checks `LOGS_ALL_SQL` and `LOGS_SQL_*`. */
+export function logsSqlConfig(env: Env): LogsSqlConfig {
+  const mode = text(env, 'LOGS_ALL_SQL') ?? 'ignored';
+  if (mode !== 'ignored' && mode !== 'sandboxed') {
+    throw new ConfigError('LOGS_ALL_SQL', mode, 'ignored (the default) or sandboxed');
+  }
+  return {
+    logsAllSql: mode,
+    logsSqlMaxBytes: integer(
+      env,
+      'LOGS_SQL_MAX_BYTES',
+      DEFAULT_LOGS_SQL.maxBytes,
+      1024 * 1024,
+      1024 * 1024 * 1024,
+    ),
+    logsSqlMaxConcurrent: integer(
+      env,
+      'LOGS_SQL_MAX_CONCURRENT',
+      DEFAULT_LOGS_SQL.maxConcurrent,
+      1,
+      64,
+    ),
+  };
+}

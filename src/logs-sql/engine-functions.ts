@@ -1,0 +1,119 @@
+/**
+ * The functions SQLite calls back for BigQuery's meaning where SQLite has none of its own:
+ * `REGEXP_CONTAINS` on RE2 (re2js: linear time whatever the pattern, as BigQuery's own RE2), the
+ * strict and `SAFE_` casts (a strict cast of a bad value is an error naming it, a safe one NULL),
+ * and `starts_with`/`ends_with`. An error thrown here ends the query with its message.
+ *
+ * @module
+ */
+import { RE2JS, RE2JSException } from 're2js';
+import { parseParameterTimestamp } from '../time/timestamp.ts';
+
+/** A value SQLite passes to or takes from a function. */
+export type SqlValue = number | string | Uint8Array | null;
+
+/** Longest regular expression taken, in characters. */
+export const MAX_PATTERN_LENGTH = 1024;
+
+const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
+const INTEGER = /^\s*[-+]?\d{1,18}\s*$/;
+
+function text(value: SqlValue): string | null {
+  if (value === null) return null;
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
+}
+
+/** A field's value as a number, or NULL (compared with a number, a text of digits is one). */
+function toNumber(value: SqlValue): number | null {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && NUMBER.test(value) ? Number(value) : null;
+}
+
+function int64(value: SqlValue): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value) : null;
+  return typeof value === 'string' && INTEGER.test(value) ? Number(value) : null;
+}
+
+function bool(value: SqlValue): number | null {
+  if (typeof value === 'number') return value === 0 ? 0 : 1;
+  const lower = typeof value === 'string' ? value.trim().toLowerCase() : '';
+  return lower === 'true' ? 1 : lower === 'false' ? 0 : null;
+}
+
+function timestamp(value: SqlValue): number | null {
+  return typeof value === 'string' ? parseParameterTimestamp(value.trim()) : null;
+}
+
+/** A strict cast: NULL stays NULL, a value it cannot read is an error naming it. */
+function strict(name: string, cast: (value: SqlValue) => number | null) {
+  return (value: SqlValue): number | null => {
+    if (value === null) return null;
+    const cast_ = cast(value);
+    if (cast_ === null) {
+      throw new Error(
+        `Bad ${name} value: ${JSON.stringify(text(value) ?? '(bytes)').slice(0, 80)}`,
+      );
+    }
+    return cast_;
+  };
+}
+
+/** Compiled patterns of one engine, reused across rows and queries (bounded). */
+class Patterns {
+  readonly #compiled = new Map<string, RE2JS>();
+
+  get(pattern: string): RE2JS {
+    let compiled = this.#compiled.get(pattern);
+    if (compiled !== undefined) return compiled;
+    if (pattern.length > MAX_PATTERN_LENGTH) {
+      throw new Error(
+        `a regular expression is ${pattern.length} characters; at most ${MAX_PATTERN_LENGTH}`,
+      );
+    }
+    try {
+      compiled = RE2JS.compile(pattern);
+    } catch (error) {
+      if (error instanceof RE2JSException) {
+        throw new Error(
+          `Cannot parse regular expression ${
+            JSON.stringify(pattern.slice(0, 80))
+          }: ${error.message}`,
+        );
+      }
+      throw error;
+    }
+    if (this.#compiled.size >= 64) this.#compiled.clear();
+    this.#compiled.set(pattern, compiled);
+    return compiled;
+  }
+}
+
+/** Each function by the name the translation calls it. */
+export function engineFunctions(): Readonly<Record<string, (...args: SqlValue[]) => SqlValue>> {
+  const patterns = new Patterns();
+  return {
+    lf_regexp_contains: (value, pattern) => {
+      const subject = text(value);
+      const source = text(pattern);
+      if (subject === null || source === null) return null;
+      return patterns.get(source).matcher(subject).find() ? 1 : 0;
+    },
+    lf_starts_with: (value, prefix) => {
+      const [a, b] = [text(value), text(prefix)];
+      return a === null || b === null ? null : a.startsWith(b) ? 1 : 0;
+    },
+    lf_ends_with: (value, suffix) => {
+      const [a, b] = [text(value), text(suffix)];
+      return a === null || b === null ? null : a.endsWith(b) ? 1 : 0;
+    },
+    lf_number: (value) => toNumber(value),
+    lf_int64: strict('int64', int64),
+    lf_safe_int64: (value) => int64(value),
+    lf_float64: strict('double', toNumber),
+    lf_safe_float64: (value) => toNumber(value),
+    lf_bool: strict('bool', bool),
+    lf_safe_bool: (value) => bool(value),
+    lf_timestamp: strict('timestamp', timestamp),
+    lf_safe_timestamp: (value) => timestamp(value),
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * BigQuery's meaning where SQLite's differs, each case a query over a few events with the answer
+ * BigQuery (or the reference system's Postgres translation, where the two differ) gives.
+ */
+import { describe, expect, test } from 'vitest';
+import { parseQuery } from '../../src/logs-sql/parse-sql.ts';
+import { planQuery } from '../../src/logs-sql/translate.ts';
+import { runPlan, type TableRow } from '../../src/logs-sql/engine.ts';
+import { SqlRefusal } from '../../src/logs-sql/sql-refusal.ts';
+
+const NOW_US = 1_795_256_130_123_456;
+
+function row(id: string, secondsAgo: number, message: string, metadata: unknown): TableRow {
+  const timestampUs = NOW_US - secondsAgo * 1_000_000;
+  return {
+    id,
+    timestampUs,
+    text: JSON.stringify({ id, timestamp: timestampUs, event_message: message, metadata }),
+  };
+}
+
+const ROWS = [
+  row('a', 10, '{"level":"info","n":2}', {
+    status: '503',
+    level: 'info',
+    request: { path: '/x%y' },
+  }),
+  row('b', 70, 'abc', { status: 200, level: 'error', request: { path: '/xzy', tags: ['t'] } }),
+  row('c', 3_700, 'Abc 100%', { status: 'n/a', level: null }),
+];
+
+async function run(sql: string): Promise<Record<string, unknown>[]> {
+  const plan = planQuery(await parseQuery(sql), NOW_US);
+  return (await runPlan(plan, ROWS)).rows;
+}
+
+async function refusal(sql: string): Promise<string> {
+  try {
+    await run(sql);
+  } catch (error) {
+    if (error instanceof SqlRefusal) return error.message;
+    throw error;
+  }
+  throw new Error(`not refused: ${sql}`);
+}
+
+describe('logs.all sql: BigQuery semantics on SQLite', () => {
+  test.each([
+    // A field holding digits compares with a number as a number (the Postgres translation's cast).
+    ['select id from auth_logs where metadata.status >= 500', [{ id: 'a' }]],
+    ['select id from auth_logs where metadata.status between 100 and 300', [{ id: 'b' }]],
+    // LIKE is case-sensitive and escapes with a backslash; ILIKE is not.
+    ["select id from auth_logs where event_message like 'a%'", [{ id: 'b' }]],
+    ["select id from auth_logs where event_message ilike 'a%' order by id", [
+      { id: 'b' },
+      { id: 'c' },
+    ]],
+    [
+      "select id from auth_logs cross join unnest(metadata) as m where m.request.path like '/x\\\\%%'",
+      [
+        { id: 'a' },
+      ],
+    ],
+    // `/` is float division; SAFE_DIVIDE by zero is NULL.
+    ['select count(*) / 2 as half, safe_divide(1, 0) as none from auth_logs', [
+      { half: 1.5, none: null },
+    ]],
+    // SAFE_CAST of a bad value is NULL.
+    ['select id, safe_cast(metadata.status as int64) as s from auth_logs order by id', [
+      { id: 'a', s: 503 },
+      { id: 'b', s: 200 },
+      { id: 'c', s: null },
+    ]],
+    // Booleans come back as booleans.
+    ["select id, (metadata.level = 'info') as info from auth_logs order by id", [
+      { id: 'a', info: true },
+      { id: 'b', info: false },
+      { id: 'c', info: null },
+    ]],
+    // A record comes back in the warehouse's form, a missing field as null.
+    ["select metadata.request, metadata.nothing from auth_logs where id = 'b'", [
+      { request: [{ path: '/xzy', tags: ['t'] }], nothing: null },
+    ]],
+    // Timestamps: literals read as timestamps, truncation and intervals in microseconds.
+    [
+      'select id from auth_logs where timestamp > timestamp_sub(current_timestamp(), interval 1 hour) order by id',
+      [
+        { id: 'a' },
+        { id: 'b' },
+      ],
+    ],
+    [
+      "select timestamp_trunc(timestamp, minute) as timestamp, count(*) as n from auth_logs where timestamp > '2026-11-21T09:00:00Z' group by timestamp order by timestamp",
+      [
+        { timestamp: 1_795_256_040_000_000, n: 1 },
+        { timestamp: 1_795_256_100_000_000, n: 1 },
+        { timestamp: 1_795_252_380_000_000, n: 1 },
+      ].sort((x, y) => x.timestamp - y.timestamp),
+    ],
+    // Functions of Studio's Explorer and BigQuery's common ones.
+    [
+      "select countif(metadata.level = 'error') as errors, count(distinct metadata.level) as levels from auth_logs",
+      [
+        { errors: 1, levels: 2 },
+      ],
+    ],
+    [
+      "select id, json_value(event_message, '$.level') as level, json_value(event_message, '$.n') as n from auth_logs order by id",
+      [
+        { id: 'a', level: 'info', n: '2' },
+        { id: 'b', level: null, n: null },
+        { id: 'c', level: null, n: null },
+      ],
+    ],
+    [
+      "select if(starts_with(event_message, 'A'), 'upper', 'lower') as c, ifnull(metadata.level, '-') as l from auth_logs order by id",
+      [
+        { c: 'lower', l: 'info' },
+        { c: 'lower', l: 'error' },
+        { c: 'upper', l: '-' },
+      ],
+    ],
+    ['select REGEXP_CONTAINS(event_message, r"\\d+%") as pct from auth_logs order by id', [
+      { pct: false },
+      { pct: false },
+      { pct: true },
+    ]],
+    // NULLS FIRST and LAST as asked.
+    ['select id from auth_logs order by metadata.level nulls last, id', [
+      { id: 'b' },
+      { id: 'a' },
+      { id: 'c' },
+    ]],
+    // An alias of the SELECT list wins over a column of the same name in GROUP BY and ORDER BY.
+    [
+      'select timestamp_trunc(timestamp, hour) as timestamp, count(*) as count from auth_logs group by timestamp order by count desc, timestamp limit 1',
+      [
+        { timestamp: 1_795_255_200_000_000, count: 2 },
+      ],
+    ],
+  ])('%s', async (sql, expected) => {
+    expect(await run(sql)).toEqual(expected);
+  });
+
+  test.each([
+    ['select lpad(event_message, 1000000) as s from auth_logs', 'the function lpad is not allowed'],
+    ['select substr(event_message, 1) as s from auth_logs', 'Substring is not supported'],
+    ['select id from auth_logs group by 3', 'the ordinal 3 is out of range'],
+    [
+      'select metadata.level from auth_logs cross join unnest(metadata) as m with offset',
+      'this UNNEST',
+    ],
+    ['select id from auth_logs left join unnest(metadata) as m on m.level = 1', 'this join'],
+    ['select id from auth_logs limit 1 + 1', 'a LIMIT other than a number'],
+    ['select `a"b` from auth_logs cross join unnest(metadata) as m', 'Unrecognized name'],
+    ['select m.`a"b` from auth_logs cross join unnest(metadata) as m', 'the field name'],
+    [
+      'select count(*) as n from auth_logs where count(*) > 1',
+      'the query cannot run: misuse of aggregate',
+    ],
+  ])('refused: %s', async (sql, message) => {
+    expect(await refusal(sql)).toContain(message);
+  });
+});
