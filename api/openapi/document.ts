@@ -102,7 +102,9 @@ function endpointOperation(record: EndpointRecord, path: string, method: string)
     summary: record.name,
     description: `${record.description} At most ${record.maxRows} rows. ` +
       'Unknown parameters are ignored, a repeated one takes its last value; `sql` and `lql` ' +
-      `are ignored (sandboxing is disabled) and named in the ${IGNORED_PARAMETERS_HEADER} header.`,
+      `are ignored (sandboxing is disabled) and named in the ${IGNORED_PARAMETERS_HEADER} header, ` +
+      "except `sql` of logs.all on a service run with LOGS_ALL_SQL=sandboxed (docs/API.md, Studio's " +
+      'SQL): its rows are then the columns the SQL selects.',
     tags: ['endpoints'],
     parameters: [
       ...record.parameters.map((parameter) => ({

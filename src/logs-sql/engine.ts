@@ -1,7 +1,8 @@
 /**
  * The embedded SQL engine of the sandboxed `logs.all`: SQLite compiled to WebAssembly (sql.js,
  * the same module on Node and Deno), loaded on first use (about 15 ms and 2 MiB). A query's rows
- * are loaded into one in-memory table, `events (id, timestamp, event_message, body)`, the plan's
+ * are loaded into one in-memory table, `events (id, timestamp, event_message, body)` (the event
+ * in SQLite's binary JSON), the plan's
  * SQL runs over it, and the table is emptied: nothing of one query is left for the next. It runs
  * synchronously, so queries never interleave in the one database; its memory grows to the
  * largest query's rows and is reused after.
@@ -19,8 +20,8 @@ import { MAX_RESULT_ROWS, type QueryPlan } from './translate.ts';
 export interface TableRow {
   readonly id: string;
   readonly timestampUs: number;
-  /** The event as normalized at ingest (JSON text). */
-  readonly text: string;
+  /** The event as normalized at ingest: JSON text, as UTF-8 bytes (taken by SQLite as they are). */
+  readonly json: Uint8Array;
 }
 
 /** The rows a query answered, and whether more were cut at {@link MAX_RESULT_ROWS}. */
@@ -39,7 +40,7 @@ async function open(): Promise<Database> {
   }
   db.exec(
     'PRAGMA case_sensitive_like = ON;' +
-      'CREATE TABLE events (id TEXT, timestamp INTEGER, event_message, body TEXT)',
+      'CREATE TABLE events (id TEXT, timestamp INTEGER, event_message, body BLOB)',
   );
   return db;
 }
@@ -68,12 +69,14 @@ export async function runPlan(plan: QueryPlan, rows: readonly TableRow[]): Promi
   // From here to the end nothing awaits: one query has the database to itself.
   try {
     db.exec('BEGIN');
+    // Each event parsed once, into SQLite's binary JSON: fields are then read without parsing
+    // again. A text that is not JSON (never written so) gives a row of NULLs, not an error.
     const insert = db.prepare(
-      'INSERT INTO events VALUES (?1, ?2, CASE WHEN json_valid(?3) THEN ?3 ->> ' +
-        "'$.event_message' END, CASE WHEN json_valid(?3) THEN ?3 END)",
+      "INSERT INTO events SELECT ?1, ?2, body ->> '$.event_message', body FROM (SELECT CASE " +
+        'WHEN json_valid(CAST(?3 AS TEXT)) THEN jsonb(CAST(?3 AS TEXT)) END AS body)',
     );
     try {
-      for (const row of rows) insert.run([row.id, row.timestampUs, row.text]);
+      for (const row of rows) insert.run([row.id, row.timestampUs, row.json]);
     } finally {
       insert.free();
     }

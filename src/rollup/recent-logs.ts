@@ -379,12 +379,20 @@ export interface SourceLogEntry {
   readonly text: string;
 }
 
+/** One kept event of a source, its text as the stored UTF-8 bytes (a view, not a copy). */
+export interface SourceLogBytes {
+  readonly id: string;
+  readonly timestampUs: number;
+  /** The event as normalized at ingest (JSON text, UTF-8). */
+  readonly json: Uint8Array;
+}
+
 /**
- * The entry of a stored member (`id NUL position NUL timestamp NUL text`, {@link RecentLogMembers});
- * throws an Error naming a corrupt member. Only the id may hold a NUL (JSON text never does), so
- * the last three NULs are the separators.
+ * The entry of a stored member (`id NUL position NUL timestamp NUL text`, {@link RecentLogMembers})
+ * with its text left as bytes; throws an Error naming a corrupt member. Only the id may hold a
+ * NUL (JSON text never does), so the last three NULs are the separators.
  */
-export function sourceLogEntry(member: Uint8Array): SourceLogEntry {
+export function sourceLogBytes(member: Uint8Array): SourceLogBytes {
   const textNul = member.lastIndexOf(NUL);
   const timestampNul = textNul <= 0 ? -1 : member.lastIndexOf(NUL, textNul - 1);
   const positionNul = timestampNul <= 0 ? -1 : member.lastIndexOf(NUL, timestampNul - 1);
@@ -395,6 +403,12 @@ export function sourceLogEntry(member: Uint8Array): SourceLogEntry {
   return {
     id: DECODER.decode(member.subarray(0, positionNul)),
     timestampUs: Number(timestamp),
-    text: DECODER.decode(member.subarray(textNul + 1)),
+    json: member.subarray(textNul + 1),
   };
+}
+
+/** The entry of a stored member, its text decoded ({@link sourceLogBytes}). */
+export function sourceLogEntry(member: Uint8Array): SourceLogEntry {
+  const { id, timestampUs, json } = sourceLogBytes(member);
+  return { id, timestampUs, text: DECODER.decode(json) };
 }

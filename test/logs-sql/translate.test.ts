@@ -15,7 +15,9 @@ function row(id: string, secondsAgo: number, message: string, metadata: unknown)
   return {
     id,
     timestampUs,
-    text: JSON.stringify({ id, timestamp: timestampUs, event_message: message, metadata }),
+    json: new TextEncoder().encode(
+      JSON.stringify({ id, timestamp: timestampUs, event_message: message, metadata }),
+    ),
   };
 }
 
@@ -140,6 +142,23 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
     ],
   ])('%s', async (sql, expected) => {
     expect(await run(sql)).toEqual(expected);
+  });
+
+  test('a stored text that is not JSON is a row of NULLs, not an error', async () => {
+    const plan = planQuery(
+      await parseQuery('select id, event_message, metadata from auth_logs'),
+      NOW_US,
+    );
+    const broken = {
+      id: 'x',
+      timestampUs: NOW_US,
+      json: new TextEncoder().encode('{"event_message":'),
+    };
+    expect((await runPlan(plan, [broken])).rows).toEqual([{
+      id: 'x',
+      event_message: null,
+      metadata: null,
+    }]);
   });
 
   test.each([

@@ -13,7 +13,7 @@ import { SqlRefusal } from '../../logs-sql/sql-refusal.ts';
 import { planQuery } from '../../logs-sql/translate.ts';
 import { type EngineAnswer, runPlan } from '../../logs-sql/engine.ts';
 import type { RollupStore } from '../../store/port.ts';
-import { readSourceLogs } from './source-logs.ts';
+import { readSourceRows } from './source-logs.ts';
 
 /** One call of the sandboxed `logs.all`. */
 export interface SandboxedQuery {
@@ -55,7 +55,7 @@ export async function answerSandboxed(
   const plan = planQuery(await parseQuery(query.sql), deps.nowUs);
   const source = SANDBOX_TABLES[plan.table];
   if (source === undefined) throw new SqlRefusal(`no table ${plan.table}`);
-  const rows = await readSourceLogs(deps.store, {
+  const rows = await readSourceRows(deps.store, {
     project: query.project,
     source,
     afterUs: query.startUs ?? 0,
@@ -63,7 +63,7 @@ export async function answerSandboxed(
     limit: deps.capacity,
   });
   let bytes = 0;
-  for (const row of rows) bytes += row.text.length;
+  for (const row of rows) bytes += row.json.byteLength;
   if (bytes > deps.maxBytes) {
     throw new SqlRefusal(
       `the events of ${plan.table} in the time range hold ${mib(bytes)} MiB, more than the ` +

@@ -8,9 +8,14 @@
 import type { LogflareSource } from '../../events/logflare-sources.ts';
 import { sourceLogsKey } from '../../rollup/keys.ts';
 import type { RollupStore } from '../../store/port.ts';
-import { type SourceLogEntry, sourceLogEntry } from '../../rollup/recent-logs.ts';
+import {
+  type SourceLogBytes,
+  sourceLogBytes,
+  type SourceLogEntry,
+  sourceLogEntry,
+} from '../../rollup/recent-logs.ts';
 
-export type { SourceLogEntry };
+export type { SourceLogBytes, SourceLogEntry };
 
 /** What to read. */
 export interface SourceLogsQuery {
@@ -38,10 +43,21 @@ export async function readSourceLogs(
   store: RollupStore,
   query: SourceLogsQuery,
 ): Promise<SourceLogEntry[]> {
-  const members = await store.rangeByScore(sourceLogsKey(query.project, query.source), {
+  return (await readMembers(store, query)).map(sourceLogEntry);
+}
+
+/** The same events, their texts left as the stored bytes (what the SQL engine takes). */
+export async function readSourceRows(
+  store: RollupStore,
+  query: SourceLogsQuery,
+): Promise<SourceLogBytes[]> {
+  return (await readMembers(store, query)).map(sourceLogBytes);
+}
+
+function readMembers(store: RollupStore, query: SourceLogsQuery): Promise<Uint8Array[]> {
+  return store.rangeByScore(sourceLogsKey(query.project, query.source), {
     max: query.untilUs,
     minExclusive: query.afterUs,
     limit: query.limit,
   });
-  return members.map(sourceLogEntry);
 }
