@@ -55,6 +55,7 @@ import { createLive } from './live/live-setup.ts';
 import type { LiveConfig } from '../src/config/live.ts';
 import { DEFAULT_LOGS_SQL, type LogsSqlConfig } from '../src/config/logs-sql.ts';
 import { createSandboxedAnswerer } from './answer/sandboxed-sql.ts';
+import { EngineThread } from '../src/logs-sql/engine-thread.ts';
 import type { ChangeFeed } from '../src/store/changes.ts';
 
 /** The settings the API reads (a subset of `Config`, with the keys required). */
@@ -135,7 +136,7 @@ export interface Api {
   readonly fetch: (request: Request, connection?: Connection) => Promise<Response>;
   /** The OpenAPI document it serves. */
   readonly document: OpenApiObject;
-  /** Ends its live streams (before the server closes: they never end by themselves). */
+  /** Ends its live streams (before the server closes: they never end by themselves), and the SQL engine's thread. */
   close(): void;
 }
 
@@ -236,9 +237,13 @@ export function createApp(deps: AppDeps): Api {
       if (record.parameters.some((parameter) => parameter.pattern === true)) hosts.expire();
     },
   });
-  const sandboxed = settings.logsAllSql === 'sandboxed'
+  const engine = settings.logsAllSql === 'sandboxed'
+    ? new EngineThread(settings.logsSqlTimeoutMs ?? DEFAULT_LOGS_SQL.timeoutMs)
+    : null;
+  const sandboxed = engine !== null
     ? createSandboxedAnswerer({
       context: () => ({ store: deps.store, nowUs: deps.nowUs() }),
+      run: (plan, rows) => engine.run(plan, rows),
       capacity: settings.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY,
       maxBytes: settings.logsSqlMaxBytes ?? DEFAULT_LOGS_SQL.maxBytes,
       maxConcurrent: settings.logsSqlMaxConcurrent ?? DEFAULT_LOGS_SQL.maxConcurrent,
@@ -296,6 +301,9 @@ export function createApp(deps: AppDeps): Api {
     fetch: async (request, connection) =>
       await app.fetch(request, connection === undefined ? {} : { connection }),
     document,
-    close: () => live.close(),
+    close: () => {
+      live.close();
+      engine?.close();
+    },
   };
 }

@@ -18,7 +18,9 @@ import type { Computed } from './answer.ts';
 /** What the sandbox answers with. */
 export interface SandboxedSqlDeps {
   /** The reading environment of one call (the store and now). */
-  readonly context: () => Omit<SandboxedDeps, 'capacity' | 'maxBytes'>;
+  readonly context: () => Omit<SandboxedDeps, 'capacity' | 'maxBytes' | 'run'>;
+  /** The engine (on its own thread, within its time limit). */
+  readonly run: SandboxedDeps['run'];
   readonly capacity: number;
   readonly maxBytes: number;
   /** Most queries at once in this process. */
@@ -80,7 +82,7 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
     const { project, startUs, endUs } = parsed.params;
     const work = answerSandboxed(
       { project, sql, startUs, endUs },
-      { ...deps.context(), capacity: deps.capacity, maxBytes: deps.maxBytes },
+      { ...deps.context(), capacity: deps.capacity, maxBytes: deps.maxBytes, run: deps.run },
     );
     return work.then(
       (answer): Computed => computed(answer.rows, answer.truncated, deps.answerMaxBytes),

@@ -11,6 +11,7 @@ import { ConfigError, type Env, integer, text } from './read.ts';
 export const DEFAULT_LOGS_SQL = {
   maxBytes: 64 * 1024 * 1024,
   maxConcurrent: 4,
+  timeoutMs: 5_000,
 } as const;
 
 /** The sandbox part of the configuration. */
@@ -21,6 +22,8 @@ export interface LogsSqlConfig {
   readonly logsSqlMaxBytes: number;
   /** Most queries one API process runs at once (429 beyond). */
   readonly logsSqlMaxConcurrent: number;
+  /** Longest a query may run in the engine, in ms (400 beyond). */
+  readonly logsSqlTimeoutMs: number;
 }
 
 /** Reads and checks `LOGS_ALL_SQL` and `LOGS_SQL_*`. */
@@ -44,6 +47,13 @@ export function logsSqlConfig(env: Env): LogsSqlConfig {
       DEFAULT_LOGS_SQL.maxConcurrent,
       1,
       64,
+    ),
+    logsSqlTimeoutMs: integer(
+      env,
+      'LOGS_SQL_TIMEOUT_MS',
+      DEFAULT_LOGS_SQL.timeoutMs,
+      100,
+      60_000,
     ),
   };
 }

@@ -455,6 +455,37 @@ describe('Studio: the sandbox is off unless switched on, and bounded when on', (
     expect(narrow.status, narrow.body).toBe(200);
   });
 
+  test('a query past LOGS_SQL_TIMEOUT_MS is refused; the API answers meanwhile; the next query runs', async () => {
+    const app = sandboxed({ logsSqlTimeoutMs: 300 });
+    // SQLite's LIKE tries each start of the 5,000 `a`s: about 1e8 steps a row.
+    const slow = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({
+      ...(events.find((e) => e.table === 'realtime_logs') as StudioEvent),
+      id: `slow-${i}`,
+      timestampUs: TEST_NOW_US - 10_000_000 - i,
+      event_message: 'a'.repeat(30_000),
+    }));
+    await postAll(app, slow);
+    const order: string[] = [];
+    const running = ask(
+      app,
+      `select count(*) as n from realtime_logs where event_message like '%${'a'.repeat(5_000)}b'`,
+    ).then((answer) => {
+      order.push('slow');
+      return answer;
+    });
+    const health = await app.call('/healthz');
+    order.push('health');
+    expect(health.status).toBe(200);
+    const answer = await running;
+    expect(order).toEqual(['health', 'slow']);
+    expect(answer.status, answer.body).toBe(400);
+    expect(JSON.stringify(answer.json)).toContain('ran longer than its limit of 300 ms');
+    const next = await ask(app, 'select count(*) as n from realtime_logs');
+    expect(next.status, next.body).toBe(200);
+    expect(next.json).toEqual({ result: [{ n: 8 }] });
+    app.api.close();
+  });
+
   test('queries beyond the process bound are answered 429, not queued', async () => {
     const app = sandboxed({ logsSqlMaxConcurrent: 1 });
     const sql = 'select count(*) as n from edge_logs';

@@ -144,6 +144,14 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
     expect(await run(sql)).toEqual(expected);
   });
 
+  test('LIKE: `_` is one character, `\\` escapes', async () => {
+    expect(
+      await run(
+        "select id from auth_logs where event_message like '_bc' or event_message like '%100\\\\%' order by id",
+      ),
+    ).toEqual([{ id: 'b' }, { id: 'c' }]);
+  });
+
   test('a stored text that is not JSON is a row of NULLs, not an error', async () => {
     const plan = planQuery(
       await parseQuery('select id, event_message, metadata from auth_logs'),

@@ -11,7 +11,8 @@ import { parseQuery } from '../../logs-sql/parse-sql.ts';
 import { SANDBOX_TABLES } from '../../logs-sql/sandbox-tables.ts';
 import { SqlRefusal } from '../../logs-sql/sql-refusal.ts';
 import { planQuery } from '../../logs-sql/translate.ts';
-import { type EngineAnswer, runPlan } from '../../logs-sql/engine.ts';
+import type { EngineAnswer, TableRow } from '../../logs-sql/engine.ts';
+import type { QueryPlan } from '../../logs-sql/translate.ts';
 import type { RollupStore } from '../../store/port.ts';
 import { readSourceRows } from './source-logs.ts';
 
@@ -34,6 +35,8 @@ export interface SandboxedDeps {
   readonly capacity: number;
   /** Most bytes of events one query loads into the engine. */
   readonly maxBytes: number;
+  /** The engine: runs a plan over rows (`EngineThread.run`, or `runPlan` in the same thread). */
+  readonly run: (plan: QueryPlan, rows: readonly TableRow[]) => Promise<EngineAnswer>;
 }
 
 /**
@@ -72,7 +75,7 @@ export async function answerSandboxed(
         } MiB one query reads: narrow iso_timestamp_start and iso_timestamp_end`,
     );
   }
-  return runPlan(plan, rows);
+  return deps.run(plan, rows);
 }
 
 function mib(bytes: number): string {
