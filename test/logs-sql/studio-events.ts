@@ -59,9 +59,14 @@ function metadataOf(table: StudioTable, next: () => number, i: number): Record<s
             '/graphql/v1',
             '/realtime/v1/websocket',
           ]),
-          headers: { x_real_ip: `10.0.0.${i % 7}`, cf_cache_status: pick(next, ['HIT', 'MISS']) },
+          headers: { x_real_ip: i % 9 === 0 ? null : `10.0.0.${i % 7}` },
+          cf: { country: pick(next, ['DE', 'US', 'BR']) },
         },
-        response: { status_code: pick(next, [200, 200, 201, 204, 301, 400, 404, 500, 503]) },
+        response: {
+          status_code: pick(next, [200, 200, 201, 204, 301, 400, 404, 500, 503]),
+          origin_time: pick(next, [12, 250, 999, 1000, 1001, 4500]),
+          headers: { cf_cache_status: pick(next, ['HIT', 'MISS', 'EXPIRED', 'DYNAMIC']) },
+        },
       };
     case 'postgres_logs':
       return {

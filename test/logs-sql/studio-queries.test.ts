@@ -13,10 +13,14 @@ import {
   chartQuery,
   countQuery,
   defaultQuery,
+  EXPLORER_SEARCHES,
   EXPLORER_TEMPLATES,
+  pgCronCountQuery,
+  pgCronQuery,
   singleLogQuery,
   type StudioFilters,
   type StudioTable,
+  supavisorQuery,
 } from '../fixtures/supabase/studio-sql.ts';
 import { TEST_NOW_US, type TestApp, testApp } from '../api/helpers/app.ts';
 import { read } from '../api/helpers/http.ts';
@@ -348,12 +352,109 @@ describe('Studio: the sandboxed logs.all answers its queries', () => {
     expect(rows.sort(byJson)).toEqual(expected.sort(byJson));
   });
 
-  test('Explorer: a template naming a field no table has is refused as BigQuery refuses it', async () => {
-    const answer = await ask(app, EXPLORER_TEMPLATES['REST Requests']);
+  test.each(
+    [
+      ['REST Requests', 'Unrecognized name: path'],
+      ['Storage Object Requests', 'Unrecognized name: path'],
+      ['Storage Egress Requests', 'Unrecognized name: path'],
+      ['Auth Audit Logs', 'Table not found in CTE: (auth_audit_logs)'],
+    ] as const,
+  )('Explorer: %s is refused, naming why', async (name, message) => {
+    const answer = await ask(app, EXPLORER_TEMPLATES[name]);
     expect(answer.status).toBe(400);
-    expect(answer.json).toEqual({
-      error: { code: 'bad_request', message: 'Unrecognized name: path' },
-    });
+    const error = answer.json.error as { code: string; message: string };
+    expect(error.code).toBe('bad_request');
+    expect(error.message.startsWith(message), error.message).toBe(true);
+  });
+
+  test('Explorer: Metadata IP and Requests by Geography (left joins of unnest)', async () => {
+    const inRange = tableRows(events, 'edge_logs', HOUR_AGO_US, null);
+    const ips = await rowsOf(app, EXPLORER_TEMPLATES['Metadata IP']);
+    expect(ips.sort(byJson)).toEqual(
+      inRange.filter((e) => at(e, 'request.headers.x_real_ip') !== null)
+        .map((e) => ({ timestamp: e.timestampUs, x_real_ip: at(e, 'request.headers.x_real_ip') }))
+        .sort(byJson),
+    );
+    const countries = new Map<unknown, number>();
+    for (const e of inRange) {
+      const country = at(e, 'request.cf.country');
+      countries.set(country, (countries.get(country) ?? 0) + 1);
+    }
+    const geography = await rowsOf(app, EXPLORER_TEMPLATES['Requests by Geography']);
+    const counts = geography.map((row) => Number(row.count));
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(geography.sort(byJson)).toEqual(
+      [...countries].map(([country, count]) => ({ country, count })).sort(byJson),
+    );
+  });
+
+  test('Explorer: Slow Response Time and Errors (database)', async () => {
+    const slow = await rowsOf(app, EXPLORER_TEMPLATES['Slow Response Time']);
+    expect(slow).toEqual(
+      tableRows(events, 'edge_logs', HOUR_AGO_US, null)
+        .filter((e) => Number(at(e, 'response.origin_time')) > 1000).slice(0, 100)
+        .map((e) => ({
+          timestamp: e.timestampUs,
+          event_message: e.event_message,
+          origin_time: at(e, 'response.origin_time'),
+        })),
+    );
+    const errors = await rowsOf(app, EXPLORER_TEMPLATES.Errors);
+    expect(errors).toEqual(
+      tableRows(events, 'postgres_logs', HOUR_AGO_US, null)
+        .filter((e) => ['ERROR', 'FATAL', 'PANIC'].includes(String(at(e, 'parsed.error_severity'))))
+        .slice(0, 100)
+        .map((e) => ({
+          timestamp: e.timestampUs,
+          error_severity: at(e, 'parsed.error_severity'),
+          event_message: e.event_message,
+        })),
+    );
+  });
+
+  test('Explorer: Storage Top Cache Misses', async () => {
+    const misses = new Map<string, number>();
+    for (const e of tableRows(events, 'edge_logs', HOUR_AGO_US, null)) {
+      const path = String(at(e, 'request.path'));
+      const status = String(at(e, 'response.headers.cf_cache_status'));
+      if (!path.startsWith('/storage/v1/object') || at(e, 'request.method') !== 'GET') continue;
+      if (!['MISS', 'NONE/UNKNOWN', 'EXPIRED', 'BYPASS', 'DYNAMIC'].includes(status)) continue;
+      misses.set(path, (misses.get(path) ?? 0) + 1);
+    }
+    const rows = await rowsOf(app, EXPLORER_TEMPLATES['Storage Top Cache Misses']);
+    expect(rows.sort(byJson)).toEqual(
+      [...misses].map(([path, count]) => ({ path, search: null, count })).sort(byJson),
+    );
+  });
+
+  test.each(Object.entries(EXPLORER_SEARCHES))(
+    "Explorer's simple template %s: a search on the log page",
+    async (_, [table, search]) => {
+      const rows = await rowsOf(app, defaultQuery(table, { search_query: search }));
+      expect(rows).toEqual(expectedPage(table, { search_query: search }, HOUR_AGO_US, null));
+    },
+  );
+
+  test("the cron jobs' page and badge: postgres_logs with Studio's cron condition", async () => {
+    const cron = (e: StudioEvent) =>
+      at(e, 'parsed.application_name') === 'pg_cron' || e.event_message.includes('cron job');
+    const inRange = tableRows(events, 'postgres_logs', HOUR_AGO_US, null).filter(cron);
+    expect(await rowsOf(app, pgCronQuery())).toEqual(
+      inRange.slice(0, 100).map((e) => ({
+        id: e.id,
+        timestamp: e.timestampUs,
+        event_message: e.event_message,
+        error_severity: at(e, 'parsed.error_severity'),
+        query: at(e, 'parsed.query'),
+      })),
+    );
+    expect(await rowsOf(app, pgCronCountQuery())).toEqual([{ count: inRange.length }]);
+  });
+
+  test("a source the reference system's sandbox does not define is refused as it refuses it", async () => {
+    const answer = await ask(app, supavisorQuery());
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.json)).toContain('Table not found in CTE: (supavisor_logs)');
   });
 });
 
