@@ -248,6 +248,7 @@ export function createApp(deps: AppDeps): Api {
       maxBytes: settings.logsSqlMaxBytes ?? DEFAULT_LOGS_SQL.maxBytes,
       maxConcurrent: settings.logsSqlMaxConcurrent ?? DEFAULT_LOGS_SQL.maxConcurrent,
       answerMaxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
+      onOutcome: (outcome) => deps.metrics.countSqlQuery(outcome),
     })
     : null;
   registerEndpointRoutes(app, {

@@ -56,7 +56,18 @@ export interface ApiMetrics {
   countRefused(reason: Refusal): void;
   /** Counts one endpoint answer: `reused` (shared another request's read) or `computed`. */
   countAnswer(endpoint: string, how: 'reused' | 'computed'): void;
+  /** Counts one `logs.all` call with `sql` run by the sandbox, by how it ended. */
+  countSqlQuery(outcome: SqlOutcome): void;
 }
+
+/**
+ * How a sandboxed `logs.all` query ended: answered; refused (outside the subset, invalid, or its
+ * range too large); timed_out (past `LOGS_SQL_TIMEOUT_MS`: the engine's thread was ended); busy
+ * (429: the process's queries were all running).
+ */
+export type SqlOutcome = 'answered' | 'refused' | 'timed_out' | 'busy';
+
+const SQL_OUTCOMES: readonly SqlOutcome[] = ['answered', 'refused', 'timed_out', 'busy'];
 
 /** Whose bucket refused: an API key's, or a client address's (requests without a valid key). */
 export type RateLimitScope = 'key' | 'address';
@@ -152,8 +163,16 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     labelNames: ['endpoint', 'how'] as const,
     registers: [registry],
   });
+  const sqlQueries = new Counter({
+    name: 'logs_sql_queries_total',
+    help: 'logs.all calls with sql run by the sandbox (LOGS_ALL_SQL=sandboxed), by outcome: ' +
+      'answered, refused (400), timed_out (past LOGS_SQL_TIMEOUT_MS), busy (429).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   // Every reason from 0, so that a rate or an alert on one has a series before its first refusal.
   for (const reason of REFUSALS) refused.inc({ reason }, 0);
+  for (const outcome of SQL_OUTCOMES) sqlQueries.inc({ outcome }, 0);
   return {
     registry,
     observeRequest(endpoint, status, seconds) {
@@ -184,6 +203,9 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
     },
     countAnswer(endpoint, how) {
       answers.inc({ endpoint, how });
+    },
+    countSqlQuery(outcome) {
+      sqlQueries.inc({ outcome });
     },
   };
 }

@@ -10,7 +10,8 @@
 import { parseLogsAllParams } from '../../src/contract/params/logs-all.ts';
 import { readParam } from '../../src/contract/params/common.ts';
 import { answerSandboxed, type SandboxedDeps } from '../../src/endpoints/read/sandboxed-logs.ts';
-import { SqlRefusal } from '../../src/logs-sql/sql-refusal.ts';
+import { SqlRefusal, SqlTimeout } from '../../src/logs-sql/sql-refusal.ts';
+import type { SqlOutcome } from '../metrics.ts';
 import { HttpError, RETRY_AFTER_SECONDS } from '../errors.ts';
 import { etagOf } from '../middleware/etag.ts';
 import type { Computed } from './answer.ts';
@@ -27,6 +28,8 @@ export interface SandboxedSqlDeps {
   readonly maxConcurrent: number;
   /** Most bytes of one answer's body; rows beyond are left out whole. */
   readonly answerMaxBytes: number;
+  /** Told how each query ended. */
+  readonly onOutcome: (outcome: SqlOutcome) => void;
 }
 
 /** Answers a sandboxed call; null for a call without `sql` (answered as any `logs.all`). */
@@ -72,6 +75,7 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
     const parsed = parseLogsAllParams(params);
     if (!parsed.ok) return Promise.resolve({ ok: false, error: parsed.error });
     if (running >= deps.maxConcurrent) {
+      deps.onOutcome('busy');
       throw new HttpError(
         'rate_limited',
         `${deps.maxConcurrent} logs.all sql queries are running in this process; retry shortly`,
@@ -85,9 +89,15 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
       { ...deps.context(), capacity: deps.capacity, maxBytes: deps.maxBytes, run: deps.run },
     );
     return work.then(
-      (answer): Computed => computed(answer.rows, answer.truncated, deps.answerMaxBytes),
+      (answer): Computed => {
+        deps.onOutcome('answered');
+        return computed(answer.rows, answer.truncated, deps.answerMaxBytes);
+      },
       (error: unknown) => {
-        if (error instanceof SqlRefusal) throw new HttpError('bad_request', error.message);
+        if (error instanceof SqlRefusal) {
+          deps.onOutcome(error instanceof SqlTimeout ? 'timed_out' : 'refused');
+          throw new HttpError('bad_request', error.message);
+        }
         throw error;
       },
     ).finally(() => {

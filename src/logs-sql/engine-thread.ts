@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { EngineAnswer, TableRow } from './engine.ts';
 import type { EngineJob, EngineReply } from './engine-worker.ts';
 import { packRows } from './packed-rows.ts';
-import { SqlRefusal } from './sql-refusal.ts';
+import { SqlRefusal, SqlTimeout } from './sql-refusal.ts';
 import type { QueryPlan } from './translate.ts';
 
 interface Waiting {
@@ -107,7 +107,7 @@ export class EngineThread {
   #timedOut(waiting: Waiting): void {
     if (this.#current?.waiting !== waiting) return;
     this.#stop(
-      new SqlRefusal(
+      new SqlTimeout(
         `the query ran longer than its limit of ${this.#timeoutMs} ms (LOGS_SQL_TIMEOUT_MS): ` +
           'narrow iso_timestamp_start and iso_timestamp_end, or simplify it',
       ),

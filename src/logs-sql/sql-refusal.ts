@@ -13,6 +13,14 @@ export class SqlRefusal extends Error {
   }
 }
 
+/** A query refused because it ran past its time limit (its engine's thread was ended). */
+export class SqlTimeout extends SqlRefusal {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SqlTimeout';
+  }
+}
+
 /** A refusal of `construct`, with its place when `node` carries the parser's span. */
 export function unsupported(construct: string, node?: unknown): SqlRefusal {
   const at = placeOf(node);

@@ -584,6 +584,9 @@ describe('Studio: the sandbox is off unless switched on, and bounded when on', (
     const next = await ask(app, 'select count(*) as n from realtime_logs');
     expect(next.status, next.body).toBe(200);
     expect(next.json).toEqual({ result: [{ n: 8 }] });
+    const metrics = await app.metrics.registry.metrics();
+    expect(metrics).toContain('logs_sql_queries_total{outcome="timed_out"} 1');
+    expect(metrics).toContain('logs_sql_queries_total{outcome="answered"} 1');
     app.api.close();
   });
 
@@ -597,6 +600,9 @@ describe('Studio: the sandbox is off unless switched on, and bounded when on', (
     expect(first.status).toBe(200);
     expect(second.status).toBe(429);
     expect(second.headers.get('Retry-After')).toBe('1');
+    expect(await app.metrics.registry.metrics()).toContain(
+      'logs_sql_queries_total{outcome="busy"} 1',
+    );
     expect((await read(app.call, studioPath(sql, HOUR_AGO))).status).toBe(200);
   });
 });
