@@ -53,8 +53,9 @@ import { LIVENESS_PATHS, PUBLIC_PATHS, registerOperationRoutes } from './routes/
 import { reportStoreCalls } from './store-calls.ts';
 import { createLive } from './live/live-setup.ts';
 import type { LiveConfig } from '../src/config/live.ts';
-import { DEFAULT_LOGS_SQL, type LogsSqlConfig } from '../src/config/logs-sql.ts';
+import { DEFAULT_LOGS_SQL, engineHeapBytes, type LogsSqlConfig } from '../src/config/logs-sql.ts';
 import { createSandboxedAnswerer } from './answer/sandboxed-sql.ts';
+import { guardStore } from './deadline.ts';
 import { EngineThread } from '../src/logs-sql/engine-thread.ts';
 import type { ChangeFeed } from '../src/store/changes.ts';
 
@@ -237,15 +238,23 @@ export function createApp(deps: AppDeps): Api {
       if (record.parameters.some((parameter) => parameter.pattern === true)) hosts.expire();
     },
   });
+  const sqlMaxBytes = settings.logsSqlMaxBytes ?? DEFAULT_LOGS_SQL.maxBytes;
   const engine = settings.logsAllSql === 'sandboxed'
-    ? new EngineThread(settings.logsSqlTimeoutMs ?? DEFAULT_LOGS_SQL.timeoutMs)
+    ? new EngineThread({
+      timeoutMs: settings.logsSqlTimeoutMs ?? DEFAULT_LOGS_SQL.timeoutMs,
+      heapBytes: engineHeapBytes(sqlMaxBytes),
+    })
     : null;
   const sandboxed = engine !== null
     ? createSandboxedAnswerer({
-      context: () => ({ store: deps.store, nowUs: deps.nowUs() }),
-      run: (plan, rows) => engine.run(plan, rows),
+      context: () => ({
+        store: deps.store,
+        nowUs: deps.nowUs(),
+        guardRead: (read) => guardStore(read, storeTimeoutMs, storeCalls),
+      }),
+      engine,
       capacity: settings.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY,
-      maxBytes: settings.logsSqlMaxBytes ?? DEFAULT_LOGS_SQL.maxBytes,
+      maxBytes: sqlMaxBytes,
       maxConcurrent: settings.logsSqlMaxConcurrent ?? DEFAULT_LOGS_SQL.maxConcurrent,
       answerMaxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
       onOutcome: (outcome) => deps.metrics.countSqlQuery(outcome),

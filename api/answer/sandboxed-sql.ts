@@ -12,6 +12,7 @@ import { readParam } from '../../src/contract/params/common.ts';
 import { answerSandboxed, type SandboxedDeps } from '../../src/endpoints/read/sandboxed-logs.ts';
 import { SqlRefusal, SqlTimeout } from '../../src/logs-sql/sql-refusal.ts';
 import type { SqlOutcome } from '../metrics.ts';
+import { redactAddresses } from '../../src/text/redact-addresses.ts';
 import { HttpError, RETRY_AFTER_SECONDS } from '../errors.ts';
 import { etagOf } from '../middleware/etag.ts';
 import type { Computed } from './answer.ts';
@@ -19,9 +20,9 @@ import type { Computed } from './answer.ts';
 /** What the sandbox answers with. */
 export interface SandboxedSqlDeps {
   /** The reading environment of one call (the store and now). */
-  readonly context: () => Omit<SandboxedDeps, 'capacity' | 'maxBytes' | 'run'>;
+  readonly context: () => Pick<SandboxedDeps, 'store' | 'nowUs' | 'guardRead'>;
   /** The engine (on its own thread, within its time limit). */
-  readonly run: SandboxedDeps['run'];
+  readonly engine: SandboxedDeps['engine'];
   readonly capacity: number;
   readonly maxBytes: number;
   /** Most queries at once in this process. */
@@ -32,8 +33,14 @@ export interface SandboxedSqlDeps {
   readonly onOutcome: (outcome: SqlOutcome) => void;
 }
 
-/** Answers a sandboxed call; null for a call without `sql` (answered as any `logs.all`). */
-export type SandboxedAnswerer = (params: URLSearchParams) => Promise<Computed> | null;
+/**
+ * Answers a sandboxed call, its rows' addresses redacted when `redactPii` (as every answer's);
+ * null for a call without `sql` (answered as any `logs.all`).
+ */
+export type SandboxedAnswerer = (
+  params: URLSearchParams,
+  redactPii: boolean,
+) => Promise<Computed> | null;
 
 const ENCODER = new TextEncoder();
 const FRAME_BYTES = '{"result":[]}'.length;
@@ -69,7 +76,7 @@ function computed(
 /** The sandbox's answerer. */
 export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswerer {
   let running = 0;
-  return (params) => {
+  return (params, redactPii) => {
     const sql = readParam(params, 'sql');
     if (sql === null || sql.trim() === '') return null;
     const parsed = parseLogsAllParams(params);
@@ -86,12 +93,19 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
     const { project, startUs, endUs } = parsed.params;
     const work = answerSandboxed(
       { project, sql, startUs, endUs },
-      { ...deps.context(), capacity: deps.capacity, maxBytes: deps.maxBytes, run: deps.run },
+      {
+        ...deps.context(),
+        capacity: deps.capacity,
+        maxBytes: deps.maxBytes,
+        answerMaxBytes: deps.answerMaxBytes,
+        engine: deps.engine,
+      },
     );
     return work.then(
       (answer): Computed => {
         deps.onOutcome('answered');
-        return computed(answer.rows, answer.truncated, deps.answerMaxBytes);
+        const rows = redactPii ? answer.rows.map((row) => redactAddresses(row)) : answer.rows;
+        return computed(rows, answer.truncated, deps.answerMaxBytes);
       },
       (error: unknown) => {
         if (error instanceof SqlRefusal) {

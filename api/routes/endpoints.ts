@@ -80,10 +80,15 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       : null;
     const params = effectiveParams(new URL(c.req.url).searchParams, body);
     const redactPii = redactPiiHeader(c) ?? record.redactPii;
-    const sandboxed = record.name === 'logs.all' ? deps.sandboxed?.(params) ?? null : null;
-    const answer = sandboxed ??
-      deps.answer(record, params, { redactPii, matchShare: c.get('matchShare') });
-    const computed = await guardStore(answer, deps.storeTimeoutMs, deps.storeCalls);
+    const sandboxed = record.name === 'logs.all'
+      ? deps.sandboxed?.(params, redactPii) ?? null
+      : null;
+    // A sandboxed query guards its own store read; the engine's time limit bounds the rest.
+    const computed = sandboxed !== null ? await sandboxed : await guardStore(
+      deps.answer(record, params, { redactPii, matchShare: c.get('matchShare') }),
+      deps.storeTimeoutMs,
+      deps.storeCalls,
+    );
     if (!computed.ok) throw new HttpError(computed.error.code, computed.error.message);
     if (deps.live !== null && sandboxed === null && asksLive(c)) {
       return liveResponse(c, deps.live, record, params, redactPii, computed);

@@ -14,6 +14,14 @@ export const DEFAULT_LOGS_SQL = {
   timeoutMs: 5_000,
 } as const;
 
+/**
+ * The memory SQLite may use for queries that read at most `maxBytes` of events: the events in its
+ * binary JSON (about their text's size), as much again for sorting and grouping, and 64 MiB more.
+ */
+export function engineHeapBytes(maxBytes: number): number {
+  return 2 * maxBytes + 64 * 1_048_576;
+}
+
 /** The sandbox part of the configuration. */
 export interface LogsSqlConfig {
   /** `sandboxed`: `logs.all` runs a caller's `sql`; `ignored`: it answers as without it. */

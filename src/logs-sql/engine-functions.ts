@@ -7,10 +7,13 @@
  * @module
  */
 import { RE2JS, RE2JSException } from 're2js';
-import { parseParameterTimestamp } from '../time/timestamp.ts';
+import { formatTimestamp, parseParameterTimestamp } from '../time/timestamp.ts';
 
 /** A value SQLite passes to or takes from a function. */
 export type SqlValue = number | string | Uint8Array | null;
+
+/** Longest text `concat` and `||` make, in characters: no value grows past it. */
+export const MAX_CONCAT_LENGTH = 1_048_576;
 
 /** Longest regular expression taken, in characters. */
 export const MAX_PATTERN_LENGTH = 1024;
@@ -107,6 +110,26 @@ export function engineFunctions(): Readonly<Record<string, (...args: SqlValue[])
       return a === null || b === null ? null : a.endsWith(b) ? 1 : 0;
     },
     lf_number: (value) => toNumber(value),
+    lf_lower: (value) => text(value)?.toLowerCase() ?? null,
+    lf_upper: (value) => text(value)?.toUpperCase() ?? null,
+    lf_concat: (left, right) => {
+      const [a, b] = [text(left), text(right)];
+      if (a === null || b === null) return null;
+      if (a.length + b.length > MAX_CONCAT_LENGTH) {
+        throw new Error(`concat makes a text of more than ${MAX_CONCAT_LENGTH} characters`);
+      }
+      return a + b;
+    },
+    lf_divide: (dividend, divisor) => {
+      const [x, y] = [toNumber(dividend), toNumber(divisor)];
+      if (x === null || y === null) return null;
+      if (y === 0) throw new Error(`division by zero: ${x} / ${y}`);
+      return x / y;
+    },
+    lf_timestamp_text: (value) =>
+      typeof value === 'number' && Number.isSafeInteger(value)
+        ? `${formatTimestamp(value).slice(0, 26).replace('T', ' ')}+00`
+        : null,
     lf_int64: strict('int64', int64),
     lf_safe_int64: (value) => int64(value),
     lf_float64: strict('double', toNumber),

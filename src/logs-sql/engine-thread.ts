@@ -1,13 +1,16 @@
 /**
- * The embedded engine on a thread of its own, so that a query neither holds the API's event loop
- * nor runs past its time limit: queries wait their turn here and run one at a time; one that
- * runs longer than the limit ends the thread (a new one starts for the next) and is refused with
- * a message that says what to change. Node and Deno both run it (`node:worker_threads`).
+ * The SQL engine on a thread of its own ({@link ./engine-worker.ts}): the parser and SQLite, both
+ * WebAssembly, neither hold the API's event loop nor outlive a failure. Jobs (a plan, a run) wait
+ * their turn and go one at a time; one that runs past the time limit ends the thread and is
+ * refused with a message saying what to change, and a job that leaves a module unfit for the
+ * next (the parser trapping, SQLite out of memory) ends it too. The next job starts a new thread.
+ * Node and Deno both run it (`node:worker_threads`).
  *
  * @example
  * ```ts
- * const engine = new EngineThread(5_000);
- * await engine.run(plan, rows); // { rows: [...], truncated: false }
+ * const engine = new EngineThread({ timeoutMs: 5_000, heapBytes: 320 * 1_048_576 });
+ * const plan = await engine.plan('select count(*) as n from auth_logs', nowUs);
+ * await engine.run(plan, rows, 2_097_152); // { rows: [{ n: 12 }], truncated: false }
  * engine.close();
  * ```
  *
@@ -15,20 +18,29 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { EngineAnswer, TableRow } from './engine.ts';
-import type { EngineJob, EngineReply } from './engine-worker.ts';
+import type { EngineJob, EngineReply, EngineWorkerData } from './engine-worker.ts';
 import { packRows } from './packed-rows.ts';
+import type { SqlEngine } from './sql-engine.ts';
 import { SqlRefusal, SqlTimeout } from './sql-refusal.ts';
 import type { QueryPlan } from './translate.ts';
 
+/** The engine thread's bounds. */
+export interface EngineThreadOptions {
+  /** Longest one job may run, in ms. */
+  readonly timeoutMs: number;
+  /** Most bytes of memory SQLite may use. */
+  readonly heapBytes: number;
+}
+
 interface Waiting {
   readonly job: EngineJob;
-  readonly resolve: (answer: EngineAnswer) => void;
+  readonly settle: (reply: EngineReply) => void;
   readonly reject: (error: Error) => void;
 }
 
-/** Runs plans on the engine's thread, each within `timeoutMs`. */
-export class EngineThread {
-  readonly #timeoutMs: number;
+/** Plans and runs queries on the engine's thread, each job within the time limit. */
+export class EngineThread implements SqlEngine {
+  readonly #options: EngineThreadOptions;
   readonly #queue: Waiting[] = [];
   #worker: Worker | null = null;
   #current: { readonly waiting: Waiting; readonly timer: ReturnType<typeof setTimeout> } | null =
@@ -36,28 +48,29 @@ export class EngineThread {
   #nextId = 1;
   #closed = false;
 
-  constructor(timeoutMs: number) {
-    this.#timeoutMs = timeoutMs;
+  constructor(options: EngineThreadOptions) {
+    this.#options = options;
   }
 
-  /**
-   * The answer of `plan` over `rows`.
-   *
-   * @throws {SqlRefusal} as {@link ./engine.ts} `runPlan`, or when the query runs past the limit.
-   */
-  run(plan: QueryPlan, rows: readonly TableRow[]): Promise<EngineAnswer> {
-    if (this.#closed) return Promise.reject(new Error('the SQL engine is closed'));
-    return new Promise((resolve, reject) => {
-      this.#queue.push({
-        job: { id: this.#nextId++, plan, rows: packRows(rows) },
-        resolve,
-        reject,
-      });
-      this.#next();
+  async plan(sql: string, nowUs: number): Promise<QueryPlan> {
+    const reply = await this.#submit({ id: this.#nextId++, kind: 'plan', sql, nowUs });
+    if (reply.plan === undefined) throw new Error('the SQL engine answered a plan without one');
+    return reply.plan;
+  }
+
+  async run(plan: QueryPlan, rows: readonly TableRow[], maxBytes: number): Promise<EngineAnswer> {
+    const reply = await this.#submit({
+      id: this.#nextId++,
+      kind: 'run',
+      plan,
+      rows: packRows(rows),
+      maxBytes,
     });
+    if (reply.answer === undefined) throw new Error('the SQL engine answered a run without rows');
+    return reply.answer;
   }
 
-  /** Ends the thread; queries not answered yet are refused. */
+  /** Ends the thread; jobs not answered yet are refused. */
   close(): void {
     this.#closed = true;
     this.#stop(new Error('the SQL engine is closed'));
@@ -66,22 +79,53 @@ export class EngineThread {
     }
   }
 
+  #submit(job: EngineJob): Promise<Extract<EngineReply, { ok: true }>> {
+    if (this.#closed) return Promise.reject(new Error('the SQL engine is closed'));
+    return new Promise((resolve, reject) => {
+      const settle = (reply: EngineReply) => {
+        if (reply.ok) resolve(reply);
+        else reject(reply.refusal ? new SqlRefusal(reply.message) : new Error(reply.message));
+      };
+      this.#queue.push({ job, settle, reject });
+      this.#next();
+    });
+  }
+
   #next(): void {
     if (this.#current !== null || this.#closed) return;
     const waiting = this.#queue.shift();
     if (waiting === undefined) return;
     const worker = this.#worker ?? this.#start();
-    const timer = setTimeout(() => this.#timedOut(waiting), this.#timeoutMs);
+    const timer = setTimeout(() => this.#timedOut(waiting), this.#options.timeoutMs);
     this.#current = { waiting, timer };
-    worker.postMessage(waiting.job, [waiting.job.rows.bytes.buffer as ArrayBuffer]);
+    const transfer = waiting.job.kind === 'run'
+      ? [waiting.job.rows.bytes.buffer as ArrayBuffer]
+      : [];
+    worker.postMessage(waiting.job, transfer);
   }
 
   #start(): Worker {
-    const worker = new Worker(new URL('./engine-worker.ts', import.meta.url));
+    const workerData: EngineWorkerData = { heapBytes: this.#options.heapBytes };
+    const worker = new Worker(new URL('./engine-worker.ts', import.meta.url), {
+      workerData,
+      // Its JS heap holds one job's rows and answer; SQLite's memory is bounded by heapBytes.
+      resourceLimits: {
+        maxOldGenerationSizeMb: 256 + Math.ceil(this.#options.heapBytes / 1_048_576),
+      },
+    });
     worker.unref();
-    worker.on('message', (reply: EngineReply) => this.#settle(reply));
-    worker.on('error', (error: Error) => {
-      if (this.#worker === worker) this.#stop(new Error(`the SQL engine failed: ${error.message}`));
+    worker.on('message', (reply: EngineReply) => this.#settle(worker, reply));
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (this.#worker !== worker) return;
+      // Its JS heap past `resourceLimits`: the query's rows or answer, which the caller can narrow.
+      this.#stop(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new SqlRefusal(
+            'the query needs more memory than the engine has: narrow iso_timestamp_start and ' +
+              'iso_timestamp_end, or select less',
+          )
+          : new Error(`the SQL engine failed: ${error.message}`),
+      );
     });
     worker.on('exit', (code) => {
       if (this.#worker === worker) this.#stop(new Error(`the SQL engine stopped (exit ${code})`));
@@ -90,17 +134,16 @@ export class EngineThread {
     return worker;
   }
 
-  #settle(reply: EngineReply): void {
+  #settle(worker: Worker, reply: EngineReply): void {
     const current = this.#current;
     if (current === null || current.waiting.job.id !== reply.id) return;
     clearTimeout(current.timer);
     this.#current = null;
-    if (reply.ok) current.waiting.resolve(reply.answer);
-    else {
-      current.waiting.reject(
-        reply.refusal ? new SqlRefusal(reply.message) : new Error(reply.message),
-      );
+    if (!reply.ok && reply.restart && this.#worker === worker) {
+      this.#worker = null;
+      void worker.terminate();
     }
+    current.waiting.settle(reply);
     this.#next();
   }
 
@@ -108,13 +151,13 @@ export class EngineThread {
     if (this.#current?.waiting !== waiting) return;
     this.#stop(
       new SqlTimeout(
-        `the query ran longer than its limit of ${this.#timeoutMs} ms (LOGS_SQL_TIMEOUT_MS): ` +
-          'narrow iso_timestamp_start and iso_timestamp_end, or simplify it',
+        `the query ran longer than its limit of ${this.#options.timeoutMs} ms ` +
+          '(LOGS_SQL_TIMEOUT_MS): narrow iso_timestamp_start and iso_timestamp_end, or simplify it',
       ),
     );
   }
 
-  /** Ends the thread, refusing the query it runs with `reason`; the next query starts another. */
+  /** Ends the thread, refusing the job it runs with `reason`; the next job starts another. */
   #stop(reason: Error): void {
     const worker = this.#worker;
     this.#worker = null;

@@ -1,44 +1,79 @@
 /**
- * The engine's thread: runs each plan it is sent over the rows sent with it, one at a time, and
- * answers with the rows or why not. Its owner ({@link ./engine-thread.ts}) ends it when a query
- * runs past its time limit: SQLite in WebAssembly cannot be interrupted otherwise.
+ * The engine's thread: parses and plans the texts it is sent, and runs plans over the rows sent
+ * with them, one job at a time, answering each with its result or why not. Its owner
+ * ({@link ./engine-thread.ts}) ends it when a job runs past its time limit (SQLite in WebAssembly
+ * cannot be interrupted otherwise), and when a job leaves a WebAssembly module unfit for the next
+ * (the parser failing inside itself, SQLite out of memory): a new thread starts from clean modules.
  *
  * @module
  */
-import { parentPort } from 'node:worker_threads';
-import { type EngineAnswer, runPlan } from './engine.ts';
+import { parentPort, workerData } from 'node:worker_threads';
+import { type EngineAnswer, EngineOutOfMemory, runPlan } from './engine.ts';
 import { type PackedRows, unpackRows } from './packed-rows.ts';
+import { parseQuery, ParserFailure } from './parse-sql.ts';
 import { SqlRefusal } from './sql-refusal.ts';
-import type { QueryPlan } from './translate.ts';
+import { planQuery, type QueryPlan } from './translate.ts';
 
-/** A query sent to the engine's thread. */
-export interface EngineJob {
-  readonly id: number;
-  readonly plan: QueryPlan;
-  readonly rows: PackedRows;
+/** What the thread is started with. */
+export interface EngineWorkerData {
+  /** Most bytes of memory SQLite may use (its hard heap limit). */
+  readonly heapBytes: number;
 }
+
+/** A job sent to the engine's thread. */
+export type EngineJob =
+  | { readonly id: number; readonly kind: 'plan'; readonly sql: string; readonly nowUs: number }
+  | {
+    readonly id: number;
+    readonly kind: 'run';
+    readonly plan: QueryPlan;
+    readonly rows: PackedRows;
+    readonly maxBytes: number;
+  };
 
 /** What the engine's thread answers to a job. */
 export type EngineReply =
-  | { readonly id: number; readonly ok: true; readonly answer: EngineAnswer }
+  | {
+    readonly id: number;
+    readonly ok: true;
+    readonly plan?: QueryPlan;
+    readonly answer?: EngineAnswer;
+  }
   | {
     readonly id: number;
     readonly ok: false;
+    /** The caller's query is at fault (400), else the engine (500). */
     readonly refusal: boolean;
     readonly message: string;
+    /** The thread is unfit for another job: end it. */
+    readonly restart: boolean;
   };
 
-parentPort?.on('message', async (job: EngineJob) => {
-  let reply: EngineReply;
+const { heapBytes } = workerData as EngineWorkerData;
+
+async function reply(job: EngineJob): Promise<EngineReply> {
   try {
-    reply = { id: job.id, ok: true, answer: await runPlan(job.plan, unpackRows(job.rows)) };
+    if (job.kind === 'plan') {
+      return { id: job.id, ok: true, plan: planQuery(await parseQuery(job.sql), job.nowUs) };
+    }
+    const answer = await runPlan(job.plan, unpackRows(job.rows), {
+      maxBytes: job.maxBytes,
+      heapBytes,
+    });
+    return { id: job.id, ok: true, answer };
   } catch (error) {
-    reply = {
+    const message = error instanceof Error ? error.message : String(error);
+    const unfit = error instanceof ParserFailure || error instanceof EngineOutOfMemory;
+    return {
       id: job.id,
       ok: false,
-      refusal: error instanceof SqlRefusal,
-      message: error instanceof Error ? error.message : String(error),
+      refusal: error instanceof SqlRefusal || unfit,
+      message,
+      restart: unfit || !(error instanceof SqlRefusal),
     };
   }
-  parentPort?.postMessage(reply);
+}
+
+parentPort?.on('message', async (job: EngineJob) => {
+  parentPort?.postMessage(await reply(job));
 });

@@ -24,7 +24,10 @@ export interface TableRow {
   readonly json: Uint8Array;
 }
 
-/** The rows a query answered, and whether more were cut at {@link MAX_RESULT_ROWS}. */
+/**
+ * The rows a query answered, and whether more were cut (at {@link MAX_RESULT_ROWS}, or at the
+ * byte bound it was run with).
+ */
 export interface EngineAnswer {
   readonly rows: Record<string, Json>[];
   readonly truncated: boolean;
@@ -38,8 +41,10 @@ async function open(): Promise<Database> {
   for (const [name, fn] of Object.entries(engineFunctions())) {
     db.create_function(name, fn as (...args: EngineValue[]) => EngineValue);
   }
+  // Sorting and grouping in SQLite's own heap (bounded by its hard heap limit), not in temporary
+  // files of the WebAssembly module's file system, which nothing bounds.
   db.exec(
-    'PRAGMA case_sensitive_like = ON;' +
+    'PRAGMA case_sensitive_like = ON; PRAGMA temp_store = MEMORY;' +
       'CREATE TABLE events (id TEXT, timestamp INTEGER, event_message, body BLOB)',
   );
   return db;
@@ -51,22 +56,69 @@ export function loadEngine(): Promise<Database> {
   return loading;
 }
 
-function resultValue(value: EngineValue, column: QueryPlan['columns'][number]): Json {
+/** SQLite ran out of the memory it may use: its module is kept from other queries after. */
+export class EngineOutOfMemory extends SqlRefusal {
+  constructor(heapBytes: number | undefined) {
+    super(
+      `the query needs more memory than the engine has${
+        heapBytes === undefined ? '' : ` (${Math.round(heapBytes / 1_048_576)} MiB)`
+      }: narrow iso_timestamp_start and iso_timestamp_end, or select less`,
+    );
+    this.name = 'EngineOutOfMemory';
+  }
+}
+
+/** How a plan runs. */
+export interface RunOptions {
+  /** Stop once the rows hold about this many bytes of values (the answer's own bound). */
+  readonly maxBytes?: number;
+  /** SQLite's hard heap limit, in bytes (`PRAGMA hard_heap_limit`; process-wide). */
+  readonly heapBytes?: number;
+}
+
+/** A column's value as the answer carries it, and about how many bytes it takes there. */
+function resultValue(
+  value: EngineValue,
+  jsonType: EngineValue,
+  column: QueryPlan['columns'][number],
+): Json {
   if (value === null || value instanceof Uint8Array) return null;
-  if (column.json && typeof value === 'string') return asRecords(JSON.parse(value) as Json);
+  if (column.json) {
+    if (jsonType === 'object' || jsonType === 'array') {
+      return asRecords(JSON.parse(String(value)) as Json);
+    }
+    if (jsonType === 'true' || jsonType === 'false') return jsonType === 'true';
+    return value;
+  }
   if (column.type === 'bool' && typeof value === 'number') return value !== 0;
   return value;
+}
+
+function sizeOf(value: Json): number {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'string' ? value.length + 2 : 8;
+  }
+  return JSON.stringify(value).length;
 }
 
 /**
  * Runs `plan` over `rows`.
  *
  * @throws {SqlRefusal} when SQLite refuses the query or a function fails on a value (a strict
- * cast of a bad value, a pattern that is not RE2): the caller's query, not the service, is at fault.
+ * cast of a bad value, a pattern that is not RE2): the caller's query, not the service, is at
+ * fault; {@link EngineOutOfMemory} when it needs more than `heapBytes`.
  */
-export async function runPlan(plan: QueryPlan, rows: readonly TableRow[]): Promise<EngineAnswer> {
+export async function runPlan(
+  plan: QueryPlan,
+  rows: readonly TableRow[],
+  options: RunOptions = {},
+): Promise<EngineAnswer> {
   const db = await loadEngine();
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   // From here to the end nothing awaits: one query has the database to itself.
+  if (options.heapBytes !== undefined) {
+    db.exec(`PRAGMA hard_heap_limit = ${Math.floor(options.heapBytes)}`);
+  }
   try {
     db.exec('BEGIN');
     // Each event parsed once, into SQLite's binary JSON: fields are then read without parsing
@@ -80,38 +132,58 @@ export async function runPlan(plan: QueryPlan, rows: readonly TableRow[]): Promi
     } finally {
       insert.free();
     }
-    const statement = prepare(db, plan.sql);
+    const statement = prepare(db, plan.sql, options.heapBytes);
     const answered: Record<string, Json>[] = [];
+    let bytes = 0;
+    let cut = false;
     try {
+      const width = plan.columns.length;
       while (statement.step()) {
         const values = statement.get();
         const row: Record<string, Json> = {};
         plan.columns.forEach((column, i) => {
-          row[column.name] = resultValue(values[i] ?? null, column);
+          const value = resultValue(values[i] ?? null, values[width + i] ?? null, column);
+          row[column.name] = value;
+          bytes += column.name.length + sizeOf(value);
         });
         answered.push(row);
+        if (answered.length > MAX_RESULT_ROWS || bytes > maxBytes) {
+          cut = true;
+          break;
+        }
       }
     } catch (error) {
-      throw refusal(error);
+      throw refusal(error, options.heapBytes);
     } finally {
       statement.free();
     }
-    const truncated = answered.length > MAX_RESULT_ROWS;
-    return { rows: truncated ? answered.slice(0, MAX_RESULT_ROWS) : answered, truncated };
+    return { rows: cut ? answered.slice(0, -1) : answered, truncated: cut };
+  } catch (error) {
+    throw refusal(error, options.heapBytes);
   } finally {
-    db.exec('ROLLBACK');
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // None is open: SQLite rolls back by itself a transaction that ran out of memory.
+    }
   }
 }
 
-function prepare(db: Database, sql: string): ReturnType<Database['prepare']> {
+function prepare(
+  db: Database,
+  sql: string,
+  heapBytes: number | undefined,
+): ReturnType<Database['prepare']> {
   try {
     return db.prepare(sql);
   } catch (error) {
-    throw refusal(error);
+    throw refusal(error, heapBytes);
   }
 }
 
-function refusal(error: unknown): SqlRefusal {
+function refusal(error: unknown, heapBytes: number | undefined): SqlRefusal {
+  if (error instanceof SqlRefusal) return error;
   const message = error instanceof Error ? error.message : String(error);
+  if (/out of memory/i.test(message)) return new EngineOutOfMemory(heapBytes);
   return new SqlRefusal(`the query cannot run: ${message.slice(0, 300)}`);
 }

@@ -13,7 +13,7 @@ import { translateFunction } from './functions.ts';
 import { isSandboxColumn } from './sandbox-tables.ts';
 import { placeOf, SqlRefusal, unsupported } from './sql-refusal.ts';
 import { field, identText, isAbsent, list, type SyntaxNode, variantOf } from './syntax-tree.ts';
-import { sqlString, type Translated } from './translated.ts';
+import { commonType, sqlString, type Translated } from './translated.ts';
 
 /** What names mean in one query. */
 export interface Scope {
@@ -23,6 +23,11 @@ export interface Scope {
   readonly unnests: ReadonlyMap<string, readonly string[]>;
   /** Now, in Unix microseconds (`current_timestamp()`). */
   readonly nowUs: number;
+  /**
+   * The SELECT list's aliases, where a name may stand for one (HAVING, ORDER BY): each alias with
+   * its column's name in the plan's SQL and its type.
+   */
+  readonly aliases?: ReadonlyMap<string, Translated>;
 }
 
 const COMPARISONS: Readonly<Record<string, string>> = {
@@ -38,7 +43,6 @@ const ARITHMETIC: Readonly<Record<string, string>> = {
   Plus: '+',
   Minus: '-',
   Multiply: '*',
-  StringConcat: '||',
 };
 
 /** Whether a field name can go in a JSON path: no quote, backslash or control character. */
@@ -57,7 +61,14 @@ export function fieldPath(path: readonly string[], node: SyntaxNode): Translated
     if (!isFieldName(name)) throw unsupported(`the field name ${JSON.stringify(name)}`, node);
   }
   const jsonPath = sqlString(`$.${path.map((name) => `"${name}"`).join('.')}`);
-  return { sql: `(body ->> ${jsonPath})`, json: `(body -> ${jsonPath})`, type: 'field' };
+  // The type column says only what the value alone cannot (an object or array is its JSON text,
+  // a boolean 1 or 0), so that JSON null and a missing field are one NULL to DISTINCT as well.
+  return {
+    sql: `(body ->> ${jsonPath})`,
+    jsonType: `(CASE json_type(body, ${jsonPath}) WHEN 'object' THEN 'object' WHEN 'array' ` +
+      `THEN 'array' WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END)`,
+    type: 'field',
+  };
 }
 
 function column(name: 'id' | 'timestamp' | 'event_message'): Translated {
@@ -86,6 +97,8 @@ export function resolveName(parts: readonly string[], scope: Scope, node: Syntax
   const name = scope.tableNames.has(parts[0] as string) ? parts.slice(1) : parts;
   const only = name.length === 1 ? name[0] as string : '';
   if (isSandboxColumn(only) && only !== 'metadata') return column(only);
+  const alias = parts.length === 1 ? scope.aliases?.get(parts[0] as string) : undefined;
+  if (alias !== undefined) return alias;
   throw new SqlRefusal(`Unrecognized name: ${parts.join('.')}`);
 }
 
@@ -97,7 +110,9 @@ function literal(node: SyntaxNode): Translated {
       if (typeof text !== 'string' || !/^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(text)) {
         throw unsupported('this number', node);
       }
-      return { sql: text, type: 'number', literal: Number(text) };
+      const number = Number(text);
+      if (!Number.isFinite(number)) throw unsupported(`the number ${text.slice(0, 40)}`, node);
+      return { sql: text, type: 'number', literal: number };
     }
     case 'SingleQuotedString':
     case 'DoubleQuotedString':
@@ -122,8 +137,9 @@ function literal(node: SyntaxNode): Translated {
 }
 
 /**
- * `a` and `b` made comparable as BigQuery compares them: a text literal beside a timestamp is
- * read as a timestamp, and an event's field beside a number is read as a number.
+ * `a` and `b` made comparable as BigQuery compares them: a text beside a timestamp is read as a
+ * timestamp (a literal at once, an expression when run, strictly), an event's field beside a
+ * number is read as a number, and beside a text literal as text (a field holding 200 equals '200').
  */
 export function comparable(a: Translated, b: Translated, node: SyntaxNode): [string, string] {
   return [operand(a, b, node), operand(b, a, node)];
@@ -140,8 +156,12 @@ function operand(self: Translated, other: Translated, node: SyntaxNode): string 
     }
     return String(us);
   }
+  if (other.type === 'timestamp' && self.type === 'text') return `lf_timestamp(${self.sql})`;
   if (self.type === 'field' && (other.type === 'number' || other.type === 'timestamp')) {
     return `lf_number(${self.sql})`;
+  }
+  if (self.type === 'field' && typeof other.literal === 'string') {
+    return `CAST(${self.sql} AS TEXT)`;
   }
   return self.sql;
 }
@@ -167,7 +187,7 @@ export class ExpressionTranslator {
         return literal(value);
       case 'Nested': {
         const inner = this.translate(value);
-        return { ...inner, sql: `(${inner.sql})`, json: undefined };
+        return { ...inner, sql: `(${inner.sql})`, jsonType: undefined };
       }
       case 'BinaryOp':
         return this.#binary(value);
@@ -197,6 +217,8 @@ export class ExpressionTranslator {
         return this.#cast(value);
       case 'Function':
         return translateFunction(value, this);
+      case 'Trim':
+        return this.#trim(value);
       default:
         throw unsupported(kind === 'Subquery' || kind === 'InSubquery' ? 'a subquery' : kind, node);
     }
@@ -213,14 +235,14 @@ export class ExpressionTranslator {
       const [a, b] = comparable(left, right, node);
       return { sql: `(${a} ${COMPARISONS[op]} ${b})`, type: 'bool' };
     }
+    if (op === 'StringConcat') return { sql: `lf_concat(${left.sql}, ${right.sql})`, type: 'text' };
     if (typeof op === 'string' && Object.hasOwn(ARITHMETIC, op)) {
-      const type = op === 'StringConcat' ? 'text' : 'number';
-      const [a, b] = type === 'number' ? comparable(left, right, node) : [left.sql, right.sql];
-      return { sql: `(${a} ${ARITHMETIC[op]} ${b})`, type };
+      const [a, b] = comparable(left, right, node);
+      return { sql: `(${a} ${ARITHMETIC[op]} ${b})`, type: 'number' };
     }
     if (op === 'Divide') {
-      // BigQuery's `/` is FLOAT64 division, never SQLite's integer division.
-      return { sql: `(CAST(${left.sql} AS REAL) / ${right.sql})`, type: 'number' };
+      // BigQuery's `/` is FLOAT64 division (never SQLite's integer division), and an error by 0.
+      return { sql: `lf_divide(${left.sql}, ${right.sql})`, type: 'number' };
     }
     throw unsupported(`the operator ${String(op)}`, node);
   }
@@ -255,11 +277,18 @@ export class ExpressionTranslator {
     if (items.length === 0) throw unsupported('an empty IN list', node);
     const sides = items.map((item) => comparable(subject, item, node));
     const not = field(node, 'negated') === true ? 'NOT ' : '';
-    const subjectSql = (sides[0] as [string, string])[0];
-    return {
-      sql: `(${subjectSql} ${not}IN (${sides.map(([, item]) => item).join(', ')}))`,
-      type: 'bool',
-    };
+    const subjects = new Set(sides.map(([made]) => made));
+    if (subjects.size === 1) {
+      // One form of the subject for every item: SQLite's IN.
+      const [made] = subjects;
+      return {
+        sql: `(${made} ${not}IN (${sides.map(([, item]) => item).join(', ')}))`,
+        type: 'bool',
+      };
+    }
+    // Items of different kinds compare with different forms of the subject, each as `=` would.
+    const any = sides.map(([made, item]) => `${made} = ${item}`).join(' OR ');
+    return { sql: `(${not === '' ? '' : 'NOT '}(${any}))`, type: 'bool' };
   }
 
   #between(node: SyntaxNode): Translated {
@@ -284,14 +313,32 @@ export class ExpressionTranslator {
   #case(node: SyntaxNode): Translated {
     const operand = field(node, 'operand');
     const head = isAbsent(operand) ? '' : ` ${this.translate(operand).sql}`;
+    const results: Translated[] = [];
     const arms = list(node, 'conditions').map((arm) => {
       const when = this.translate(field(arm, 'condition')).sql;
-      return ` WHEN ${when} THEN ${this.translate(field(arm, 'result')).sql}`;
+      const then = this.translate(field(arm, 'result'));
+      results.push(then);
+      return ` WHEN ${when} THEN ${then.sql}`;
     });
     if (arms.length === 0) throw unsupported('a CASE without WHEN', node);
     const otherwise = field(node, 'else_result');
-    const tail = isAbsent(otherwise) ? '' : ` ELSE ${this.translate(otherwise).sql}`;
-    return { sql: `(CASE${head}${arms.join('')}${tail} END)`, type: 'unknown' };
+    let tail = '';
+    if (!isAbsent(otherwise)) {
+      const value = this.translate(otherwise);
+      results.push(value);
+      tail = ` ELSE ${value.sql}`;
+    }
+    return { sql: `(CASE${head}${arms.join('')}${tail} END)`, type: commonType(results) };
+  }
+
+  #trim(node: SyntaxNode): Translated {
+    const subject = this.translate(field(node, 'expr')).sql;
+    const where = field(node, 'trim_where');
+    const what = field(node, 'trim_what');
+    const chars = isAbsent(what) ? '' : `, ${this.translate(what).sql}`;
+    const fn = where === 'Leading' ? 'ltrim' : where === 'Trailing' ? 'rtrim' : 'trim';
+    if (!isAbsent(field(node, 'trim_characters'))) throw unsupported('this TRIM', node);
+    return { sql: `${fn}(${subject}${chars})`, type: 'text' };
   }
 
   #cast(node: SyntaxNode): Translated {
@@ -322,7 +369,10 @@ export class ExpressionTranslator {
       case 'String':
       case 'Text':
       case 'Varchar':
-        return { sql: `CAST(${subject.sql} AS TEXT)`, type: 'text' };
+        // A timestamp as BigQuery writes it: `2026-11-21 10:15:30.123456+00`.
+        return subject.type === 'timestamp'
+          ? { sql: `lf_timestamp_text(${subject.sql})`, type: 'text' }
+          : { sql: `CAST(${subject.sql} AS TEXT)`, type: 'text' };
       case 'Bool':
       case 'Boolean':
         return { sql: `${safe ? 'lf_safe_bool' : 'lf_bool'}(${subject.sql})`, type: 'bool' };

@@ -9,7 +9,7 @@
  */
 import { SqlRefusal, unsupported } from './sql-refusal.ts';
 import { field, identText, isAbsent, list, type SyntaxNode, variantOf } from './syntax-tree.ts';
-import type { Translated } from './translated.ts';
+import { commonType, type Translated } from './translated.ts';
 
 /** What a function's translation may use of the expression translator. */
 export interface ArgumentTranslator {
@@ -70,6 +70,18 @@ function plain(sqlName: string, type: Translated['type'], min: number, max = min
   });
 }
 
+/** A function whose value is one of its arguments (`ifnull`, `coalesce`): of their common type. */
+function sameType(sqlName: string, min: number, max = min): FunctionTranslation {
+  return (call) => {
+    arity(call, min, max);
+    const values = call.args.map((_, i) => arg(call, i));
+    return {
+      sql: `${sqlName}(${values.map((value) => value.sql).join(', ')})`,
+      type: commonType(values),
+    };
+  };
+}
+
 function aggregate(sqlName: string, type: Translated['type']): FunctionTranslation {
   return (call) => {
     arity(call, 1);
@@ -90,7 +102,8 @@ function unitOf(call: Call, node: SyntaxNode | '*' | undefined): number {
   const { kind, value } = variantOf(node, 'unit');
   if (kind === 'Identifier') name = identText(value);
   else if (kind === 'Value') name = String(arg(call, 1).literal);
-  const us = name === undefined ? undefined : UNIT_US[name.toLowerCase()];
+  const unit = name?.toLowerCase();
+  const us = unit !== undefined && Object.hasOwn(UNIT_US, unit) ? UNIT_US[unit] : undefined;
   if (us === undefined) {
     throw unsupported(`the unit ${name === undefined ? kind : JSON.stringify(name)}`, node);
   }
@@ -106,9 +119,13 @@ function intervalUs(call: Call, node: SyntaxNode | '*' | undefined): string {
   if (typeof leading !== 'string' || !isAbsent(field(value, 'last_field'))) {
     throw unsupported('this INTERVAL', node);
   }
-  const us = UNIT_US[leading.toLowerCase()];
+  const unit = leading.toLowerCase();
+  const us = Object.hasOwn(UNIT_US, unit) ? UNIT_US[unit] : undefined;
   if (us === undefined) throw unsupported(`INTERVAL … ${leading}`, node);
-  return `(${amount.sql} * ${us})`;
+  if (typeof amount.literal !== 'number' || !Number.isSafeInteger(amount.literal)) {
+    throw unsupported('an INTERVAL of other than a whole number', node);
+  }
+  return `(${amount.literal} * ${us})`;
 }
 
 function timestampArg(call: Call, index: number): string {
@@ -126,18 +143,27 @@ const FUNCTIONS: Readonly<Record<string, FunctionTranslation>> = {
   regexp_contains: plain('lf_regexp_contains', 'bool', 2),
   starts_with: plain('lf_starts_with', 'bool', 2),
   ends_with: plain('lf_ends_with', 'bool', 2),
-  ifnull: plain('ifnull', 'unknown', 2),
-  coalesce: plain('coalesce', 'unknown', 1, 16),
-  lower: plain('lower', 'text', 1),
-  upper: plain('upper', 'text', 1),
+  ifnull: sameType('ifnull', 2),
+  coalesce: sameType('coalesce', 1, 16),
+  lower: plain('lf_lower', 'text', 1),
+  upper: plain('lf_upper', 'text', 1),
   length: plain('length', 'number', 1),
-  trim: plain('trim', 'text', 1, 2),
+  ltrim: plain('ltrim', 'text', 1, 2),
+  rtrim: plain('rtrim', 'text', 1, 2),
   abs: plain('abs', 'number', 1),
   round: plain('round', 'number', 1, 2),
-  concat: (call) => ({ sql: `(${args(call, 1, 16).join(' || ')})`, type: 'text' }),
+  // A function of SQLite is registered with a fixed number of arguments: concat is folded in twos.
+  concat: (call) => ({
+    sql: args(call, 1, 16).reduce((joined, next) => `lf_concat(${joined}, ${next})`),
+    type: 'text',
+  }),
   if: (call) => {
-    const [when, then, otherwise] = args(call, 3);
-    return { sql: `(CASE WHEN ${when} THEN ${then} ELSE ${otherwise} END)`, type: 'unknown' };
+    arity(call, 3);
+    const [when, then, otherwise] = [0, 1, 2].map((i) => arg(call, i));
+    return {
+      sql: `(CASE WHEN ${when?.sql} THEN ${then?.sql} ELSE ${otherwise?.sql} END)`,
+      type: commonType([then as Translated, otherwise as Translated]),
+    };
   },
   safe_divide: (call) => {
     const [x, y] = args(call, 2);

@@ -12,6 +12,14 @@ import { type SyntaxNode, variantOf } from './syntax-tree.ts';
 /** Longest `sql` taken, in characters: Studio's longest generated query is under 2,000. */
 export const MAX_SQL_LENGTH = 16_384;
 
+/** The parser failed inside itself on a text: its module may be unfit for the next one. */
+export class ParserFailure extends SqlRefusal {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ParserFailure';
+  }
+}
+
 let loading: Promise<void> | null = null;
 
 /** Loads the parser (once); later calls wait for the same load. */
@@ -41,8 +49,18 @@ export async function parseQuery(sql: string): Promise<SyntaxNode> {
     statements = parse(sql, 'bigquery') as SyntaxNode[];
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new SqlRefusal(
-      `sql does not parse as BigQuery SQL: ${message.replace(/^sql parser error: /, '')}`,
+    // The package names a trap inside its WebAssembly a ParserError too; only the parser's own
+    // refusals say `sql parser error`.
+    if (message.startsWith('sql parser error')) {
+      throw new SqlRefusal(
+        `sql does not parse as BigQuery SQL: ${message.replace(/^sql parser error: /, '')}`,
+      );
+    }
+    // A trap inside the WebAssembly module (an expression nested beyond its stack): the module
+    // may be left unfit for another text, so its thread is ended.
+    throw new ParserFailure(
+      `sql could not be parsed: the parser failed on it (${message.slice(0, 120)}); ` +
+        'nest its expressions less deeply',
     );
   }
   if (statements.length !== 1) {

@@ -187,6 +187,7 @@ export function planQuery(query: SyntaxNode, nowUs: number): QueryPlan {
   const expressions = new ExpressionTranslator(scope);
   const columns: ResultColumn[] = [];
   const selected: string[] = [];
+  const types: string[] = [];
   const aliases = new Map<string, number>();
   let anonymous = 0;
   for (const item of list(select, 'projection')) {
@@ -209,13 +210,15 @@ export function planQuery(query: SyntaxNode, nowUs: number): QueryPlan {
         ? identText(named.value.at(-1))
         : `f${anonymous++}_`;
     }
-    const json = translated.json !== undefined;
-    selected.push(`${translated.json ?? translated.sql} AS c${columns.length}`);
-    columns.push({ name, type: translated.type, json });
+    if (columns.some((column) => column.name === name)) {
+      throw new SqlRefusal(`Duplicate column name ${name} in the SELECT list`);
+    }
+    selected.push(`${translated.sql} AS c${columns.length}`);
+    types.push(translated.jsonType ?? 'NULL');
+    columns.push({ name, type: translated.type, json: translated.jsonType !== undefined });
   }
-  let sql = `SELECT ${distinct === 'Distinct' ? 'DISTINCT ' : ''}${
-    selected.join(', ')
-  } FROM events`;
+  const selectList = [...selected, ...types.map((type, i) => `${type} AS t${i}`)].join(', ');
+  let sql = `SELECT ${distinct === 'Distinct' ? 'DISTINCT ' : ''}${selectList} FROM events`;
   const where = field(select, 'selection');
   if (!isAbsent(where)) sql += ` WHERE ${expressions.translate(where).sql}`;
   const groups = groupBy(field(select, 'group_by'));
@@ -223,13 +226,22 @@ export function planQuery(query: SyntaxNode, nowUs: number): QueryPlan {
     const items = groups.map((node) => groupingItem(node, aliases, columns.length, expressions));
     sql += ` GROUP BY ${items.join(', ')}`;
   }
+  // HAVING and ORDER BY may name the SELECT list's aliases, as BigQuery allows.
+  const afterSelect = new ExpressionTranslator({
+    ...scope,
+    aliases: new Map(
+      [...aliases].map((
+        [alias, i],
+      ) => [alias, { sql: `c${i}`, type: columns[i]?.type ?? 'unknown' }]),
+    ),
+  });
   const having = field(select, 'having');
-  if (!isAbsent(having)) sql += ` HAVING ${expressions.translate(having).sql}`;
+  if (!isAbsent(having)) sql += ` HAVING ${afterSelect.translate(having).sql}`;
   const order = orderBy(field(query, 'order_by'));
   if (order.length > 0) {
     sql += ` ORDER BY ${
       order.map(({ expr, descending, nulls }) =>
-        `${groupingItem(expr, aliases, columns.length, expressions)}${
+        `${groupingItem(expr, aliases, columns.length, afterSelect)}${
           descending ? ' DESC' : ''
         }${nulls}`
       ).join(', ')

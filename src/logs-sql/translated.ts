@@ -20,8 +20,12 @@ export interface Translated {
   /** SQLite's SQL for the value, parenthesized where it could bind loosely. */
   readonly sql: string;
   readonly type: ValueType;
-  /** For a field of an event: SQLite's SQL for its JSON text, what a result column carries. */
-  readonly json?: string;
+  /**
+   * For a field of an event: SQLite's SQL for its JSON type (`json_type`), which a result column
+   * carries beside the value, so that an object or array is answered as one and a JSON boolean
+   * as a boolean (the value alone is what it groups, sorts and compares by).
+   */
+  readonly jsonType?: string;
   /** For a literal: its value. */
   readonly literal?: string | number | boolean | null;
 }
@@ -29,4 +33,17 @@ export interface Translated {
 /** A SQL string literal of `text` (quotes doubled). */
 export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
+}
+
+/**
+ * The type of a value that is one of `values` (CASE's results, `ifnull`'s arguments): the one
+ * type of those that have one, so that booleans stay booleans; an event's field and NULL take
+ * their partners' type.
+ */
+export function commonType(values: readonly Translated[]): Translated['type'] {
+  const types = new Set(
+    values.filter((value) => value.literal !== null && value.type !== 'field').map((v) => v.type),
+  );
+  const [only] = types;
+  return types.size === 1 && only !== undefined ? only : 'unknown';
 }

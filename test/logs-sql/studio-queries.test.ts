@@ -590,6 +590,66 @@ describe('Studio: the sandbox is off unless switched on, and bounded when on', (
     app.api.close();
   });
 
+  test('a text that makes the parser fail inside itself is refused, and the next one parses', async () => {
+    const app = sandboxed();
+    await postAll(app, events.filter((e) => e.table === 'auth_logs'));
+    const deep = await ask(app, `select ${Array(1200).fill('1').join('+')} as x from auth_logs`);
+    expect(deep.status, deep.body).toBe(400);
+    expect(JSON.stringify(deep.json)).toContain('nest its expressions less deeply');
+    const next = await ask(app, 'select count(*) as n from auth_logs', '');
+    expect(next.status, next.body).toBe(200);
+    expect(next.json).toEqual({ result: [{ n: PER_TABLE }] });
+    app.api.close();
+  });
+
+  test('a query needing more memory than the engine has is refused; the engine starts afresh', async () => {
+    // 4 MiB of events a query: SQLite may use 72 MiB.
+    const app = sandboxed({ logsSqlMaxBytes: 4_194_304 });
+    const long = Array.from({ length: 100 }, (_, i) => ({
+      ...(events.find((e) => e.table === 'realtime_logs') as StudioEvent),
+      id: `long-${i}`,
+      timestampUs: TEST_NOW_US - 10_000_000 - i,
+      event_message: `${i}${'m'.repeat(30_000)}`,
+    }));
+    await postAll(app, long);
+    // 100 rows of 3 × 10 copies of 30 KB sorted: 90 MB for SQLite's sorter.
+    const copies = (n: number) => Array(n).fill('event_message').join(' || ');
+    const answer = await ask(
+      app,
+      `select ${copies(10)} as a, ${copies(10)} as b, ${
+        copies(10)
+      } as c from realtime_logs order by a, b, c`,
+    );
+    expect(answer.status, answer.body.slice(0, 300)).toBe(400);
+    expect(JSON.stringify(answer.json)).toContain('needs more memory than the engine has (72 MiB)');
+    const next = await ask(app, 'select count(*) as n from realtime_logs');
+    expect(next.json).toEqual({ result: [{ n: 100 }] });
+    app.api.close();
+  });
+
+  test('LF-ENDPOINT-REDACT-PII: true redacts the addresses in the rows of a query', async () => {
+    const app = sandboxed();
+    const event = {
+      ...(events.find((e) => e.table === 'auth_logs') as StudioEvent),
+      event_message: 'login from 203.0.113.7',
+      metadata: { remote_addr: '2001:db8::1', nested: { ip: '198.51.100.2' } },
+    };
+    await postAll(app, [event]);
+    const sql = 'select event_message, metadata from auth_logs';
+    const redacted = await read(app.call, studioPath(sql, ''), {
+      headers: { 'LF-ENDPOINT-REDACT-PII': 'true' },
+    });
+    expect(JSON.parse(redacted.body)).toEqual({
+      result: [{
+        event_message: 'login from REDACTED',
+        metadata: [{ remote_addr: 'REDACTED', nested: [{ ip: 'REDACTED' }] }],
+      }],
+    });
+    const plain = await ask(app, sql, '');
+    expect(JSON.stringify(plain.json)).toContain('203.0.113.7');
+    app.api.close();
+  });
+
   test('queries beyond the process bound are answered 429, not queued', async () => {
     const app = sandboxed({ logsSqlMaxConcurrent: 1 });
     const sql = 'select count(*) as n from edge_logs';

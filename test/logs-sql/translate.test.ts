@@ -152,6 +152,99 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
     ).toEqual([{ id: 'b' }, { id: 'c' }]);
   });
 
+  describe('fields answered, grouped and sorted by their values (a review of the first build)', () => {
+    const fields = [
+      row('p', 1, 'x', { level: 'x', n: 5 }),
+      row('q', 2, 'x', { level: null, n: 10, flag: true }),
+      row('r', 3, 'x', { n: 7, flag: false }),
+      row('s', 4, 'x', { level: 'x', status: 200 }),
+    ];
+    const over = async (sql: string) =>
+      (await runPlan(planQuery(await parseQuery(sql), NOW_US), fields)).rows;
+
+    test.each([
+      // JSON null and a missing field are one NULL group; the alias groups by the value.
+      ['select metadata.level as l, count(*) as c from auth_logs group by l order by c desc, l', [
+        { l: null, c: 2 },
+        { l: 'x', c: 2 },
+      ]],
+      ['select distinct metadata.level as l from auth_logs order by l', [{ l: null }, { l: 'x' }]],
+      // Numbers sort as numbers.
+      ['select metadata.n as n from auth_logs where metadata.n is not null order by n', [
+        { n: 5 },
+        { n: 7 },
+        { n: 10 },
+      ]],
+      // A JSON boolean is a boolean; CASE and IFNULL of booleans are booleans.
+      ['select metadata.flag as f from auth_logs where metadata.flag is not null order by id', [
+        { f: true },
+        { f: false },
+      ]],
+      [
+        'select case when metadata.n > 6 then true else false end as big, ifnull(metadata.flag, false) as f from auth_logs order by id',
+        [
+          { big: false, f: false },
+          { big: true, f: true },
+          { big: true, f: false },
+          { big: false, f: false },
+        ],
+      ],
+      // A number field equals its text, as a literal compared with it is coerced.
+      [
+        "select id from auth_logs where metadata.status = '200' or metadata.n in ('5', 7) order by id",
+        [
+          { id: 'p' },
+          { id: 'r' },
+          { id: 's' },
+        ],
+      ],
+      // HAVING and ORDER BY name the SELECT list's aliases.
+      [
+        'select metadata.level as l, count(*) as c from auth_logs group by l having c > 1 order by c * 2 desc, l',
+        [
+          { l: null, c: 2 },
+          { l: 'x', c: 2 },
+        ],
+      ],
+    ])('%s', async (sql, expected) => {
+      expect(await over(sql)).toEqual(expected);
+    });
+  });
+
+  test.each([
+    [
+      "select trim('  x ') as t, upper('straße é') as u, concat('a', null) as n from auth_logs where id = 'a'",
+      [
+        { t: 'x', u: 'STRASSE É', n: null },
+      ],
+    ],
+    ["select cast(timestamp as string) as t from auth_logs where id = 'a'", [
+      { t: '2026-11-21 10:15:20.123456+00' },
+    ]],
+    ["select id from auth_logs where timestamp > concat('2026-11-21', 'T10:15:00Z')", [{
+      id: 'a',
+    }]],
+  ])('%s', async (sql, expected) => {
+    expect(await run(sql)).toEqual(expected);
+  });
+
+  test('no value grows past 1 MiB: concat and || of long texts are refused', async () => {
+    const long = row('long', 5, 'y'.repeat(30_000), {});
+    for (
+      const sql of [
+        `select ${Array(40).fill('event_message').join(' || ')} as x from auth_logs`,
+        `select concat(${Array(15).fill('event_message').join(', ')}, ${
+          Array(30).fill('event_message').join(' || ')
+        }) as x from auth_logs`,
+      ]
+    ) {
+      const plan = planQuery(await parseQuery(sql), NOW_US);
+      await expect(runPlan(plan, [long])).rejects.toThrow(
+        'concat makes a text of more than 1048576 characters',
+      );
+    }
+  });
+
   test('a stored text that is not JSON is a row of NULLs, not an error', async () => {
     const plan = planQuery(
       await parseQuery('select id, event_message, metadata from auth_logs'),
@@ -185,6 +278,12 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
       'select count(*) as n from auth_logs where count(*) > 1',
       'the query cannot run: misuse of aggregate',
     ],
+    ['select id, metadata.id from auth_logs', 'Duplicate column name id'],
+    ['select timestamp_sub(timestamp, interval 1.5 hour) as t from auth_logs', 'whole number'],
+    ['select timestamp_trunc(timestamp, constructor) as t from auth_logs', 'the unit'],
+    ["select timestamp_trunc(timestamp, '__proto__') as t from auth_logs", 'the unit'],
+    ['select 1 / 0 as x from auth_logs', 'division by zero'],
+    ['select 1e999 as x from auth_logs', 'the number 1e999'],
   ])('refused: %s', async (sql, message) => {
     expect(await refusal(sql)).toContain(message);
   });

@@ -7,12 +7,10 @@
  *
  * @module
  */
-import { parseQuery } from '../../logs-sql/parse-sql.ts';
 import { SANDBOX_TABLES } from '../../logs-sql/sandbox-tables.ts';
 import { SqlRefusal } from '../../logs-sql/sql-refusal.ts';
-import { planQuery } from '../../logs-sql/translate.ts';
-import type { EngineAnswer, TableRow } from '../../logs-sql/engine.ts';
-import type { QueryPlan } from '../../logs-sql/translate.ts';
+import type { EngineAnswer } from '../../logs-sql/engine.ts';
+import type { SqlEngine } from '../../logs-sql/sql-engine.ts';
 import type { RollupStore } from '../../store/port.ts';
 import { readSourceRows } from './source-logs.ts';
 
@@ -35,8 +33,12 @@ export interface SandboxedDeps {
   readonly capacity: number;
   /** Most bytes of events one query loads into the engine. */
   readonly maxBytes: number;
-  /** The engine: runs a plan over rows (`EngineThread.run`, or `runPlan` in the same thread). */
-  readonly run: (plan: QueryPlan, rows: readonly TableRow[]) => Promise<EngineAnswer>;
+  /** Most bytes of values one answer carries (the engine stops there). */
+  readonly answerMaxBytes: number;
+  /** The engine (`EngineThread` in the service, `localEngine` in the caller's thread). */
+  readonly engine: SqlEngine;
+  /** Bounds the store read (its time limit, its failure's answer); default: as it is. */
+  readonly guardRead?: <T>(read: Promise<T>) => Promise<T>;
 }
 
 /**
@@ -55,16 +57,17 @@ export async function answerSandboxed(
   query: SandboxedQuery,
   deps: SandboxedDeps,
 ): Promise<EngineAnswer> {
-  const plan = planQuery(await parseQuery(query.sql), deps.nowUs);
+  const plan = await deps.engine.plan(query.sql, deps.nowUs);
   const source = SANDBOX_TABLES[plan.table];
   if (source === undefined) throw new SqlRefusal(`no table ${plan.table}`);
-  const rows = await readSourceRows(deps.store, {
+  const guard = deps.guardRead ?? (<T>(read: Promise<T>) => read);
+  const rows = await guard(readSourceRows(deps.store, {
     project: query.project,
     source,
     afterUs: query.startUs ?? 0,
     untilUs: query.endUs ?? Number.MAX_SAFE_INTEGER,
     limit: deps.capacity,
-  });
+  }));
   let bytes = 0;
   for (const row of rows) bytes += row.json.byteLength;
   if (bytes > deps.maxBytes) {
@@ -75,7 +78,7 @@ export async function answerSandboxed(
         } MiB one query reads: narrow iso_timestamp_start and iso_timestamp_end`,
     );
   }
-  return deps.run(plan, rows);
+  return deps.engine.run(plan, rows, deps.answerMaxBytes);
 }
 
 function mib(bytes: number): string {
