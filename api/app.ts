@@ -256,6 +256,8 @@ export function createApp(deps: AppDeps): Api {
       capacity: settings.recentLogsCapacity ?? DEFAULT_RECENT_LOGS_CAPACITY,
       maxBytes: sqlMaxBytes,
       maxConcurrent: settings.logsSqlMaxConcurrent ?? DEFAULT_LOGS_SQL.maxConcurrent,
+      maxConcurrentPerKey: settings.logsSqlMaxConcurrentPerKey ??
+        DEFAULT_LOGS_SQL.maxConcurrentPerKey,
       answerMaxBytes: settings.answerMaxBytes ?? DEFAULT_ANSWER_MAX_BYTES,
       onOutcome: (outcome) => deps.metrics.countSqlQuery(outcome),
     })

@@ -27,6 +27,8 @@ export interface SandboxedSqlDeps {
   readonly maxBytes: number;
   /** Most queries at once in this process. */
   readonly maxConcurrent: number;
+  /** Most queries at once of one API key (so that one caller cannot hold every slot). */
+  readonly maxConcurrentPerKey: number;
   /** Most bytes of one answer's body; rows beyond are left out whole. */
   readonly answerMaxBytes: number;
   /** Told how each query ended. */
@@ -40,6 +42,8 @@ export interface SandboxedSqlDeps {
 export type SandboxedAnswerer = (
   params: URLSearchParams,
   redactPii: boolean,
+  /** The caller: the position of its API key (null: no valid key). */
+  caller: number | null,
 ) => Promise<Computed> | null;
 
 const ENCODER = new TextEncoder();
@@ -76,20 +80,27 @@ function computed(
 /** The sandbox's answerer. */
 export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswerer {
   let running = 0;
-  return (params, redactPii) => {
+  const byKey = new Map<number | null, number>();
+  const busy = (message: string) => {
+    deps.onOutcome('busy');
+    return new HttpError('rate_limited', `${message}; retry shortly`, {
+      'Retry-After': String(RETRY_AFTER_SECONDS),
+    });
+  };
+  return (params, redactPii, caller) => {
     const sql = readParam(params, 'sql');
     if (sql === null || sql.trim() === '') return null;
     const parsed = parseLogsAllParams(params);
     if (!parsed.ok) return Promise.resolve({ ok: false, error: parsed.error });
+    const mine = byKey.get(caller) ?? 0;
+    if (mine >= deps.maxConcurrentPerKey) {
+      throw busy(`${deps.maxConcurrentPerKey} logs.all sql queries of this API key are running`);
+    }
     if (running >= deps.maxConcurrent) {
-      deps.onOutcome('busy');
-      throw new HttpError(
-        'rate_limited',
-        `${deps.maxConcurrent} logs.all sql queries are running in this process; retry shortly`,
-        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      );
+      throw busy(`${deps.maxConcurrent} logs.all sql queries are running in this process`);
     }
     running += 1;
+    byKey.set(caller, mine + 1);
     const { project, startUs, endUs } = parsed.params;
     const work = answerSandboxed(
       { project, sql, startUs, endUs },
@@ -116,6 +127,9 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
       },
     ).finally(() => {
       running -= 1;
+      const left = (byKey.get(caller) ?? 1) - 1;
+      if (left === 0) byKey.delete(caller);
+      else byKey.set(caller, left);
     });
   };
 }

@@ -81,7 +81,7 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
     const params = effectiveParams(new URL(c.req.url).searchParams, body);
     const redactPii = redactPiiHeader(c) ?? record.redactPii;
     const sandboxed = record.name === 'logs.all'
-      ? deps.sandboxed?.(params, redactPii) ?? null
+      ? deps.sandboxed?.(params, redactPii, c.get('caller')) ?? null
       : null;
     // A sandboxed query guards its own store read; the engine's time limit bounds the rest.
     const computed = sandboxed !== null ? await sandboxed : await guardStore(

@@ -10,16 +10,17 @@ import { ConfigError, type Env, integer, text } from './read.ts';
 /** The sandbox's bounds unless configured. */
 export const DEFAULT_LOGS_SQL = {
   maxBytes: 64 * 1024 * 1024,
-  maxConcurrent: 4,
+  maxConcurrent: 8,
+  maxConcurrentPerKey: 4,
   timeoutMs: 5_000,
 } as const;
 
 /**
  * The memory SQLite may use for queries that read at most `maxBytes` of events: the events in its
- * binary JSON (about their text's size), as much again for sorting and grouping, and 64 MiB more.
+ * binary JSON (about their text's size), as much again for sorting and grouping, and 32 MiB more.
  */
 export function engineHeapBytes(maxBytes: number): number {
-  return 2 * maxBytes + 64 * 1_048_576;
+  return 2 * maxBytes + 32 * 1_048_576;
 }
 
 /** The sandbox part of the configuration. */
@@ -30,6 +31,11 @@ export interface LogsSqlConfig {
   readonly logsSqlMaxBytes: number;
   /** Most queries one API process runs at once (429 beyond). */
   readonly logsSqlMaxConcurrent: number;
+  /**
+   * Most queries of one API key at once (429 beyond): a Studio page asks three at once (its page,
+   * chart and badge), so one key's share must hold them.
+   */
+  readonly logsSqlMaxConcurrentPerKey: number;
   /** Longest a query may run in the engine, in ms (400 beyond). */
   readonly logsSqlTimeoutMs: number;
 }
@@ -53,6 +59,13 @@ export function logsSqlConfig(env: Env): LogsSqlConfig {
       env,
       'LOGS_SQL_MAX_CONCURRENT',
       DEFAULT_LOGS_SQL.maxConcurrent,
+      1,
+      64,
+    ),
+    logsSqlMaxConcurrentPerKey: integer(
+      env,
+      'LOGS_SQL_MAX_CONCURRENT_PER_KEY',
+      DEFAULT_LOGS_SQL.maxConcurrentPerKey,
       1,
       64,
     ),
