@@ -63,11 +63,12 @@ export interface ApiMetrics {
 /**
  * How a sandboxed `logs.all` query ended: answered; refused (outside the subset, invalid, or its
  * range too large); timed_out (past `LOGS_SQL_TIMEOUT_MS`: the engine's thread was ended); busy
- * (429: the process's queries were all running).
+ * (429: the key's or the process's queries were all running); failed (the store or the engine
+ * failed: 503 or 500).
  */
-export type SqlOutcome = 'answered' | 'refused' | 'timed_out' | 'busy';
+export type SqlOutcome = 'answered' | 'refused' | 'timed_out' | 'busy' | 'failed';
 
-const SQL_OUTCOMES: readonly SqlOutcome[] = ['answered', 'refused', 'timed_out', 'busy'];
+const SQL_OUTCOMES: readonly SqlOutcome[] = ['answered', 'refused', 'timed_out', 'busy', 'failed'];
 
 /** Whose bucket refused: an API key's, or a client address's (requests without a valid key). */
 export type RateLimitScope = 'key' | 'address';
@@ -166,7 +167,8 @@ export function createMetrics(options: MetricsOptions = {}): ApiMetrics {
   const sqlQueries = new Counter({
     name: 'logs_sql_queries_total',
     help: 'logs.all calls with sql run by the sandbox (LOGS_ALL_SQL=sandboxed), by outcome: ' +
-      'answered, refused (400), timed_out (past LOGS_SQL_TIMEOUT_MS), busy (429).',
+      'answered, refused (400), timed_out (past LOGS_SQL_TIMEOUT_MS), busy (429), ' +
+      'failed (503, 500).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

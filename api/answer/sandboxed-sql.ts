@@ -99,19 +99,18 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
     if (running >= deps.maxConcurrent) {
       throw busy(`${deps.maxConcurrent} logs.all sql queries are running in this process`);
     }
+    const { project, startUs, endUs } = parsed.params;
+    const reading = {
+      ...deps.context(),
+      capacity: deps.capacity,
+      maxBytes: deps.maxBytes,
+      answerMaxBytes: deps.answerMaxBytes,
+      engine: deps.engine,
+    };
+    // Counted from here to the end of the work, which is a promise: nothing throws in between.
     running += 1;
     byKey.set(caller, mine + 1);
-    const { project, startUs, endUs } = parsed.params;
-    const work = answerSandboxed(
-      { project, sql, startUs, endUs },
-      {
-        ...deps.context(),
-        capacity: deps.capacity,
-        maxBytes: deps.maxBytes,
-        answerMaxBytes: deps.answerMaxBytes,
-        engine: deps.engine,
-      },
-    );
+    const work = answerSandboxed({ project, sql, startUs, endUs }, reading);
     return work.then(
       (answer): Computed => {
         deps.onOutcome('answered');
@@ -123,6 +122,7 @@ export function createSandboxedAnswerer(deps: SandboxedSqlDeps): SandboxedAnswer
           deps.onOutcome(error instanceof SqlTimeout ? 'timed_out' : 'refused');
           throw new HttpError('bad_request', error.message);
         }
+        deps.onOutcome('failed');
         throw error;
       },
     ).finally(() => {

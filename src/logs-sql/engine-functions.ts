@@ -19,6 +19,54 @@ export const MAX_CONCAT_LENGTH = 1_048_576;
 export const MAX_PATTERN_LENGTH = 1024;
 
 const NUMBER = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
+/** One step of a JSONPath as BigQuery's JSON_VALUE takes it: `.name`, `['name']` or `[0]`. */
+const PATH_STEP =
+  /^(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\[\s*(\d{1,9})\s*\])/;
+
+/** The steps of a JSONPath (`$.a['b'][0]`), or an error naming it. */
+function pathSteps(path: string): (string | number)[] {
+  if (!path.startsWith('$')) throw new Error(`JSONPath must start with '$': ${path.slice(0, 80)}`);
+  const steps: (string | number)[] = [];
+  let rest = path.slice(1);
+  while (rest !== '') {
+    const step = PATH_STEP.exec(rest);
+    if (step === null) throw new Error(`Unsupported JSONPath: ${path.slice(0, 80)}`);
+    const [whole, name, single, double, index] = step;
+    steps.push(index !== undefined ? Number(index) : (name ?? single ?? double ?? ''));
+    rest = rest.slice(whole.length);
+  }
+  return steps;
+}
+
+/** BigQuery's JSON_VALUE: the scalar at `path` of a JSON text, as text; NULL otherwise. */
+function jsonValue(value: SqlValue, path: SqlValue): SqlValue {
+  const source = text(value);
+  const where = text(path);
+  if (source === null || where === null) return null;
+  const steps = pathSteps(where);
+  let found: unknown;
+  try {
+    found = JSON.parse(source);
+  } catch {
+    return null;
+  }
+  for (const step of steps) {
+    if (found === null || typeof found !== 'object') return null;
+    found = typeof step === 'number'
+      ? (Array.isArray(found) ? found[step] : undefined)
+      : (Array.isArray(found) ? undefined : (found as Record<string, unknown>)[step]);
+  }
+  if (found === null || found === undefined || typeof found === 'object') return null;
+  return String(found);
+}
+
+/** `made`, unless longer than {@link MAX_CONCAT_LENGTH}: then an error naming `what`. */
+function bounded(made: string, what: string): string {
+  if (made.length > MAX_CONCAT_LENGTH) {
+    throw new Error(`${what} makes a text of more than ${MAX_CONCAT_LENGTH} characters`);
+  }
+  return made;
+}
 const INTEGER = /^\s*[-+]?\d{1,18}\s*$/;
 
 function text(value: SqlValue): string | null {
@@ -110,14 +158,23 @@ export function engineFunctions(): Readonly<Record<string, (...args: SqlValue[])
       return a === null || b === null ? null : a.endsWith(b) ? 1 : 0;
     },
     lf_number: (value) => toNumber(value),
-    lf_lower: (value) => text(value)?.toLowerCase() ?? null,
-    lf_upper: (value) => text(value)?.toUpperCase() ?? null,
+    lf_lower: (value) => {
+      const made = text(value)?.toLowerCase();
+      return made === undefined ? null : bounded(made, 'lower');
+    },
+    lf_upper: (value) => {
+      const made = text(value)?.toUpperCase();
+      return made === undefined ? null : bounded(made, 'upper');
+    },
+    lf_json_value: jsonValue,
+    lf_safe_divide: (dividend, divisor) => {
+      const [x, y] = [toNumber(dividend), toNumber(divisor)];
+      return x === null || y === null || y === 0 ? null : x / y;
+    },
     lf_concat: (left, right) => {
       const [a, b] = [text(left), text(right)];
       if (a === null || b === null) return null;
-      if (a.length + b.length > MAX_CONCAT_LENGTH) {
-        throw new Error(`concat makes a text of more than ${MAX_CONCAT_LENGTH} characters`);
-      }
+      if (a.length + b.length > MAX_CONCAT_LENGTH) bounded(`${a}${b}`, 'concat');
       return a + b;
     },
     lf_divide: (dividend, divisor) => {

@@ -18,7 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { EngineAnswer, TableRow } from './engine.ts';
-import type { EngineJob, EngineReply, EngineWorkerData } from './engine-worker.ts';
+import type { EngineJob, EngineReady, EngineReply, EngineWorkerData } from './engine-worker.ts';
 import { packRows } from './packed-rows.ts';
 import type { SqlEngine } from './sql-engine.ts';
 import { SqlRefusal, SqlTimeout } from './sql-refusal.ts';
@@ -43,6 +43,8 @@ export class EngineThread implements SqlEngine {
   readonly #options: EngineThreadOptions;
   readonly #queue: Waiting[] = [];
   #worker: Worker | null = null;
+  /** Whether {@link #worker} has loaded its modules: jobs are sent, and timed, only then. */
+  #ready = false;
   #current: { readonly waiting: Waiting; readonly timer: ReturnType<typeof setTimeout> } | null =
     null;
   #nextId = 1;
@@ -58,16 +60,19 @@ export class EngineThread implements SqlEngine {
     return reply.plan;
   }
 
-  async run(plan: QueryPlan, rows: readonly TableRow[], maxBytes: number): Promise<EngineAnswer> {
-    const reply = await this.#submit({
+  /** Not async: once packed, the caller's rows (and the store's buffers) are free to go. */
+  run(plan: QueryPlan, rows: readonly TableRow[], maxBytes: number): Promise<EngineAnswer> {
+    const job: EngineJob = {
       id: this.#nextId++,
       kind: 'run',
       plan,
       rows: packRows(rows),
       maxBytes,
+    };
+    return this.#submit(job).then((reply) => {
+      if (reply.answer === undefined) throw new Error('the SQL engine answered a run without rows');
+      return reply.answer;
     });
-    if (reply.answer === undefined) throw new Error('the SQL engine answered a run without rows');
-    return reply.answer;
   }
 
   /** Ends the thread; jobs not answered yet are refused. */
@@ -92,16 +97,35 @@ export class EngineThread implements SqlEngine {
   }
 
   #next(): void {
-    if (this.#current !== null || this.#closed) return;
-    const waiting = this.#queue.shift();
-    if (waiting === undefined) return;
-    const worker = this.#worker ?? this.#start();
+    if (this.#current !== null || this.#closed || this.#queue.length === 0) return;
+    let worker: Worker;
+    try {
+      worker = this.#worker ?? this.#start();
+    } catch (error) {
+      this.#refuseAll(new Error(`the SQL engine could not start: ${messageOf(error)}`));
+      return;
+    }
+    // A new thread says when its modules are loaded (`#settle`), then takes its first job.
+    if (!this.#ready) return;
+    const waiting = this.#queue.shift() as Waiting;
     const timer = setTimeout(() => this.#timedOut(waiting), this.#options.timeoutMs);
     this.#current = { waiting, timer };
-    const transfer = waiting.job.kind === 'run'
-      ? [waiting.job.rows.bytes.buffer as ArrayBuffer]
-      : [];
-    worker.postMessage(waiting.job, transfer);
+    try {
+      const transfer = waiting.job.kind === 'run'
+        ? [waiting.job.rows.bytes.buffer as ArrayBuffer]
+        : [];
+      worker.postMessage(waiting.job, transfer);
+    } catch (error) {
+      clearTimeout(timer);
+      this.#current = null;
+      waiting.reject(new Error(`the SQL engine could not take the query: ${messageOf(error)}`));
+      this.#next();
+    }
+  }
+
+  /** Refuses every job waiting (a thread that cannot start would fail each the same way). */
+  #refuseAll(reason: Error): void {
+    for (const waiting of this.#queue.splice(0)) waiting.reject(reason);
   }
 
   #start(): Worker {
@@ -114,7 +138,7 @@ export class EngineThread implements SqlEngine {
       },
     });
     worker.unref();
-    worker.on('message', (reply: EngineReply) => this.#settle(worker, reply));
+    worker.on('message', (reply: EngineReply | EngineReady) => this.#settle(worker, reply));
     worker.on('error', (error: Error & { code?: string }) => {
       if (this.#worker !== worker) return;
       // Its JS heap past `resourceLimits`: the query's rows or answer, which the caller can narrow.
@@ -131,10 +155,18 @@ export class EngineThread implements SqlEngine {
       if (this.#worker === worker) this.#stop(new Error(`the SQL engine stopped (exit ${code})`));
     });
     this.#worker = worker;
+    this.#ready = false;
     return worker;
   }
 
-  #settle(worker: Worker, reply: EngineReply): void {
+  #settle(worker: Worker, reply: EngineReply | EngineReady): void {
+    if ('ready' in reply) {
+      if (this.#worker === worker) {
+        this.#ready = true;
+        this.#next();
+      }
+      return;
+    }
     const current = this.#current;
     if (current === null || current.waiting.job.id !== reply.id) return;
     clearTimeout(current.timer);
@@ -160,8 +192,12 @@ export class EngineThread implements SqlEngine {
   /** Ends the thread, refusing the job it runs with `reason`; the next job starts another. */
   #stop(reason: Error): void {
     const worker = this.#worker;
+    const started = this.#ready;
     this.#worker = null;
+    this.#ready = false;
     if (worker !== null) void worker.terminate();
+    // A thread that failed before it was ready would fail the next the same way: refuse them.
+    if (worker !== null && !started) this.#refuseAll(reason);
     const current = this.#current;
     this.#current = null;
     if (current !== null) {
@@ -170,4 +206,8 @@ export class EngineThread implements SqlEngine {
     }
     this.#next();
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

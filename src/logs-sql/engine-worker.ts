@@ -8,9 +8,9 @@
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type EngineAnswer, EngineOutOfMemory, runPlan } from './engine.ts';
+import { type EngineAnswer, EngineOutOfMemory, EngineTrap, loadEngine, runPlan } from './engine.ts';
 import { type PackedRows, unpackRows } from './packed-rows.ts';
-import { parseQuery, ParserFailure } from './parse-sql.ts';
+import { loadParser, parseQuery, ParserFailure } from './parse-sql.ts';
 import { SqlRefusal } from './sql-refusal.ts';
 import { planQuery, type QueryPlan } from './translate.ts';
 
@@ -30,6 +30,11 @@ export type EngineJob =
     readonly rows: PackedRows;
     readonly maxBytes: number;
   };
+
+/** Said once by a new thread when its modules are loaded. */
+export interface EngineReady {
+  readonly ready: true;
+}
 
 /** What the engine's thread answers to a job. */
 export type EngineReply =
@@ -63,12 +68,14 @@ async function reply(job: EngineJob): Promise<EngineReply> {
     return { id: job.id, ok: true, answer };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const unfit = error instanceof ParserFailure || error instanceof EngineOutOfMemory;
+    const unfit = error instanceof ParserFailure || error instanceof EngineOutOfMemory ||
+      error instanceof EngineTrap || error instanceof RangeError;
     return {
       id: job.id,
       ok: false,
+      // A RangeError here is a text too long for this thread's heap, which the query made.
       refusal: error instanceof SqlRefusal || unfit,
-      message,
+      message: error instanceof RangeError ? `the query cannot run: ${message}` : message,
       restart: unfit || !(error instanceof SqlRefusal),
     };
   }
@@ -77,3 +84,8 @@ async function reply(job: EngineJob): Promise<EngineReply> {
 parentPort?.on('message', async (job: EngineJob) => {
   parentPort?.postMessage(await reply(job));
 });
+
+// Both modules loaded before the first job is taken: a job's time limit counts its own work only.
+await loadParser();
+await loadEngine();
+parentPort?.postMessage({ ready: true } satisfies EngineReady);

@@ -68,6 +68,17 @@ export class EngineOutOfMemory extends SqlRefusal {
   }
 }
 
+/**
+ * SQLite's WebAssembly trapped on a query (a stack or memory fault): its module is kept from
+ * other queries after, as after running out of memory.
+ */
+export class EngineTrap extends SqlRefusal {
+  constructor(message: string) {
+    super(`the query cannot run: the engine failed on it (${message.slice(0, 120)})`);
+    this.name = 'EngineTrap';
+  }
+}
+
 /** How a plan runs. */
 export interface RunOptions {
   /** Stop once the rows hold about this many bytes of values (the answer's own bound). */
@@ -140,12 +151,12 @@ export async function runPlan(
       const width = plan.columns.length;
       while (statement.step()) {
         const values = statement.get();
-        const row: Record<string, Json> = {};
-        plan.columns.forEach((column, i) => {
+        // Own properties whatever the alias (`__proto__` is a column like any other).
+        const row = Object.fromEntries(plan.columns.map((column, i) => {
           const value = resultValue(values[i] ?? null, values[width + i] ?? null, column);
-          row[column.name] = value;
           bytes += column.name.length + sizeOf(value);
-        });
+          return [column.name, value];
+        }));
         answered.push(row);
         if (answered.length > MAX_RESULT_ROWS || bytes > maxBytes) {
           cut = true;
@@ -184,6 +195,10 @@ function prepare(
 function refusal(error: unknown, heapBytes: number | undefined): SqlRefusal {
   if (error instanceof SqlRefusal) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (/out of memory/i.test(message)) return new EngineOutOfMemory(heapBytes);
+  // SQLite's own words, whole: a function's error that merely mentions them is not one.
+  if (message === 'out of memory') return new EngineOutOfMemory(heapBytes);
+  if (error instanceof RangeError || error instanceof WebAssembly.RuntimeError) {
+    return new EngineTrap(message);
+  }
   return new SqlRefusal(`the query cannot run: ${message.slice(0, 300)}`);
 }

@@ -278,17 +278,18 @@ export class ExpressionTranslator {
     const sides = items.map((item) => comparable(subject, item, node));
     const not = field(node, 'negated') === true ? 'NOT ' : '';
     const subjects = new Set(sides.map(([made]) => made));
-    if (subjects.size === 1) {
-      // One form of the subject for every item: SQLite's IN.
-      const [made] = subjects;
-      return {
-        sql: `(${made} ${not}IN (${sides.map(([, item]) => item).join(', ')}))`,
-        type: 'bool',
-      };
+    if (subjects.size !== 1) {
+      // BigQuery needs one type for the items (text and numbers have none in common).
+      throw new SqlRefusal(
+        `the items of an IN list must be of one type` +
+          (placeOf(node) === '' ? '' : ` (${placeOf(node)})`),
+      );
     }
-    // Items of different kinds compare with different forms of the subject, each as `=` would.
-    const any = sides.map(([made, item]) => `${made} = ${item}`).join(' OR ');
-    return { sql: `(${not === '' ? '' : 'NOT '}(${any}))`, type: 'bool' };
+    const [made] = subjects;
+    return {
+      sql: `(${made} ${not}IN (${sides.map(([, item]) => item).join(', ')}))`,
+      type: 'bool',
+    };
   }
 
   #between(node: SyntaxNode): Translated {
@@ -335,9 +336,12 @@ export class ExpressionTranslator {
     const subject = this.translate(field(node, 'expr')).sql;
     const where = field(node, 'trim_where');
     const what = field(node, 'trim_what');
-    const chars = isAbsent(what) ? '' : `, ${this.translate(what).sql}`;
+    // `trim(x, 'ab')` (BigQuery's form) or `trim(both 'ab' from x)`.
+    const characters = list(node, 'trim_characters');
+    if (characters.length > 1) throw unsupported('TRIM of more than one set of characters', node);
+    const set = characters[0] ?? (isAbsent(what) ? undefined : what);
+    const chars = set === undefined ? '' : `, ${this.translate(set).sql}`;
     const fn = where === 'Leading' ? 'ltrim' : where === 'Trailing' ? 'rtrim' : 'trim';
-    if (!isAbsent(field(node, 'trim_characters'))) throw unsupported('this TRIM', node);
     return { sql: `${fn}(${subject}${chars})`, type: 'text' };
   }
 

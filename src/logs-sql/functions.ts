@@ -165,21 +165,11 @@ const FUNCTIONS: Readonly<Record<string, FunctionTranslation>> = {
       type: commonType([then as Translated, otherwise as Translated]),
     };
   },
-  safe_divide: (call) => {
-    const [x, y] = args(call, 2);
-    return {
-      sql: `(CASE WHEN ${y} = 0 THEN NULL ELSE CAST(${x} AS REAL) / ${y} END)`,
-      type: 'number',
-    };
-  },
+  // Each argument's SQL appears once in what a function becomes: nesting never multiplies it.
+  safe_divide: plain('lf_safe_divide', 'number', 2),
   json_value: (call) => {
-    // BigQuery's JSON_VALUE: the scalar at the path as text; NULL for bad JSON or an object.
     const [text, path = "'$'"] = args(call, 1, 2);
-    return {
-      sql: `(CASE WHEN json_valid(${text}) AND json_type(${text}, ${path}) NOT IN ` +
-        `('object', 'array') THEN CAST(json_extract(${text}, ${path}) AS TEXT) END)`,
-      type: 'text',
-    };
+    return { sql: `lf_json_value(${text}, ${path})`, type: 'text' };
   },
   current_timestamp: (call) => {
     arity(call, 0);

@@ -16,6 +16,12 @@ import type { ValueType } from './translated.ts';
 /** Most rows one answer carries (the reference system's `max_limit` of `logs.all`). */
 export const MAX_RESULT_ROWS = 1000;
 
+/**
+ * Longest SQL a plan may be, in characters. Every construct writes each of its parts once, so
+ * the SQL grows with the caller's text; this holds even if one did not.
+ */
+export const MAX_PLAN_SQL_LENGTH = 262_144;
+
 /** One result column. */
 export interface ResultColumn {
   readonly name: string;
@@ -141,7 +147,8 @@ function scopeOf(from: readonly SyntaxNode[], nowUs: number): { table: string; s
 function integerLiteral(node: SyntaxNode): number | null {
   const value = field(field(variantOf(node, 'expression').value, 'value'), 'Number');
   const text = Array.isArray(value) ? value[0] : undefined;
-  return typeof text === 'string' && /^\d{1,9}$/.test(text) ? Number(text) : null;
+  // A LIMIT or OFFSET past what a table holds means all of it.
+  return typeof text === 'string' && /^\d{1,15}$/.test(text) ? Number(text) : null;
 }
 
 /** A GROUP BY or ORDER BY item: an ordinal, a result alias (as its ordinal), or an expression. */
@@ -250,6 +257,11 @@ export function planQuery(query: SyntaxNode, nowUs: number): QueryPlan {
   const { limit, offset } = limitOf(field(query, 'limit_clause'));
   const rowLimit = Math.min(limit ?? Number.POSITIVE_INFINITY, MAX_RESULT_ROWS + 1);
   sql += ` LIMIT ${rowLimit}${offset === 0 ? '' : ` OFFSET ${offset}`}`;
+  if (sql.length > MAX_PLAN_SQL_LENGTH) {
+    throw new SqlRefusal(
+      `sql translates to ${sql.length} characters; at most ${MAX_PLAN_SQL_LENGTH}`,
+    );
+  }
   return { table, sql, columns, rowLimit };
 }
 

@@ -191,7 +191,7 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
       ],
       // A number field equals its text, as a literal compared with it is coerced.
       [
-        "select id from auth_logs where metadata.status = '200' or metadata.n in ('5', 7) order by id",
+        "select id from auth_logs where metadata.status = '200' or metadata.n in (5, 7) order by id",
         [
           { id: 'p' },
           { id: 'r' },
@@ -245,6 +245,29 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
     }
   });
 
+  test("each part of a query appears once in its plan: nesting never multiplies the plan's size", async () => {
+    let nested = 'event_message';
+    for (let i = 0; i < 10; i++) nested = `json_value(safe_divide(1, length(${nested})), '$')`;
+    const plan = planQuery(await parseQuery(`select ${nested} as x from auth_logs`), NOW_US);
+    expect(plan.sql.length).toBeLessThan(2_000);
+    expect((await runPlan(plan, ROWS)).rows).toHaveLength(3);
+  });
+
+  test('json_value reads a JSONPath of names, quoted names and indexes; an alias may be __proto__', async () => {
+    const doc = row('d', 1, '{"a":{"b c":[10,{"d":true}]}}', {});
+    const plan = planQuery(
+      await parseQuery(
+        'select json_value(event_message, \'$.a["b c"][1].d\') as d, json_value(event_message, ' +
+          "'$.a[\"b c\"][0]') as n, json_value(event_message, '$.a') as o, id as __proto__, " +
+          "trim('xxaxx', 'x') as t from auth_logs limit 99999999999",
+      ),
+      NOW_US,
+    );
+    expect(JSON.stringify((await runPlan(plan, [doc])).rows)).toBe(
+      '[{"d":"true","n":"10","o":null,"__proto__":"d","t":"a"}]',
+    );
+  });
+
   test('a stored text that is not JSON is a row of NULLs, not an error', async () => {
     const plan = planQuery(
       await parseQuery('select id, event_message, metadata from auth_logs'),
@@ -284,6 +307,14 @@ describe('logs.all sql: BigQuery semantics on SQLite', () => {
     ["select timestamp_trunc(timestamp, '__proto__') as t from auth_logs", 'the unit'],
     ['select 1 / 0 as x from auth_logs', 'division by zero'],
     ['select 1e999 as x from auth_logs', 'the number 1e999'],
+    [
+      "select id from auth_logs where metadata.n in ('5', 7)",
+      'the items of an IN list must be of one type',
+    ],
+    [
+      "select cast('out of memory' as int64) as t from auth_logs",
+      'Bad int64 value: "out of memory"',
+    ],
   ])('refused: %s', async (sql, message) => {
     expect(await refusal(sql)).toContain(message);
   });
