@@ -87,7 +87,7 @@ export interface RunOptions {
   readonly heapBytes?: number;
 }
 
-/** A column's value as the answer carries it, and about how many bytes it takes there. */
+/** A column's value as the answer carries it. */
 function resultValue(
   value: EngineValue,
   jsonType: EngineValue,
@@ -105,6 +105,7 @@ function resultValue(
   return value;
 }
 
+/** About how many bytes `value` takes in the answer's JSON. */
 function sizeOf(value: Json): number {
   if (value === null || typeof value !== 'object') {
     return typeof value === 'string' ? value.length + 2 : 8;

@@ -37,8 +37,6 @@ export interface QueryPlan {
   /** SQL over the table `events (id, timestamp, event_message, body)`. */
   readonly sql: string;
   readonly columns: readonly ResultColumn[];
-  /** The most rows the SQL returns: one more than the answer carries, to tell a cut. */
-  readonly rowLimit: number;
 }
 
 /** The keys a `Select` may carry with content; any other key holding something is refused. */
@@ -255,6 +253,7 @@ export function planQuery(query: SyntaxNode, nowUs: number): QueryPlan {
     }`;
   }
   const { limit, offset } = limitOf(field(query, 'limit_clause'));
+  // One more row than an answer carries, so that the engine can tell a cut.
   const rowLimit = Math.min(limit ?? Number.POSITIVE_INFINITY, MAX_RESULT_ROWS + 1);
   sql += ` LIMIT ${rowLimit}${offset === 0 ? '' : ` OFFSET ${offset}`}`;
   if (sql.length > MAX_PLAN_SQL_LENGTH) {
@@ -262,7 +261,7 @@ export function planQuery(query: SyntaxNode, nowUs: number): QueryPlan {
       `sql translates to ${sql.length} characters; at most ${MAX_PLAN_SQL_LENGTH}`,
     );
   }
-  return { table, sql, columns, rowLimit };
+  return { table, sql, columns };
 }
 
 function groupBy(node: SyntaxNode): readonly SyntaxNode[] {

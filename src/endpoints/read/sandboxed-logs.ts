@@ -35,7 +35,7 @@ export interface SandboxedDeps {
   readonly maxBytes: number;
   /** Most bytes of values one answer carries (the engine stops there). */
   readonly answerMaxBytes: number;
-  /** The engine (`EngineThread` in the service, `localEngine` in the caller's thread). */
+  /** The engine (`EngineThread`: the parser and SQLite on a thread of their own). */
   readonly engine: SqlEngine;
   /** Bounds the store read (its time limit, its failure's answer); default: as it is. */
   readonly guardRead?: <T>(read: Promise<T>) => Promise<T>;
