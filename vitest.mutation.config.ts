@@ -14,6 +14,7 @@ export default defineConfig({
       'test/reference/**/*.test.ts',
       'test/rollup/aggregates.test.ts',
       'test/rollup/fold-and-read-memory.test.ts',
+      'test/rollup/fold-columns.test.ts',
       'test/rollup/fold-fuzz.test.ts',
       'test/rollup/fold.test.ts',
       'test/rollup/keys.test.ts',
@@ -31,6 +32,6 @@ export default defineConfig({
     testTimeout: 30_000,
     // A survivor runs every test that covers it, and the fold fuzz covers most of the write
     // path: at 100 cases (3.6 s) it would cost minutes of each full run; at 25, a quarter.
-    env: { FOLD_FUZZ_RUNS: '25' },
+    env: { FOLD_FUZZ_RUNS: '25', FOLD_COLUMNS_RUNS: '25' },
   },
 });

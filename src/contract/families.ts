@@ -28,9 +28,28 @@ const BY_MASK: readonly (readonly Family[])[] = Array.from(
 );
 
 /**
- * The families a request path counts toward, in `FAMILIES` order. Case-sensitive containment
- * (`String.prototype.includes`), as the reference system's `REGEXP_CONTAINS` on the path is.
- * A null path (no path and no parseable URL) belongs to no family.
+ * The families a request path counts toward, as bits in `FAMILIES` order (`rest` is bit 0).
+ * Case-sensitive containment (`String.prototype.includes`), as the reference system's
+ * `REGEXP_CONTAINS` on the path is. A null path (no path and no parseable URL) belongs to no
+ * family.
+ *
+ * @example
+ * ```ts
+ * familyMask('/rest/v1/rpc/auth_user'); // 0b0101: rest and auth
+ * ```
+ */
+export function familyMask(path: string | null): number {
+  if (path === null) return 0;
+  let mask = 0;
+  for (let bit = 0; bit < FAMILIES.length; bit++) {
+    const family = FAMILIES[bit];
+    if (family !== undefined && path.includes(FAMILY_PATH_TEXT[family])) mask |= 1 << bit;
+  }
+  return mask;
+}
+
+/**
+ * The families a request path counts toward, in `FAMILIES` order ({@link familyMask}).
  *
  * @example
  * ```ts
@@ -40,11 +59,5 @@ const BY_MASK: readonly (readonly Family[])[] = Array.from(
  * ```
  */
 export function familiesOf(path: string | null): readonly Family[] {
-  if (path === null) return BY_MASK[0] ?? [];
-  let mask = 0;
-  for (let bit = 0; bit < FAMILIES.length; bit++) {
-    const family = FAMILIES[bit];
-    if (family !== undefined && path.includes(FAMILY_PATH_TEXT[family])) mask |= 1 << bit;
-  }
-  return BY_MASK[mask] ?? [];
+  return BY_MASK[familyMask(path)] ?? [];
 }

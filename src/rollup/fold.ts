@@ -4,12 +4,13 @@
  * counts of the request host at every grain, the project's recent-log ring buffer, the host
  * registry). The delta is then merged into the store by a {@link ./partition-writer.ts}.
  *
- * It runs on every event, so per event it does as little as it can: the buckets of an event time
- * (start, key tail and expiry at every grain) are worked out once per second of event time and
- * shared by every event and request entry in that second; states are found by project, scope
- * and bucket object; key strings are built once per key at {@link Fold.take}; an edge event's
- * ring-buffer member is written in place as bytes ({@link RecentLogMembers}); and the loops run by
- * index, which allocates nothing where V8 has not optimized them.
+ * It runs on every event, so per event it does as little as it can, and makes nothing that
+ * outlives the event but its ring-buffer member: names (project, function, host) are looked up
+ * once per event each and become small integers (scopes); the buckets of an event time are worked
+ * out once per second of event time and shared by every event in that second; a state is a
+ * record of {@link StateColumns}, found by (scope, bucket) in an open-addressing table and
+ * folded into typed arrays. Key strings and the aggregates' state objects are made once per
+ * state at {@link Fold.take}.
  *
  * @example
  * ```ts
@@ -31,6 +32,7 @@ import type {
 import type { LogflareSource } from '../events/logflare-sources.ts';
 import type { WrittenMember } from '../store/port.ts';
 import { GRAINS, truncate } from '../time/grain.ts';
+import { familyMask } from '../contract/families.ts';
 import {
   bucketExpiryMs,
   bucketSlot,
@@ -41,84 +43,19 @@ import {
   invocationBucketKey,
   partAddress,
   projectPrefix,
-  type RegisteredHost,
   USAGE_HORIZON_US,
   usageBucketKey,
 } from './keys.ts';
-import type { Aggregate } from './aggregate.ts';
-import { type InvocationStats, invocationStats } from './invocation-stats.ts';
+import type { AdmittedWrite, PendingState, RollupDelta } from './fold-delta.ts';
+import { invocationStats } from './invocation-stats.ts';
 import { RecentLogMembers } from './recent-logs.ts';
-import { familiesOf } from '../contract/families.ts';
-import { type UsageCounts, usageCounts } from './usage-counts.ts';
-
-/**
- * A pending bucket state with the aggregate that merges it, writes it to the store and reads it
- * back, its bucket's start (µs) and when its key may be forgotten (Unix ms). The writer goes
- * through `aggregate` only, whichever aggregate it is.
- */
-export interface PendingStateOf<State> {
-  readonly aggregate: Aggregate<State, never, unknown>;
-  state: State;
-  readonly startUs: number;
-  readonly expireAtMs: number;
-}
-
-/** A pending bucket state of one of the fold's aggregates, tagged by its kind. */
-export type PendingState =
-  | (PendingStateOf<InvocationStats> & { readonly kind: 'invocation' })
-  | (PendingStateOf<UsageCounts> & { readonly kind: 'usage' });
-
-/** Everything folded for one project since the last {@link Fold.take}. */
-export interface ProjectDelta {
-  /** Pending bucket states by where their parts live ({@link partAddress}). */
-  readonly states: Map<string, PendingState>;
-  /** Additions to the project's ring buffer of recent logs. */
-  readonly logs: WrittenMember[];
-  /** Additions to the project's ring buffers of Logflare sources, by source. */
-  readonly sources: Map<LogflareSource, WrittenMember[]>;
-  /** Request hosts with the newest event time seen (µs), for the host registry. */
-  readonly hosts: Map<string, number>;
-  /** Keys newly admitted by the project's bounds (see `admission.ts`), by the set that keeps them. */
-  readonly admitted: Map<string, AdmittedWrite>;
-  /** The newest event time folded (µs): no bucket of the delta starts after it. */
-  readonly newestUs: number;
-}
-
-/** Members to add to one set of admitted keys, and when the set may be forgotten. */
-export interface AdmittedWrite {
-  readonly members: string[];
-  readonly expireAtMs: number;
-}
-
-/** Everything folded since the last {@link Fold.take}, by project. */
-export interface RollupDelta {
-  readonly projects: Map<string, ProjectDelta>;
-  /** Number of events folded. */
-  readonly events: number;
-}
-
-/**
- * Every (project, host) pair of `delta` with its newest event time: what a flush registers, and
- * what a process that folded it may add to its own view of the registry without reading it.
- *
- * @example
- * ```ts
- * hostSightings(fold.take()); // [{ project: 'abc', host: 'abc.supabase.co', newestUs: 1795… }]
- * ```
- */
-export function hostSightings(delta: RollupDelta): RegisteredHost[] {
-  const sightings: RegisteredHost[] = [];
-  for (const [project, { hosts }] of delta.projects) {
-    for (const [host, newestUs] of hosts) sightings.push({ project, host, newestUs });
-  }
-  return sightings;
-}
-
-type InvocationPending = Extract<PendingState, { kind: 'invocation' }>;
-type UsagePending = Extract<PendingState, { kind: 'usage' }>;
+import { StateColumns } from './state-columns.ts';
+import { usageCounts } from './usage-counts.ts';
 
 /** One bucket of one grain, shared by every event of the fold that falls in it. */
 interface Bucket {
+  /** Its number in the fold, which {@link StateColumns} keys its records by. */
+  readonly id: number;
   /** Its start (µs). */
   readonly startUs: number;
   /** The tail of its keys ({@link bucketSuffix}). */
@@ -134,21 +71,20 @@ interface Bucket {
 /** The buckets of one second of event time, one per grain in {@link GRAINS} order. */
 type TimeSlot = readonly Bucket[];
 
-/** Pending states of one scope, by bucket. */
-type ScopeStates<S> = Map<Bucket, S>;
-
 /** Requests of one host folded for one project. */
 interface HostFold {
-  readonly states: ScopeStates<UsagePending>;
+  /** Its scope in the fold's {@link StateColumns}. */
+  readonly scope: number;
   /** Newest event time seen (µs), for the host registry. */
   newestUs: number;
 }
 
 /** Everything folded for one project. */
 interface ProjectFold {
-  /** Invocation stats of all the project's functions. */
-  readonly all: ScopeStates<InvocationPending>;
-  readonly functions: Map<string, ScopeStates<InvocationPending>>;
+  /** The scope of the invocation stats of all the project's functions. */
+  readonly all: number;
+  /** The scope of each function's invocation stats, in the order first met. */
+  readonly functions: Map<string, number>;
   readonly hosts: Map<string, HostFold>;
   readonly logs: WrittenMember[];
   readonly sources: Map<LogflareSource, WrittenMember[]>;
@@ -162,8 +98,11 @@ export class Fold {
   #projects = new Map<string, ProjectFold>();
   /** Time slots by second of event time (Unix seconds). */
   #slots = new Map<number, TimeSlot>();
-  /** Buckets of the grains coarser than a second, per grain, by start (Unix seconds). */
+  /** Buckets of every grain, per grain, by start (Unix seconds). */
   #buckets: readonly Map<number, Bucket>[] = GRAINS.map(() => new Map());
+  /** Every bucket, by {@link Bucket.id}. */
+  #bucketList: Bucket[] = [];
+  readonly #columns = new StateColumns();
   #events = 0;
   /** The ring-buffer members of the stream's edge events. */
   readonly #members: RecentLogMembers;
@@ -196,8 +135,8 @@ export class Fold {
     const nowMs = nowUs / 1000;
     if (event.source === 'edge') {
       project.logs.push(this.#members.of(event, offset));
-      addEdge(project, event, slot, nowMs);
-    } else addFunctionEdge(project, event, slot, nowMs);
+      this.#addEdge(project, event, slot, nowMs);
+    } else this.#addFunctionEdge(project, event, slot, nowMs);
   }
 
   /**
@@ -221,7 +160,7 @@ export class Fold {
     let project = this.#projects.get(name);
     if (project === undefined) {
       project = {
-        all: new Map(),
+        all: this.#columns.newScope(),
         functions: new Map(),
         hosts: new Map(),
         logs: [],
@@ -242,20 +181,14 @@ export class Fold {
     this.#projects.forEach((project, name) => {
       const prefix = projectPrefix(name);
       const states = new Map<string, PendingState>();
-      addInvocationStates(states, prefix, functionScope(null), project.all);
-      project.functions.forEach((scoped, functionId) => {
-        addInvocationStates(states, prefix, functionScope(functionId), scoped);
+      this.#takeInvocations(states, prefix, functionScope(null), project.all);
+      project.functions.forEach((scope, functionId) => {
+        this.#takeInvocations(states, prefix, functionScope(functionId), scope);
       });
       const hosts = new Map<string, number>();
-      project.hosts.forEach((fold, host) => {
-        const scope = hostScope(host);
-        fold.states.forEach((pending, bucket) => {
-          states.set(
-            partAddress(usageBucketKey(prefix, scope, bucket.suffix), bucket.slot),
-            pending,
-          );
-        });
-        hosts.set(host, fold.newestUs);
+      project.hosts.forEach(({ scope, newestUs }, host) => {
+        this.#takeUsage(states, prefix, hostScope(host), scope);
+        hosts.set(host, newestUs);
       });
       delta.projects.set(name, {
         states,
@@ -269,8 +202,50 @@ export class Fold {
     this.#projects = new Map();
     this.#slots = new Map();
     this.#buckets = GRAINS.map(() => new Map());
+    this.#bucketList = [];
+    this.#columns.reset();
     this.#events = 0;
     return delta;
+  }
+
+  /** Adds the states of one invocation scope to a delta's states, by part address. */
+  #takeInvocations(
+    states: Map<string, PendingState>,
+    prefix: string,
+    scopeName: string,
+    scope: number,
+  ): void {
+    const columns = this.#columns;
+    for (let record = columns.first(scope); record >= 0; record = columns.next(record)) {
+      const bucket = this.#bucketList[columns.bucketOf(record)] as Bucket;
+      states.set(partAddress(invocationBucketKey(prefix, scopeName, bucket.suffix), bucket.slot), {
+        kind: 'invocation',
+        aggregate: invocationStats,
+        state: columns.invocationState(record),
+        startUs: bucket.startUs,
+        expireAtMs: bucket.invocationExpiryMs,
+      });
+    }
+  }
+
+  /** Adds the states of one host to a delta's states, by part address. */
+  #takeUsage(
+    states: Map<string, PendingState>,
+    prefix: string,
+    scopeName: string,
+    scope: number,
+  ): void {
+    const columns = this.#columns;
+    for (let record = columns.first(scope); record >= 0; record = columns.next(record)) {
+      const bucket = this.#bucketList[columns.bucketOf(record)] as Bucket;
+      states.set(partAddress(usageBucketKey(prefix, scopeName, bucket.suffix), bucket.slot), {
+        kind: 'usage',
+        aggregate: usageCounts,
+        state: columns.usageState(record),
+        startUs: bucket.startUs,
+        expireAtMs: bucket.usageExpiryMs,
+      });
+    }
   }
 
   /** The buckets of the second of event time `timestampUs` falls in. */
@@ -284,6 +259,7 @@ export class Fold {
         let bucket = byStart.get(startUs / 1_000_000);
         if (bucket === undefined) {
           bucket = {
+            id: this.#bucketList.length,
             startUs,
             suffix: bucketSuffix(grain, startUs),
             slot: bucketSlot(grain, startUs),
@@ -291,6 +267,7 @@ export class Fold {
             usageExpiryMs: bucketExpiryMs(startUs, grain, USAGE_HORIZON_US[grain]),
           };
           byStart.set(startUs / 1_000_000, bucket);
+          this.#bucketList.push(bucket);
         }
         return bucket;
       });
@@ -298,21 +275,60 @@ export class Fold {
     }
     return slot;
   }
-}
 
-/** Adds the pending states of one invocation scope to a delta's states, by part address. */
-function addInvocationStates(
-  states: Map<string, PendingState>,
-  prefix: string,
-  scope: string,
-  scoped: ScopeStates<InvocationPending>,
-): void {
-  scoped.forEach((pending, bucket) => {
-    states.set(
-      partAddress(invocationBucketKey(prefix, scope, bucket.suffix), bucket.slot),
-      pending,
-    );
-  });
+  // The per-event methods below loop by index: a for-of over an array allocates its iterator's
+  // results wherever V8 has not optimized the loop, and these run once per event.
+
+  #addFunctionEdge(
+    project: ProjectFold,
+    event: FunctionEdgeEvent,
+    slot: TimeSlot,
+    nowMs: number,
+  ): void {
+    const columns = this.#columns;
+    // parse guarantees every entry names the event's project.
+    const { invocations } = event;
+    for (let i = 0; i < invocations.length; i++) {
+      const { functionId, statusCode, executionTimeMs } = invocations[i] as Invocation;
+      let scope = -1;
+      if (functionId !== null) {
+        scope = project.functions.get(functionId) ?? -1;
+        if (scope < 0) {
+          scope = columns.newScope();
+          project.functions.set(functionId, scope);
+        }
+      }
+      for (let g = 0; g < slot.length; g++) {
+        const bucket = slot[g] as Bucket;
+        if (bucket.invocationExpiryMs <= nowMs) continue;
+        columns.addInvocation(columns.record(project.all, bucket.id), statusCode, executionTimeMs);
+        if (scope < 0) continue;
+        columns.addInvocation(columns.record(scope, bucket.id), statusCode, executionTimeMs);
+      }
+    }
+  }
+
+  #addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: number): void {
+    const columns = this.#columns;
+    const { requests } = event;
+    for (let i = 0; i < requests.length; i++) {
+      const request = requests[i] as EdgeRequest;
+      if (request.host === null) continue;
+      let host = project.hosts.get(request.host);
+      if (host === undefined) {
+        host = { scope: columns.newScope(), newestUs: event.timestampUs };
+        project.hosts.set(request.host, host);
+      } else if (host.newestUs < event.timestampUs) {
+        host.newestUs = event.timestampUs;
+      }
+      const families = familyMask(request.path);
+      for (let g = 0; g < slot.length; g++) {
+        const bucket = slot[g] as Bucket;
+        if (bucket.usageExpiryMs <= nowMs) continue;
+        columns.addRequest(columns.record(host.scope, bucket.id), families);
+      }
+    }
+  }
 }
 
 /** The ring-buffer additions of `source` in `project`'s fold. */
@@ -323,90 +339,4 @@ function sourceRows(project: ProjectFold, source: LogflareSource): WrittenMember
     project.sources.set(source, rows);
   }
   return rows;
-}
-
-// The per-event functions below loop by index: a for-of over an array allocates its iterator's
-// results wherever V8 has not optimized the loop, and these run once per event.
-
-function addFunctionEdge(
-  project: ProjectFold,
-  event: FunctionEdgeEvent,
-  slot: TimeSlot,
-  nowMs: number,
-): void {
-  // parse guarantees every entry names the event's project.
-  const { invocations } = event;
-  for (let i = 0; i < invocations.length; i++) {
-    const invocation = invocations[i] as Invocation;
-    let scoped: ScopeStates<InvocationPending> | undefined;
-    if (invocation.functionId !== null) {
-      scoped = project.functions.get(invocation.functionId);
-      if (scoped === undefined) {
-        scoped = new Map();
-        project.functions.set(invocation.functionId, scoped);
-      }
-    }
-    for (let g = 0; g < slot.length; g++) {
-      const bucket = slot[g] as Bucket;
-      const expireAtMs = bucket.invocationExpiryMs;
-      if (expireAtMs <= nowMs) continue;
-      const all = invocationState(project.all, bucket, expireAtMs);
-      all.state = invocationStats.add(all.state, invocation);
-      if (scoped === undefined) continue;
-      const one = invocationState(scoped, bucket, expireAtMs);
-      one.state = invocationStats.add(one.state, invocation);
-    }
-  }
-}
-
-function invocationState(
-  states: ScopeStates<InvocationPending>,
-  bucket: Bucket,
-  expireAtMs: number,
-): InvocationPending {
-  let pending = states.get(bucket);
-  if (pending === undefined) {
-    pending = {
-      kind: 'invocation',
-      aggregate: invocationStats,
-      state: invocationStats.empty(),
-      startUs: bucket.startUs,
-      expireAtMs,
-    };
-    states.set(bucket, pending);
-  }
-  return pending;
-}
-
-function addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: number): void {
-  const { requests } = event;
-  for (let i = 0; i < requests.length; i++) {
-    const request = requests[i] as EdgeRequest;
-    if (request.host === null) continue;
-    let host = project.hosts.get(request.host);
-    if (host === undefined) {
-      host = { states: new Map(), newestUs: event.timestampUs };
-      project.hosts.set(request.host, host);
-    } else if (host.newestUs < event.timestampUs) {
-      host.newestUs = event.timestampUs;
-    }
-    const families = familiesOf(request.path);
-    for (let g = 0; g < slot.length; g++) {
-      const bucket = slot[g] as Bucket;
-      const expireAtMs = bucket.usageExpiryMs;
-      if (expireAtMs <= nowMs) continue;
-      let pending = host.states.get(bucket);
-      if (pending === undefined) {
-        pending = {
-          kind: 'usage',
-          aggregate: usageCounts,
-          state: usageCounts.empty(),
-          startUs: bucket.startUs,
-          expireAtMs,
-        };
-        host.states.set(bucket, pending);
-      }
-      pending.state = usageCounts.add(pending.state, families);
-    }
-  }
 }

@@ -19,7 +19,7 @@
  * @module
  */
 import type { RollupStore, StateWrite } from '../store/port.ts';
-import type { PendingStateOf, RollupDelta } from './fold.ts';
+import type { PendingStateOf, RollupDelta } from './fold-delta.ts';
 import { partRef, QUARANTINE_TTL_US, quarantineKey } from './keys.ts';
 import { type KnownProject, NEW_KEY, type ProjectCache } from './project-cache.ts';
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';

@@ -20,7 +20,7 @@
  */
 import { DAY_US } from '../time/civil.ts';
 import type { AdmittedKeys } from './admission.ts';
-import type { PendingStateOf } from './fold.ts';
+import type { PendingStateOf } from './fold-delta.ts';
 import { PartsBudget } from './parts-budget.ts';
 
 /** Projects, and parts, a writer keeps between flushes unless told otherwise. */

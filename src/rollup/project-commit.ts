@@ -18,7 +18,7 @@
  */
 import type { RollupStore, SortedSetWrite, WrittenMember } from '../store/port.ts';
 import type { CommitLedger } from './commit-ledger.ts';
-import { hostSightings, type ProjectDelta, type RollupDelta } from './fold.ts';
+import { hostSightings, type ProjectDelta, type RollupDelta } from './fold-delta.ts';
 import {
   changesChannel,
   EXPIRY_SLACK_US,

@@ -1,12 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent, Source } from '../../src/events/types.ts';
-import {
-  Fold,
-  type PendingState,
-  type ProjectDelta,
-  type RollupDelta,
-} from '../../src/rollup/fold.ts';
+import { Fold } from '../../src/rollup/fold.ts';
+import type { PendingState, ProjectDelta, RollupDelta } from '../../src/rollup/fold-delta.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 
 /** The part of `delta` folded for `project`; fails the test when there is none. */

@@ -8,7 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
-import { Fold, type PendingState } from '../../src/rollup/fold.ts';
+import { Fold } from '../../src/rollup/fold.ts';
+import type { PendingState } from '../../src/rollup/fold-delta.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
   bucketSlot,

@@ -103,6 +103,7 @@ const FILE_STAGES: readonly (readonly [prefix: string, stage: Stage])[] = [
   ['src/events/schema.ts', 'validate'],
   ['src/events/', 'parse'],
   ['src/rollup/fold.ts', 'fold'],
+  ['src/rollup/state-columns.ts', 'fold'],
   // Reading the parts a delta lacks, and merging the delta into them (the aggregates' own
   // merge and serialize frames, above, claim their samples first).
   ['src/rollup/part-merge.ts', 'merge'],
