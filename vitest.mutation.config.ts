@@ -15,6 +15,7 @@ export default defineConfig({
       'test/rollup/aggregates.test.ts',
       'test/rollup/fold-and-read-memory.test.ts',
       'test/rollup/fold-columns.test.ts',
+      'test/rollup/part-columns.test.ts',
       'test/rollup/fold-fuzz.test.ts',
       'test/rollup/fold.test.ts',
       'test/rollup/keys.test.ts',

@@ -7,31 +7,48 @@
 import type { LogflareSource } from '../events/logflare-sources.ts';
 import type { WrittenMember } from '../store/port.ts';
 import type { RegisteredHost } from './keys.ts';
-import type { Aggregate } from './aggregate.ts';
+import type { StateColumns, StateKind } from './state-columns.ts';
 import type { InvocationStats } from './invocation-stats.ts';
 import type { UsageCounts } from './usage-counts.ts';
 
 /**
- * A pending bucket state with the aggregate that merges it, writes it to the store and reads it
- * back, its bucket's start (µs) and when its key may be forgotten (Unix ms). The writer goes
- * through `aggregate` only, whichever aggregate it is.
+ * A bucket state of a delta: where its part lives ({@link partAddress}), its aggregate, its record
+ * in the delta's {@link StateColumns}, its bucket's start (µs) and when its key may be forgotten
+ * (Unix ms).
  */
-export interface PendingStateOf<State> {
-  readonly aggregate: Aggregate<State, never, unknown>;
-  state: State;
+export interface DeltaState {
+  readonly address: string;
+  readonly kind: StateKind;
+  readonly record: number;
   readonly startUs: number;
   readonly expireAtMs: number;
 }
 
-/** A pending bucket state of one of the fold's aggregates, tagged by its kind. */
-export type PendingState =
-  | (PendingStateOf<InvocationStats> & { readonly kind: 'invocation' })
-  | (PendingStateOf<UsageCounts> & { readonly kind: 'usage' });
+/** A delta state as its aggregate's object, tagged by its kind. */
+export type StateObject =
+  | { readonly kind: 'invocation'; readonly state: InvocationStats }
+  | { readonly kind: 'usage'; readonly state: UsageCounts };
+
+/**
+ * The aggregate's object of one state of `delta`: for tools and tests that look into a delta (the
+ * writer merges and writes the columns themselves).
+ *
+ * @example
+ * ```ts
+ * const [first] = delta.projects.get('abc')?.states ?? [];
+ * stateObject(delta, first); // { kind: 'invocation', state: { count: 2, … } }
+ * ```
+ */
+export function stateObject(delta: RollupDelta, { kind, record }: DeltaState): StateObject {
+  return kind === 'invocation'
+    ? { kind, state: delta.columns.invocationState(record) }
+    : { kind, state: delta.columns.usageState(record) };
+}
 
 /** Everything folded for one project since the last {@link Fold.take}. */
 export interface ProjectDelta {
-  /** Pending bucket states by where their parts live ({@link partAddress}). */
-  readonly states: Map<string, PendingState>;
+  /** The bucket states folded, each address once, in the order the fold met them. */
+  readonly states: readonly DeltaState[];
   /** Additions to the project's ring buffer of recent logs. */
   readonly logs: WrittenMember[];
   /** Additions to the project's ring buffers of Logflare sources, by source. */
@@ -55,6 +72,8 @@ export interface RollupDelta {
   readonly projects: Map<string, ProjectDelta>;
   /** Number of events folded. */
   readonly events: number;
+  /** The states' accumulators: the delta's own, handed over with it. */
+  readonly columns: StateColumns;
 }
 
 /**

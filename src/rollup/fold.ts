@@ -8,9 +8,9 @@
  * outlives the event but its ring-buffer member: names (project, function, host) are looked up
  * once per event each and become small integers (scopes); the buckets of an event time are worked
  * out once per second of event time and shared by every event in that second; a state is a
- * record of {@link StateColumns}, found by (scope, bucket) in an open-addressing table and
- * folded into typed arrays. Key strings and the aggregates' state objects are made once per
- * state at {@link Fold.take}.
+ * record of {@link StateColumns}, found by (scope, bucket) in an open-addressing table
+ * ({@link BucketRecords}) and folded into typed arrays. Key strings are made once per state at
+ * {@link Fold.take}, which hands the columns over with the delta and starts new ones.
  *
  * @example
  * ```ts
@@ -46,11 +46,10 @@ import {
   USAGE_HORIZON_US,
   usageBucketKey,
 } from './keys.ts';
-import type { AdmittedWrite, PendingState, RollupDelta } from './fold-delta.ts';
-import { invocationStats } from './invocation-stats.ts';
+import type { AdmittedWrite, DeltaState, RollupDelta } from './fold-delta.ts';
+import { BucketRecords } from './bucket-records.ts';
 import { RecentLogMembers } from './recent-logs.ts';
 import { StateColumns } from './state-columns.ts';
-import { usageCounts } from './usage-counts.ts';
 
 /** One bucket of one grain, shared by every event of the fold that falls in it. */
 interface Bucket {
@@ -102,7 +101,8 @@ export class Fold {
   #buckets: readonly Map<number, Bucket>[] = GRAINS.map(() => new Map());
   /** Every bucket, by {@link Bucket.id}. */
   #bucketList: Bucket[] = [];
-  readonly #columns = new StateColumns();
+  #columns = new StateColumns();
+  #records = new BucketRecords(this.#columns);
   #events = 0;
   /** The ring-buffer members of the stream's edge events. */
   readonly #members: RecentLogMembers;
@@ -160,7 +160,7 @@ export class Fold {
     let project = this.#projects.get(name);
     if (project === undefined) {
       project = {
-        all: this.#columns.newScope(),
+        all: this.#records.newScope(),
         functions: new Map(),
         hosts: new Map(),
         logs: [],
@@ -175,12 +175,16 @@ export class Fold {
 
   /** Hands over the accumulated delta and starts a new one. */
   take(): RollupDelta {
-    const delta: RollupDelta = { projects: new Map(), events: this.#events };
+    const delta: RollupDelta = {
+      projects: new Map(),
+      events: this.#events,
+      columns: this.#columns,
+    };
     // forEach, not for-of: a flush runs this once, too seldom for V8 to optimize away the entry
     // arrays of a for-of over a map.
     this.#projects.forEach((project, name) => {
       const prefix = projectPrefix(name);
-      const states = new Map<string, PendingState>();
+      const states: DeltaState[] = [];
       this.#takeInvocations(states, prefix, functionScope(null), project.all);
       project.functions.forEach((scope, functionId) => {
         this.#takeInvocations(states, prefix, functionScope(functionId), scope);
@@ -203,45 +207,37 @@ export class Fold {
     this.#slots = new Map();
     this.#buckets = GRAINS.map(() => new Map());
     this.#bucketList = [];
-    this.#columns.reset();
+    // As large as this delta's: the next one is likely alike, and need not grow to it.
+    this.#columns = new StateColumns(delta.columns.size);
+    this.#records = new BucketRecords(this.#columns, delta.columns.size);
     this.#events = 0;
     return delta;
   }
 
-  /** Adds the states of one invocation scope to a delta's states, by part address. */
-  #takeInvocations(
-    states: Map<string, PendingState>,
-    prefix: string,
-    scopeName: string,
-    scope: number,
-  ): void {
-    const columns = this.#columns;
-    for (let record = columns.first(scope); record >= 0; record = columns.next(record)) {
-      const bucket = this.#bucketList[columns.bucketOf(record)] as Bucket;
-      states.set(partAddress(invocationBucketKey(prefix, scopeName, bucket.suffix), bucket.slot), {
+  /** Adds the states of one invocation scope to a delta's states. */
+  #takeInvocations(states: DeltaState[], prefix: string, scopeName: string, scope: number): void {
+    const records = this.#records;
+    for (let record = records.first(scope); record >= 0; record = records.next(record)) {
+      const bucket = this.#bucketList[records.bucketOf(record)] as Bucket;
+      states.push({
+        address: partAddress(invocationBucketKey(prefix, scopeName, bucket.suffix), bucket.slot),
         kind: 'invocation',
-        aggregate: invocationStats,
-        state: columns.invocationState(record),
+        record,
         startUs: bucket.startUs,
         expireAtMs: bucket.invocationExpiryMs,
       });
     }
   }
 
-  /** Adds the states of one host to a delta's states, by part address. */
-  #takeUsage(
-    states: Map<string, PendingState>,
-    prefix: string,
-    scopeName: string,
-    scope: number,
-  ): void {
-    const columns = this.#columns;
-    for (let record = columns.first(scope); record >= 0; record = columns.next(record)) {
-      const bucket = this.#bucketList[columns.bucketOf(record)] as Bucket;
-      states.set(partAddress(usageBucketKey(prefix, scopeName, bucket.suffix), bucket.slot), {
+  /** Adds the states of one host to a delta's states. */
+  #takeUsage(states: DeltaState[], prefix: string, scopeName: string, scope: number): void {
+    const records = this.#records;
+    for (let record = records.first(scope); record >= 0; record = records.next(record)) {
+      const bucket = this.#bucketList[records.bucketOf(record)] as Bucket;
+      states.push({
+        address: partAddress(usageBucketKey(prefix, scopeName, bucket.suffix), bucket.slot),
         kind: 'usage',
-        aggregate: usageCounts,
-        state: columns.usageState(record),
+        record,
         startUs: bucket.startUs,
         expireAtMs: bucket.usageExpiryMs,
       });
@@ -286,6 +282,7 @@ export class Fold {
     nowMs: number,
   ): void {
     const columns = this.#columns;
+    const records = this.#records;
     // parse guarantees every entry names the event's project.
     const { invocations } = event;
     for (let i = 0; i < invocations.length; i++) {
@@ -294,29 +291,30 @@ export class Fold {
       if (functionId !== null) {
         scope = project.functions.get(functionId) ?? -1;
         if (scope < 0) {
-          scope = columns.newScope();
+          scope = records.newScope();
           project.functions.set(functionId, scope);
         }
       }
       for (let g = 0; g < slot.length; g++) {
         const bucket = slot[g] as Bucket;
         if (bucket.invocationExpiryMs <= nowMs) continue;
-        columns.addInvocation(columns.record(project.all, bucket.id), statusCode, executionTimeMs);
+        columns.addInvocation(records.record(project.all, bucket.id), statusCode, executionTimeMs);
         if (scope < 0) continue;
-        columns.addInvocation(columns.record(scope, bucket.id), statusCode, executionTimeMs);
+        columns.addInvocation(records.record(scope, bucket.id), statusCode, executionTimeMs);
       }
     }
   }
 
   #addEdge(project: ProjectFold, event: EdgeEvent, slot: TimeSlot, nowMs: number): void {
     const columns = this.#columns;
+    const records = this.#records;
     const { requests } = event;
     for (let i = 0; i < requests.length; i++) {
       const request = requests[i] as EdgeRequest;
       if (request.host === null) continue;
       let host = project.hosts.get(request.host);
       if (host === undefined) {
-        host = { scope: columns.newScope(), newestUs: event.timestampUs };
+        host = { scope: records.newScope(), newestUs: event.timestampUs };
         project.hosts.set(request.host, host);
       } else if (host.newestUs < event.timestampUs) {
         host.newestUs = event.timestampUs;
@@ -325,7 +323,7 @@ export class Fold {
       for (let g = 0; g < slot.length; g++) {
         const bucket = slot[g] as Bucket;
         if (bucket.usageExpiryMs <= nowMs) continue;
-        columns.addRequest(columns.record(host.scope, bucket.id), families);
+        columns.addRequest(records.record(host.scope, bucket.id), families);
       }
     }
   }

@@ -118,6 +118,30 @@ function fromBinary(text: string): InvocationStats {
   return { count, errorCount, statusClasses, timedCount, sum, min, max, times };
 }
 
+/**
+ * Starts a state's stored form ({@link STATE_FORMATS.invocationStatsV1}) with everything before
+ * its sketch, the five status classes read from `classes[classesAt]` on; answers the writer,
+ * for the sketch ({@link writeSketch}), then its `text()`. For a state kept in columns.
+ */
+export function writeInvocationHead(
+  count: number,
+  errorCount: number,
+  classes: ArrayLike<number>,
+  classesAt: number,
+  timedCount: number,
+  sum: number,
+  min: number | null,
+  max: number | null,
+): SevenBitWriter {
+  out.byte(FORMAT).unsigned(count).unsigned(errorCount);
+  for (let i = 0; i < STATUS_CLASSES; i++) out.unsigned(classes[classesAt + i] ?? 0);
+  out.unsigned(timedCount).real(sum);
+  out.byte((min === null ? 0 : HAS_MIN) | (max === null ? 0 : HAS_MAX));
+  if (min !== null) out.real(min);
+  if (max !== null) out.real(max);
+  return out;
+}
+
 /** Invocation statistics as an {@link Aggregate} over invocations. */
 export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationStatsResult> = {
   empty: () => ({
@@ -182,13 +206,11 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
   },
 
   serialize(state) {
-    out.byte(FORMAT).unsigned(state.count).unsigned(state.errorCount);
-    for (let i = 0; i < STATUS_CLASSES; i++) out.unsigned(state.statusClasses[i] ?? 0);
-    out.unsigned(state.timedCount).real(state.sum);
-    out.byte((state.min === null ? 0 : HAS_MIN) | (state.max === null ? 0 : HAS_MAX));
-    if (state.min !== null) out.real(state.min);
-    if (state.max !== null) out.real(state.max);
-    writeSketch(out, state.times);
+    const { count, errorCount, statusClasses, timedCount, sum, min, max } = state;
+    writeSketch(
+      writeInvocationHead(count, errorCount, statusClasses, 0, timedCount, sum, min, max),
+      state.times,
+    );
     return out.text();
   },
 

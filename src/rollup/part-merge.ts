@@ -3,8 +3,9 @@
  * delta, this stream's part as it will be stored. A part the writer's {@link ProjectCache} holds
  * is merged into; one it does not is read from the store first (unless it lies beyond the
  * stream's reach in the project, then it is known new without a read); the delta's state is the
- * part where the stream has none. Every state operation goes through the state's `Aggregate`
- * (merge, serialize, deserialize), whichever aggregate it is.
+ * part where the stream has none. The parts are records of the cache's {@link StateColumns}, merged
+ * into and written from there; only a part read from the store goes through its aggregate's
+ * `deserialize` (the one place a stored text is checked) before it is loaded into them.
  *
  * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
  * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops
@@ -19,10 +20,13 @@
  * @module
  */
 import type { RollupStore, StateWrite } from '../store/port.ts';
-import type { PendingStateOf, RollupDelta } from './fold-delta.ts';
+import type { DeltaState, RollupDelta } from './fold-delta.ts';
+import { invocationStats } from './invocation-stats.ts';
 import { partRef, QUARANTINE_TTL_US, quarantineKey } from './keys.ts';
 import { type KnownProject, NEW_KEY, type ProjectCache } from './project-cache.ts';
+import type { StateColumns } from './state-columns.ts';
 import { readStateOrReport, type UnreadableReporter } from './unreadable.ts';
+import { usageCounts } from './usage-counts.ts';
 
 /** A project's share of a flush: parts merged or read as absent, and parts taken for new. */
 export interface ProjectWrites {
@@ -33,35 +37,33 @@ export interface ProjectWrites {
 
 export const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
 
-/** A pending state of any aggregate: the writer goes through its `aggregate` only. */
-type AnyPending = PendingStateOf<unknown>;
-
-/** The stored part of a key, read by the delta's aggregate; null when the text cannot be read. */
+/**
+ * The stored part of `state`'s key as a record of `columns`; null when the text cannot be read
+ * (reported).
+ */
 function decode(
-  key: string,
-  pending: AnyPending,
+  columns: StateColumns,
+  state: DeltaState,
   text: string,
   report: UnreadableReporter | undefined,
-): AnyPending | null {
-  const { aggregate, startUs, expireAtMs } = pending;
-  const state = readStateOrReport(aggregate, key, text, report);
-  return state === null ? null : { aggregate, state, startUs, expireAtMs };
+): number | null {
+  const { address, kind } = state;
+  const stored = kind === 'invocation'
+    ? readStateOrReport(invocationStats, address, text, report)
+    : readStateOrReport(usageCounts, address, text, report);
+  if (stored === null) return null;
+  const record = columns.newRecord();
+  columns.load(record, kind, stored);
+  columns.setExpiry(record, state.expireAtMs);
+  return record;
 }
 
-/** The store's text of `pending`. */
-function serialized(pending: AnyPending): string {
-  return pending.aggregate.serialize(pending.state);
-}
-
-/** Merges `pending` into `stored` (the same aggregate's) and answers the merged text. */
-function mergeInto(stored: AnyPending, pending: AnyPending): string {
-  if (stored.aggregate !== pending.aggregate) {
-    throw new Error(
-      'a key holds a state of one aggregate but a delta of another was folded for it',
-    );
-  }
-  stored.state = stored.aggregate.merge(stored.state, pending.state);
-  return stored.aggregate.serialize(stored.state);
+/** A new part of the cache's `columns` that holds what `state`'s record of `delta` holds. */
+function copied(columns: StateColumns, delta: StateColumns, state: DeltaState): number {
+  const record = columns.newRecord();
+  columns.copy(record, delta, state.record);
+  columns.setExpiry(record, state.expireAtMs);
+  return record;
 }
 
 /** Options of {@link PartMerger}. */
@@ -94,64 +96,74 @@ export class PartMerger {
 
   /** This stream's new part of every part address of the delta, by project. */
   async merge(delta: RollupDelta): Promise<Map<string, ProjectWrites>> {
-    const missing: [address: string, pending: AnyPending, known: KnownProject][] = [];
-    // Parts taken for new without a read: committed only where the stream has none.
-    const unread = new Set<string>();
+    const missing: [state: DeltaState, known: KnownProject][] = [];
+    // Parts taken for new without a read (by the delta's record): committed only where the
+    // stream has none.
+    const unread = new Set<number>();
     // forEach, not for-of: this runs once a flush, too seldom for V8 to optimize away the entry
     // arrays of a for-of over a map, and a flush goes through every part of its delta.
     delta.projects.forEach(({ states }, project) => {
       const known = this.#cache.known(project);
-      states.forEach((pending, address) => {
-        if (known.parts.has(address)) return;
-        if (pending.startUs > known.reachUs) {
+      for (const state of states) {
+        if (known.parts.has(state.address)) continue;
+        if (state.startUs > known.reachUs) {
           // Beyond everything the stream has folded into the project: it has no part there.
-          unread.add(address);
-          this.#cache.addPart(known, address, NEW_KEY);
-        } else missing.push([address, pending, known]);
-      });
+          unread.add(state.record);
+          this.#cache.addPart(known, state.address, NEW_KEY);
+        } else missing.push([state, known]);
+      }
     });
     const aside = new Map<string, StateWrite>();
     if (missing.length > 0) {
       const values = await this.#store.readParts(
-        missing.map(([address]) => partRef(address)),
+        missing.map(([{ address }]) => partRef(address)),
         this.#stream,
       );
       const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
-      missing.forEach(([address, pending, known], i) => {
+      const columns = this.#cache.columns;
+      missing.forEach(([state, known], i) => {
         const text = values[i] ?? null;
-        const stored = text === null ? NEW_KEY : decode(address, pending, text, this.#onUnreadable);
+        const stored = text === null ? NEW_KEY : decode(columns, state, text, this.#onUnreadable);
         if (stored === null && text !== null) {
           // Kept for inspection; the part itself starts again from this delta.
-          aside.set(address, {
-            key: quarantineKey(address),
+          aside.set(state.address, {
+            key: quarantineKey(state.address),
             value: text,
             expireAtMs: asideUntilMs,
           });
         }
-        this.#cache.addPart(known, address, stored ?? NEW_KEY);
+        this.#cache.addPart(known, state.address, stored ?? NEW_KEY);
       });
     }
+    const columns = this.#cache.columns;
     const writes = new Map<string, ProjectWrites>();
     delta.projects.forEach(({ states }, project) => {
       const { parts } = this.#cache.known(project);
       const list: StateWrite[] = [];
       const newList: StateWrite[] = [];
-      states.forEach((pending, address) => {
+      for (const state of states) {
+        const { address, kind } = state;
         const quarantined = aside.get(address);
         if (quarantined !== undefined) list.push(quarantined);
         const stored = parts.get(address);
         // Re-insert so that Map order is least-recently-written first.
         parts.delete(address);
-        const fresh = stored === undefined || stored === NEW_KEY;
+        let part: number;
         // A part the stream does not have needs no merge: the delta is the part.
-        const value = fresh ? serialized(pending) : mergeInto(stored, pending);
-        parts.set(address, fresh ? pending : stored);
+        if (stored === undefined || stored === NEW_KEY) {
+          part = copied(columns, delta.columns, state);
+        } else {
+          part = stored;
+          columns.merge(part, kind, delta.columns, state.record);
+        }
+        parts.set(address, part);
+        const value = columns.text(part, kind);
         const { key, slot } = partRef(address);
         const write: StateWrite = slot === undefined
-          ? { key, value, expireAtMs: pending.expireAtMs }
-          : { key, slot, value, expireAtMs: pending.expireAtMs };
-        (unread.has(address) ? newList : list).push(write);
-      });
+          ? { key, value, expireAtMs: state.expireAtMs }
+          : { key, slot, value, expireAtMs: state.expireAtMs };
+        (unread.has(state.record) ? newList : list).push(write);
+      }
       writes.set(project, { parts: list, newParts: newList });
     });
     return writes;

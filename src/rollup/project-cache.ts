@@ -1,6 +1,6 @@
 /**
  * What one stream's writer keeps between flushes, by project: the project's watermark of the
- * stream and reach, the stream's parts of its buckets (deserialized), and the keys its bounds
+ * stream and reach, the stream's parts of its buckets (their states in columns), and the keys its bounds
  * admitted. Everything of a project is valid exactly as long as its watermark (it is read after
  * the watermark, and any other write of it moves the watermark), so a writer that finds a
  * watermark moved forgets it all ({@link ProjectCache.forget}).
@@ -20,21 +20,24 @@
  */
 import { DAY_US } from '../time/civil.ts';
 import type { AdmittedKeys } from './admission.ts';
-import type { PendingStateOf } from './fold-delta.ts';
 import { PartsBudget } from './parts-budget.ts';
+import { StateColumns } from './state-columns.ts';
 
 /** Projects, and parts, a writer keeps between flushes unless told otherwise. */
 export const DEFAULT_CACHE_LIMIT = 50_000;
 
 /** Marks a key the store was asked for and does not hold a part of this stream. */
-export const NEW_KEY = Symbol('new key');
+export const NEW_KEY = -1;
 
-/** A stream's part of one bucket as kept: deserialized, or known to be absent. */
-export type CachedPart = PendingStateOf<unknown> | typeof NEW_KEY;
+/**
+ * A stream's part of one bucket as kept: its record in the cache's {@link ProjectCache.columns},
+ * or {@link NEW_KEY}, known to be absent.
+ */
+export type CachedPart = number;
 
 /**
  * What this writer knows of a project: its watermark of the stream, as last read or written,
- * and the stream's parts of its buckets (deserialized), which are valid exactly as long as the
+ * and the stream's parts of its buckets (in the cache's columns), which are valid exactly as long as the
  * watermark is (they are read after it, and any other write of them moves it).
  */
 export interface KnownProject {
@@ -111,6 +114,8 @@ export class ProjectCache {
   readonly #partsBudget: PartsBudget;
   /** Counts flushes, to tell what a pending fold still needs from what may be forgotten. */
   #flushes = 0;
+  /** The parts' states, every project's. */
+  #columns = new StateColumns();
 
   constructor(options: ProjectCacheOptions) {
     this.#stream = options.stream;
@@ -127,6 +132,11 @@ export class ProjectCache {
   /** Counts a flush that begins. */
   flushBegins(): void {
     this.#flushes += 1;
+  }
+
+  /** The states of the parts kept (see {@link CachedPart}). */
+  get columns(): StateColumns {
+    return this.#columns;
   }
 
   /** What is kept: projects (watermarks) and parts, each bounded. */
@@ -161,7 +171,7 @@ export class ProjectCache {
     const known = this.#projects.get(project);
     if (known === undefined) return;
     this.#projects.delete(project);
-    this.#countParts(-known.parts.size);
+    this.#dropParts(known);
   }
 
   /** Keeps a part of `known` it did not have (read, or known new). */
@@ -182,6 +192,16 @@ export class ProjectCache {
   forget(): void {
     this.#projects.clear();
     this.#countParts(-this.#partCount);
+    this.#columns = new StateColumns();
+  }
+
+  /** Forgets every part of `known`. */
+  #dropParts(known: KnownProject): void {
+    this.#countParts(-known.parts.size);
+    known.parts.forEach((part) => {
+      if (part !== NEW_KEY) this.#columns.free(part);
+    });
+    known.parts.clear();
   }
 
   /** Counts `parts` more held (negative: dropped), here and in the process's budget. */
@@ -209,8 +229,9 @@ export class ProjectCache {
         }
       }
       for (const [key, part] of known.parts) {
-        if (part !== NEW_KEY && part.expireAtMs > nowMs) break;
+        if (part !== NEW_KEY && this.#columns.expiryOf(part) > nowMs) break;
         known.parts.delete(key);
+        if (part !== NEW_KEY) this.#columns.free(part);
         this.#countParts(-1);
       }
     }
@@ -218,14 +239,13 @@ export class ProjectCache {
     // next needed, while a dropped watermark would stop the fold for a read (one number each).
     for (const known of this.#projects.values()) {
       if (this.#partCount <= this.#limit && !this.#partsBudget.exceeded) break;
-      this.#countParts(-known.parts.size);
-      known.parts.clear();
+      this.#dropParts(known);
     }
     for (const [project, known] of this.#projects) {
       if (this.#projects.size <= this.#limit) break;
       if (known.usedIn >= this.#flushes) continue;
       this.#projects.delete(project);
-      this.#countParts(-known.parts.size);
+      this.#dropParts(known);
     }
   }
 }

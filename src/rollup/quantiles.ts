@@ -244,8 +244,9 @@ const SKETCH_LAYOUT = { exactIntegers: 0, exactReals: 1, bins: 2 } as const;
 /** Integers up to this magnitude are delta-coded in an exact sketch (their gaps stay exact). */
 const LARGEST_DELTA_CODED = 2 ** 50;
 
-function deltaCodable(values: readonly number[]): boolean {
-  for (const value of values) {
+function deltaCodable(values: ArrayLike<number>, start: number, length: number): boolean {
+  for (let i = start; i < start + length; i++) {
+    const value = values[i] ?? 0;
     if (!Number.isInteger(value) || Math.abs(value) >= LARGEST_DELTA_CODED) return false;
     if (Object.is(value, -0)) return false;
   }
@@ -292,13 +293,25 @@ export function writeSketch(out: SevenBitWriter, sketch: QuantileSketch): void {
     writeBins(out, sketch.negative);
     return;
   }
-  const { values } = sketch;
-  const integers = deltaCodable(values);
+  writeExactSketch(out, sketch.values, 0, sketch.values.length);
+}
+
+/**
+ * Appends the binary form of an exact sketch whose sorted values are `values[start]` to
+ * `values[start + length - 1]`, as {@link writeSketch} writes it: for a sketch kept in columns.
+ */
+export function writeExactSketch(
+  out: SevenBitWriter,
+  values: ArrayLike<number>,
+  start: number,
+  length: number,
+): void {
+  const integers = deltaCodable(values, start, length);
   out.byte(integers ? SKETCH_LAYOUT.exactIntegers : SKETCH_LAYOUT.exactReals);
-  out.unsigned(values.length);
-  for (let i = 0; i < values.length; i++) {
+  out.unsigned(length);
+  for (let i = start; i < start + length; i++) {
     const value = values[i] ?? 0;
-    if (integers && i > 0) out.unsigned(value - (values[i - 1] ?? 0));
+    if (integers && i > start) out.unsigned(value - (values[i - 1] ?? 0));
     else out.real(value);
   }
 }

@@ -1,126 +1,127 @@
 /**
- * The fold's bucket states in columns: no object per state and no hash map keyed by text while
- * events are folded. A state is a record number; its numbers live in one `Float64Array` (a fixed
- * stride per record), the exact execution times of its quantile sketch in an arena of doubles,
- * and it is found by (scope, bucket), two small integers the fold hands out, in an
- * open-addressing table. Only a sketch past {@link EXACT_LIMIT} values, binned, is an object (a
- * few per flush). At a flush the states are read back as the aggregates' objects, whose stored
- * text is exactly what folding them one by one through `invocationStats.add` and
- * `usageCounts.add` gives: the same operations, in the same order, on the same doubles.
+ * Bucket states in columns: no object per state. A state is a record number; its numbers live in
+ * one `Float64Array` (a fixed stride per record) and the exact execution times of its quantile
+ * sketch in an arena of doubles, in rooms of a few sizes that are reused once freed. Only a
+ * sketch past {@link EXACT_LIMIT} values, binned, is an object (a few hot buckets). Every
+ * operation is the aggregates' own, on the same doubles in the same order, so a state's stored
+ * text is byte for byte what `invocationStats` and `usageCounts` write for the same values
+ * folded and merged one by one: folding (`add`), merging one state into another (`merge`, the
+ * receiving state's values first among equal ones), writing the stored text and loading it back.
  *
- * Each scope's records form a list in the order they were made, so a flush writes them in the
- * order the fold met them.
+ * A fold keeps its delta in one instance ({@link ./bucket-records.ts} finds a bucket's record), a
+ * writer the stream's parts in another, between flushes.
  *
  * @example
  * ```ts
  * const columns = new StateColumns();
- * const scope = columns.newScope();
- * const record = columns.record(scope, bucketId);
+ * const record = columns.newRecord();
  * columns.addInvocation(record, 200, 12.5);
- * columns.invocationState(record); // { count: 1, statusClasses: [0, 1, 0, 0, 0], … }
- * columns.reset();
+ * columns.text(record, 'invocation'); // the stored form, as invocationStats.serialize writes it
+ * columns.free(record);
  * ```
  *
  * @module
  */
-import { EXACT_LIMIT, type QuantileSketch, quantileSketch } from './quantiles.ts';
-import type { InvocationStats } from './invocation-stats.ts';
-import type { UsageCounts } from './usage-counts.ts';
+import {
+  EXACT_LIMIT,
+  type QuantileSketch,
+  quantileSketch,
+  writeExactSketch,
+  writeSketch,
+} from './quantiles.ts';
+import { type InvocationStats, writeInvocationHead } from './invocation-stats.ts';
+import { type UsageCounts, usageCountsText } from './usage-counts.ts';
 
-/** Doubles per record: the widest state, invocation stats, has 11. */
-const STRIDE = 11;
+/** The aggregate a record holds: invocation stats, or usage counts. */
+export type StateKind = 'invocation' | 'usage';
+
+/** Doubles per record: invocation stats' eleven numbers, and when the key may be forgotten. */
+const STRIDE = 12;
 const COUNT = 0;
 const ERRORS = 1;
 /** Five status classes, 1xx to 5xx, from here on. */
 const CLASSES = 2;
 const TIMED = 7;
 const SUM = 8;
+/** Min and max are NaN while no time is folded (null in the aggregate's object). */
 const MIN = 9;
 const MAX = 10;
+const EXPIRY = 11;
 /** Usage counts: the total, then one count per family bit from here on. */
 const FAMILY_COUNTS = 1;
+const FAMILIES = 4;
 
-/** Integers per record: its bucket, the next record of its scope, its exact values' span. */
-const META = 5;
-const BUCKET = 0;
-const NEXT = 1;
-const VALUES_START = 2;
-const VALUES_LENGTH = 3;
-const VALUES_ROOM = 4;
+/** Integers per record: where its exact values are, how many, and the room they have. */
+const META = 3;
+const VALUES_START = 0;
+const VALUES_LENGTH = 1;
+const VALUES_ROOM = 2;
 
-/** Room for exact values a record is first given; doubled as it fills, up to the limit. */
-const FIRST_ROOM = 4;
+/** The sizes of a record's room for exact values, each the next one's half (the last, the limit). */
+const ROOMS = [4, 8, 16, 32, 64, EXACT_LIMIT] as const;
 
-/** Marks an empty slot of the table and the end of a scope's list. */
-const NONE = -1;
-
-/** Accumulators of bucket states, found by (scope, bucket). */
+/** Accumulators of bucket states. */
 export class StateColumns {
   #records = 0;
-  #numbers = new Float64Array(1024 * STRIDE);
-  #meta = new Int32Array(1024 * META);
-  #values = new Float64Array(4096);
+  #numbers: Float64Array<ArrayBuffer>;
+  #meta: Int32Array<ArrayBuffer>;
+  /** Records freed, to be used again. */
+  readonly #freeRecords: number[] = [];
+  #values = new Float64Array(1024);
   #valuesUsed = 0;
-  /** Sketches past the exact limit, by record. */
-  #binned = new Map<number, QuantileSketch>();
-  /** First and last record of each scope. */
-  #scopeFirst = new Int32Array(256);
-  #scopeLast = new Int32Array(256);
-  #scopes = 0;
-  /** Open addressing: per slot its scope, bucket and record; a power of two of slots. */
-  #table = new Int32Array(2048 * 3).fill(NONE);
-  #tableMask = 2047;
+  /** Rooms freed, by their index in {@link ROOMS}. */
+  readonly #freeRooms: number[][] = ROOMS.map(() => []);
+  /** Sketches kept as objects (binned, or exact as an older version wrote them), by record. */
+  readonly #sketches = new Map<number, QuantileSketch>();
 
-  /** A new scope (a project's functions, one function, one host), with no record yet. */
-  newScope(): number {
-    if (this.#scopes === this.#scopeFirst.length) {
-      this.#scopeFirst = grownInt32(this.#scopeFirst, this.#scopes * 2);
-      this.#scopeLast = grownInt32(this.#scopeLast, this.#scopes * 2);
-    }
-    this.#scopeFirst[this.#scopes] = NONE;
-    this.#scopeLast[this.#scopes] = NONE;
-    return this.#scopes++;
+  /** Columns with room for `records` records before they grow (they grow as needed). */
+  constructor(records = 256) {
+    const room = Math.max(16, records);
+    this.#numbers = new Float64Array(room * STRIDE);
+    this.#meta = new Int32Array(room * META);
   }
 
-  /** The record of `bucket` in `scope`, made empty if there is none. */
-  record(scope: number, bucket: number): number {
-    const table = this.#table;
-    let slot = hashOf(scope, bucket) & this.#tableMask;
-    for (;;) {
-      const at = slot * 3;
-      const found = table[at + 2] as number;
-      if (found === NONE) break;
-      if (table[at] === scope && table[at + 1] === bucket) return found;
-      slot = (slot + 1) & this.#tableMask;
+  /** How many records are in use. */
+  get size(): number {
+    return this.#records - this.#freeRecords.length;
+  }
+
+  /** A record of no values (every count 0, no time), for either aggregate. */
+  newRecord(): number {
+    let record = this.#freeRecords.pop();
+    if (record === undefined) {
+      record = this.#records++;
+      if (record * STRIDE === this.#numbers.length) this.#grow();
     }
-    const record = this.#newRecord(scope, bucket);
-    const at = slot * 3;
-    table[at] = scope;
-    table[at + 1] = bucket;
-    table[at + 2] = record;
-    if (this.#records * 2 > this.#tableMask) this.#growTable();
+    const base = record * STRIDE;
+    this.#numbers.fill(0, base, base + STRIDE);
+    this.#numbers[base + MIN] = Number.NaN;
+    this.#numbers[base + MAX] = Number.NaN;
+    this.#meta.fill(0, record * META, record * META + META);
     return record;
   }
 
-  /** The first record of `scope` (-1: none); then {@link next}. */
-  first(scope: number): number {
-    return this.#scopeFirst[scope] ?? NONE;
+  /** Gives `record` up; its room is used again. */
+  free(record: number): void {
+    this.#releaseValues(record);
+    this.#sketches.delete(record);
+    this.#freeRecords.push(record);
   }
 
-  /** The record made after `record` in its scope (-1: none). */
-  next(record: number): number {
-    return this.#meta[record * META + NEXT] ?? NONE;
+  /** When the key of `record`'s state may be forgotten (Unix ms), as {@link setExpiry} said. */
+  expiryOf(record: number): number {
+    return this.#numbers[record * STRIDE + EXPIRY] as number;
   }
 
-  /** The bucket of `record`. */
-  bucketOf(record: number): number {
-    return this.#meta[record * META + BUCKET] ?? NONE;
+  setExpiry(record: number, expireAtMs: number): void {
+    this.#numbers[record * STRIDE + EXPIRY] = expireAtMs;
   }
 
   /**
    * Folds one invocation into `record`, as `invocationStats.add` does: a status of 400 or more
    * is an error; a status class outside 1xx–5xx is counted nowhere; a time joins sum, min, max
-   * (on a tie the newer value, as `a < b ? a : b` gives) and the sketch.
+   * (on a tie the newer value, as `a < b ? a : b` gives; NaN, no time yet, gives the time) and
+   * the sketch.
    */
   addInvocation(record: number, statusCode: number | null, executionTimeMs: number | null): void {
     const numbers = this.#numbers;
@@ -135,19 +136,20 @@ export class StateColumns {
       }
     }
     if (executionTimeMs === null) return;
-    const timed = numbers[base + TIMED] as number;
-    numbers[base + TIMED] = timed + 1;
+    numbers[base + TIMED] = (numbers[base + TIMED] as number) + 1;
     numbers[base + SUM] = (numbers[base + SUM] as number) + executionTimeMs;
-    if (timed === 0) {
-      numbers[base + MIN] = executionTimeMs;
-      numbers[base + MAX] = executionTimeMs;
-    } else {
-      const min = numbers[base + MIN] as number;
-      const max = numbers[base + MAX] as number;
-      numbers[base + MIN] = min < executionTimeMs ? min : executionTimeMs;
-      numbers[base + MAX] = max > executionTimeMs ? max : executionTimeMs;
-    }
-    this.#addTime(record, executionTimeMs);
+    const min = numbers[base + MIN] as number;
+    const max = numbers[base + MAX] as number;
+    numbers[base + MIN] = min < executionTimeMs ? min : executionTimeMs;
+    numbers[base + MAX] = max > executionTimeMs ? max : executionTimeMs;
+    const sketch = this.#sketches.get(record);
+    if (sketch !== undefined) {
+      this.#sketches.set(record, quantileSketch.add(sketch, executionTimeMs));
+    } else if (this.#meta[record * META + VALUES_LENGTH] === EXACT_LIMIT) {
+      const exact: QuantileSketch = { kind: 'exact', values: this.#exactValues(record) };
+      this.#releaseValues(record);
+      this.#sketches.set(record, quantileSketch.add(exact, executionTimeMs));
+    } else this.#insertTime(record, executionTimeMs);
   }
 
   /** Counts one request into `record`: the total, and each family whose bit `families` sets. */
@@ -163,24 +165,123 @@ export class StateColumns {
     }
   }
 
-  /** The invocation stats folded into `record`, as the aggregate's object. */
+  /**
+   * Merges `from`'s record `other` into `record`, as the aggregate's `merge(record, other)`:
+   * `record`'s exact values come first among equal ones. `other` is left as it was, though a
+   * binned sketch of it may now be shared: it must not be folded into afterwards.
+   */
+  merge(record: number, kind: StateKind, from: StateColumns, other: number): void {
+    const into = this.#numbers;
+    const base = record * STRIDE;
+    const numbers = from.#numbers;
+    const otherBase = other * STRIDE;
+    const counted = kind === 'invocation' ? SUM + 1 : FAMILY_COUNTS + FAMILIES;
+    for (let i = 0; i < counted; i++) {
+      into[base + i] = (into[base + i] as number) + (numbers[otherBase + i] as number);
+    }
+    if (kind === 'usage') return;
+    const min = into[base + MIN] as number;
+    const max = into[base + MAX] as number;
+    const otherMin = numbers[otherBase + MIN] as number;
+    const otherMax = numbers[otherBase + MAX] as number;
+    // minOf and maxOf of two nullable numbers: a null (NaN) side gives the other.
+    if (!Number.isNaN(otherMin)) into[base + MIN] = min < otherMin ? min : otherMin;
+    if (!Number.isNaN(otherMax)) into[base + MAX] = max > otherMax ? max : otherMax;
+    this.#mergeTimes(record, from, other);
+  }
+
+  /** Makes `record` hold what `from`'s record `other` holds (binned sketches shared, see merge). */
+  copy(record: number, from: StateColumns, other: number): void {
+    this.#numbers.set(
+      from.#numbers.subarray(other * STRIDE, other * STRIDE + STRIDE),
+      record * STRIDE,
+    );
+    this.#releaseValues(record);
+    this.#sketches.delete(record);
+    const sketch = from.#sketches.get(other);
+    if (sketch !== undefined) this.#sketches.set(record, sketch);
+    else from.#copyValuesTo(other, this, record);
+  }
+
+  /** Makes `record` hold `state`, as its aggregate read it from the store (kept, not copied). */
+  load(record: number, kind: StateKind, state: InvocationStats | UsageCounts): void {
+    const numbers = this.#numbers;
+    const base = record * STRIDE;
+    if (kind === 'usage') {
+      const { total, rest, storage, auth, realtime } = state as UsageCounts;
+      numbers.set([total, rest, storage, auth, realtime], base);
+      return;
+    }
+    const stats = state as InvocationStats;
+    numbers[base + COUNT] = stats.count;
+    numbers[base + ERRORS] = stats.errorCount;
+    for (let i = 0; i < 5; i++) numbers[base + CLASSES + i] = stats.statusClasses[i] ?? 0;
+    numbers[base + TIMED] = stats.timedCount;
+    numbers[base + SUM] = stats.sum;
+    numbers[base + MIN] = stats.min ?? Number.NaN;
+    numbers[base + MAX] = stats.max ?? Number.NaN;
+    this.#releaseValues(record);
+    this.#sketches.delete(record);
+    const { times } = stats;
+    if (times.kind === 'exact' && times.values.length <= EXACT_LIMIT) {
+      this.#setValues(record, times.values, 0, times.values.length);
+    } else this.#sketches.set(record, times);
+  }
+
+  /** The stored text of `record`, as the aggregate of `kind` serializes the same state. */
+  text(record: number, kind: StateKind): string {
+    const numbers = this.#numbers;
+    const base = record * STRIDE;
+    if (kind === 'usage') {
+      return usageCountsText(
+        numbers[base] as number,
+        numbers[base + FAMILY_COUNTS] as number,
+        numbers[base + FAMILY_COUNTS + 1] as number,
+        numbers[base + FAMILY_COUNTS + 2] as number,
+        numbers[base + FAMILY_COUNTS + 3] as number,
+      );
+    }
+    const min = numbers[base + MIN] as number;
+    const max = numbers[base + MAX] as number;
+    const out = writeInvocationHead(
+      numbers[base + COUNT] as number,
+      numbers[base + ERRORS] as number,
+      numbers,
+      base + CLASSES,
+      numbers[base + TIMED] as number,
+      numbers[base + SUM] as number,
+      Number.isNaN(min) ? null : min,
+      Number.isNaN(max) ? null : max,
+    );
+    const sketch = this.#sketches.get(record);
+    if (sketch !== undefined) writeSketch(out, sketch);
+    else {
+      const at = record * META;
+      const start = this.#meta[at + VALUES_START] as number;
+      writeExactSketch(out, this.#values, start, this.#meta[at + VALUES_LENGTH] as number);
+    }
+    return out.text();
+  }
+
+  /** The invocation stats of `record`, as the aggregate's object (for tests and tools). */
   invocationState(record: number): InvocationStats {
     const numbers = this.#numbers;
     const base = record * STRIDE;
-    const timedCount = numbers[base + TIMED] as number;
+    const min = numbers[base + MIN] as number;
+    const max = numbers[base + MAX] as number;
     return {
       count: numbers[base + COUNT] as number,
       errorCount: numbers[base + ERRORS] as number,
       statusClasses: Array.from(numbers.subarray(base + CLASSES, base + CLASSES + 5)),
-      timedCount,
+      timedCount: numbers[base + TIMED] as number,
       sum: numbers[base + SUM] as number,
-      min: timedCount === 0 ? null : numbers[base + MIN] as number,
-      max: timedCount === 0 ? null : numbers[base + MAX] as number,
-      times: this.#binned.get(record) ?? { kind: 'exact', values: this.#exactValues(record) },
+      min: Number.isNaN(min) ? null : min,
+      max: Number.isNaN(max) ? null : max,
+      times: this.#sketches.get(record) ?? { kind: 'exact', values: this.#exactValues(record) },
     };
   }
 
-  /** The usage counts folded into `record`, as the aggregate's object (families by bit order). */
+  /** The usage counts of `record`, as the aggregate's object (families by bit order). */
   usageState(record: number): UsageCounts {
     const numbers = this.#numbers;
     const base = record * STRIDE;
@@ -193,57 +294,66 @@ export class StateColumns {
     };
   }
 
-  /** Forgets every record and scope, keeping the room for the next fold. */
-  reset(): void {
-    this.#numbers.fill(0, 0, this.#records * STRIDE);
-    this.#table.fill(NONE);
-    this.#records = 0;
-    this.#valuesUsed = 0;
-    this.#scopes = 0;
-    this.#binned.clear();
-  }
-
-  #newRecord(scope: number, bucket: number): number {
-    const record = this.#records++;
-    if (record * STRIDE === this.#numbers.length) {
-      const numbers = new Float64Array(this.#numbers.length * 2);
-      numbers.set(this.#numbers);
-      this.#numbers = numbers;
-      this.#meta = grownInt32(this.#meta, this.#meta.length * 2);
-    }
-    const meta = this.#meta;
-    const at = record * META;
-    meta[at + BUCKET] = bucket;
-    meta[at + NEXT] = NONE;
-    meta[at + VALUES_START] = 0;
-    meta[at + VALUES_LENGTH] = 0;
-    meta[at + VALUES_ROOM] = 0;
-    const last = this.#scopeLast[scope] as number;
-    if (last === NONE) this.#scopeFirst[scope] = record;
-    else meta[last * META + NEXT] = record;
-    this.#scopeLast[scope] = record;
-    return record;
+  #grow(): void {
+    const numbers = new Float64Array(this.#numbers.length * 2);
+    numbers.set(this.#numbers);
+    this.#numbers = numbers;
+    const meta = new Int32Array(this.#meta.length * 2);
+    meta.set(this.#meta);
+    this.#meta = meta;
   }
 
   /**
-   * Adds a time to the record's sketch as `quantileSketch.add` does: inserted after every value
-   * not above it while at most {@link EXACT_LIMIT} are held, then binned.
+   * Merges the times of `from`'s record `other` into `record`'s sketch, as `quantileSketch.merge`:
+   * two exact lists that fit in one are merged from the back (equal values of `other` after
+   * `record`'s); otherwise through the sketches' objects, which bin.
    */
-  #addTime(record: number, value: number): void {
-    const binned = this.#binned.get(record);
-    if (binned !== undefined) {
-      quantileSketch.add(binned, value);
-      return;
-    }
+  #mergeTimes(record: number, from: StateColumns, other: number): void {
     const meta = this.#meta;
     const at = record * META;
     const length = meta[at + VALUES_LENGTH] as number;
-    if (length === EXACT_LIMIT) {
-      const values = this.#exactValues(record);
-      this.#binned.set(record, quantileSketch.add({ kind: 'exact', values }, value));
+    const otherLength = from.#meta[other * META + VALUES_LENGTH] as number;
+    const sketch = this.#sketches.get(record);
+    const otherSketch = from.#sketches.get(other);
+    if (sketch === undefined && otherSketch === undefined && length + otherLength <= EXACT_LIMIT) {
+      if (otherLength === 0) return;
+      if (length + otherLength > (meta[at + VALUES_ROOM] as number)) {
+        this.#moveValues(record, length + otherLength);
+      }
+      const values = this.#values;
+      const start = meta[at + VALUES_START] as number;
+      const theirs = from.#values;
+      const theirStart = from.#meta[other * META + VALUES_START] as number;
+      let i = length - 1;
+      let j = otherLength - 1;
+      for (let k = length + otherLength - 1; j >= 0; k--) {
+        const y = theirs[theirStart + j] as number;
+        if (i >= 0 && (values[start + i] as number) > y) {
+          values[start + k] = values[start + i] as number;
+          i--;
+        } else {
+          values[start + k] = y;
+          j--;
+        }
+      }
+      meta[at + VALUES_LENGTH] = length + otherLength;
       return;
     }
-    if (length === meta[at + VALUES_ROOM]) this.#moveValues(record, length);
+    const into = sketch ?? { kind: 'exact', values: this.#exactValues(record) };
+    const merged = quantileSketch.merge(
+      into,
+      otherSketch ?? { kind: 'exact', values: from.#exactValues(other) },
+    );
+    this.#releaseValues(record);
+    this.#sketches.set(record, merged);
+  }
+
+  /** Inserts a time after every exact value not above it (as `insertSorted`). */
+  #insertTime(record: number, value: number): void {
+    const meta = this.#meta;
+    const at = record * META;
+    const length = meta[at + VALUES_LENGTH] as number;
+    if (length === meta[at + VALUES_ROOM]) this.#moveValues(record, length + 1);
     const values = this.#values;
     const start = meta[at + VALUES_START] as number;
     let low = start;
@@ -258,21 +368,59 @@ export class StateColumns {
     meta[at + VALUES_LENGTH] = length + 1;
   }
 
-  /** Gives the record's exact values twice the room (at least {@link FIRST_ROOM}) at the arena's end. */
-  #moveValues(record: number, length: number): void {
+  /** Makes `record`'s exact values `values[start…start+length)`. */
+  #setValues(record: number, values: ArrayLike<number>, start: number, length: number): void {
+    if (length === 0) return;
+    this.#moveValues(record, length);
+    const to = this.#meta[record * META + VALUES_START] as number;
+    for (let i = 0; i < length; i++) this.#values[to + i] = values[start + i] as number;
+    this.#meta[record * META + VALUES_LENGTH] = length;
+  }
+
+  #copyValuesTo(record: number, to: StateColumns, toRecord: number): void {
+    const at = record * META;
+    const start = this.#meta[at + VALUES_START] as number;
+    to.#setValues(toRecord, this.#values, start, this.#meta[at + VALUES_LENGTH] as number);
+  }
+
+  /** Gives the record's exact values a room for at least `needed`, keeping those it has. */
+  #moveValues(record: number, needed: number): void {
     const meta = this.#meta;
     const at = record * META;
-    const room = Math.min(EXACT_LIMIT, Math.max(FIRST_ROOM, length * 2));
-    if (this.#valuesUsed + room > this.#values.length) {
-      const values = new Float64Array(Math.max(this.#values.length * 2, this.#valuesUsed + room));
-      values.set(this.#values.subarray(0, this.#valuesUsed));
-      this.#values = values;
+    const kind = ROOMS.findIndex((room) => room >= needed);
+    const room = ROOMS[kind] as number;
+    let to = this.#freeRooms[kind]?.pop();
+    if (to === undefined) {
+      if (this.#valuesUsed + room > this.#values.length) {
+        const values = new Float64Array(this.#values.length * 2 + room);
+        values.set(this.#values.subarray(0, this.#valuesUsed));
+        this.#values = values;
+      }
+      to = this.#valuesUsed;
+      this.#valuesUsed += room;
     }
     const start = meta[at + VALUES_START] as number;
-    this.#values.copyWithin(this.#valuesUsed, start, start + length);
-    meta[at + VALUES_START] = this.#valuesUsed;
+    const length = meta[at + VALUES_LENGTH] as number;
+    this.#values.copyWithin(to, start, start + length);
+    this.#releaseValues(record);
+    meta[at + VALUES_START] = to;
+    meta[at + VALUES_LENGTH] = length;
     meta[at + VALUES_ROOM] = room;
-    this.#valuesUsed += room;
+  }
+
+  /** Frees the record's room for exact values (it holds none after). */
+  #releaseValues(record: number): void {
+    const meta = this.#meta;
+    const at = record * META;
+    const room = meta[at + VALUES_ROOM] as number;
+    if (room > 0) {
+      this.#freeRooms[ROOMS.indexOf(room as (typeof ROOMS)[number])]?.push(
+        meta[at + VALUES_START] as number,
+      );
+    }
+    meta[at + VALUES_START] = 0;
+    meta[at + VALUES_LENGTH] = 0;
+    meta[at + VALUES_ROOM] = 0;
   }
 
   #exactValues(record: number): number[] {
@@ -282,34 +430,4 @@ export class StateColumns {
       this.#values.subarray(start, start + (this.#meta[at + VALUES_LENGTH] as number)),
     );
   }
-
-  #growTable(): void {
-    const old = this.#table;
-    const slots = (this.#tableMask + 1) * 2;
-    this.#table = new Int32Array(slots * 3).fill(NONE);
-    this.#tableMask = slots - 1;
-    for (let at = 0; at < old.length; at += 3) {
-      const record = old[at + 2] as number;
-      if (record === NONE) continue;
-      const scope = old[at] as number;
-      const bucket = old[at + 1] as number;
-      let slot = hashOf(scope, bucket) & this.#tableMask;
-      while (this.#table[slot * 3 + 2] !== NONE) slot = (slot + 1) & this.#tableMask;
-      this.#table[slot * 3] = scope;
-      this.#table[slot * 3 + 1] = bucket;
-      this.#table[slot * 3 + 2] = record;
-    }
-  }
-}
-
-/** Mixes a (scope, bucket) pair into a table index (Fibonacci hashing of each half). */
-function hashOf(scope: number, bucket: number): number {
-  const mixed = Math.imul(scope, 0x9e3779b1) ^ Math.imul(bucket + 0x632be5ab, 0x85ebca77);
-  return (mixed ^ (mixed >>> 15)) >>> 0;
-}
-
-function grownInt32(array: Int32Array<ArrayBuffer>, length: number): Int32Array<ArrayBuffer> {
-  const grown = new Int32Array(length);
-  grown.set(array);
-  return grown;
 }

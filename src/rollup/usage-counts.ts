@@ -47,6 +47,21 @@ function fromBinary(text: string): UsageCounts {
   return state;
 }
 
+/**
+ * A state's stored form ({@link STATE_FORMATS.usageCountsV1}): the format byte, then the five
+ * counts, the total first (which `headCount` reads). For a state kept in columns too.
+ */
+export function usageCountsText(
+  total: number,
+  rest: number,
+  storage: number,
+  auth: number,
+  realtime: number,
+): string {
+  return out.byte(FORMAT).unsigned(total).unsigned(rest).unsigned(storage).unsigned(auth)
+    .unsigned(realtime).text();
+}
+
 /** Request counts of one bucket: `total` counts every request, families may overlap. */
 export interface UsageCounts {
   total: number;
@@ -76,10 +91,8 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
 
   finalize: (state) => ({ ...state }),
 
-  // The format byte, then the five counts: the total first, which `headCount` reads.
   serialize: (state) =>
-    out.byte(FORMAT).unsigned(state.total).unsigned(state.rest).unsigned(state.storage)
-      .unsigned(state.auth).unsigned(state.realtime).text(),
+    usageCountsText(state.total, state.rest, state.storage, state.auth, state.realtime),
 
   deserialize: (text) =>
     expectFormat(text, FORMAT, 'usage counts') === 'json' ? fromJson(text) : fromBinary(text),

@@ -86,7 +86,7 @@ test('folded, stored, read back and merged, every state round-trips and every an
           }
           const delta = fold.take();
           for (const { states } of delta.projects.values()) {
-            for (const key of states.keys()) keys.add(key);
+            for (const { address } of states) keys.add(address);
           }
           await writer.flush(delta, offset);
         }

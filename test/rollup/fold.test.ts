@@ -2,14 +2,26 @@ import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent, Source } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
-import type { PendingState, ProjectDelta, RollupDelta } from '../../src/rollup/fold-delta.ts';
+import {
+  type ProjectDelta,
+  type RollupDelta,
+  type StateObject,
+  stateObject,
+} from '../../src/rollup/fold-delta.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 
-/** The part of `delta` folded for `project`; fails the test when there is none. */
-function projectDelta(delta: RollupDelta, project: string): ProjectDelta {
+/**
+ * The part of `delta` folded for `project`, its states as objects by address; fails the test
+ * when there is none.
+ */
+function projectDelta(
+  delta: RollupDelta,
+  project: string,
+): Omit<ProjectDelta, 'states'> & { states: Map<string, StateObject> } {
   const found = delta.projects.get(project);
   if (found === undefined) throw new Error(`no delta for project ${project}`);
-  return found;
+  const states = new Map(found.states.map((state) => [state.address, stateObject(delta, state)]));
+  return { ...found, states };
 }
 
 /** 2026-11-21T10:15:30.123456Z. */
@@ -24,7 +36,7 @@ function event(source: Source, fields: Record<string, unknown>): LogEvent {
   return result.event;
 }
 
-function invocationCount(state: PendingState | undefined): number | undefined {
+function invocationCount(state: StateObject | undefined): number | undefined {
   return state?.kind === 'invocation' ? invocationStats.finalize(state.state).count : undefined;
 }
 

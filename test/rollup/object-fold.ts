@@ -32,7 +32,34 @@ import {
 } from '../../src/rollup/keys.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import { RecentLogMembers } from '../../src/rollup/recent-logs.ts';
-import type { AdmittedWrite, PendingState, RollupDelta } from '../../src/rollup/fold-delta.ts';
+import type { AdmittedWrite, ProjectDelta } from '../../src/rollup/fold-delta.ts';
+import type { Aggregate } from '../../src/rollup/aggregate.ts';
+import type { InvocationStats } from '../../src/rollup/invocation-stats.ts';
+import type { UsageCounts } from '../../src/rollup/usage-counts.ts';
+
+/** A pending bucket state with the aggregate that merges it, writes it and reads it back. */
+export interface PendingStateOf<State> {
+  readonly aggregate: Aggregate<State, never, unknown>;
+  state: State;
+  readonly startUs: number;
+  readonly expireAtMs: number;
+}
+
+/** A pending bucket state of one of the fold's aggregates, tagged by its kind. */
+export type PendingState =
+  | (PendingStateOf<InvocationStats> & { readonly kind: 'invocation' })
+  | (PendingStateOf<UsageCounts> & { readonly kind: 'usage' });
+
+/** A project's delta as this fold hands it over: states as objects, by part address. */
+export interface ObjectProjectDelta extends Omit<ProjectDelta, 'states'> {
+  readonly states: Map<string, PendingState>;
+}
+
+/** Everything folded since the last take, by project. */
+export interface ObjectRollupDelta {
+  readonly projects: Map<string, ObjectProjectDelta>;
+  readonly events: number;
+}
 import { familiesOf } from '../../src/contract/families.ts';
 import { usageCounts } from '../../src/rollup/usage-counts.ts';
 
@@ -157,8 +184,8 @@ export class ObjectFold {
   }
 
   /** Hands over the accumulated delta and starts a new one. */
-  take(): RollupDelta {
-    const delta: RollupDelta = { projects: new Map(), events: this.#events };
+  take(): ObjectRollupDelta {
+    const delta: ObjectRollupDelta = { projects: new Map(), events: this.#events };
     // forEach, not for-of: a flush runs this once, too seldom for V8 to optimize away the entry
     // arrays of a for-of over a map.
     this.#projects.forEach((project, name) => {

@@ -9,7 +9,7 @@ import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
 import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import { Fold } from '../../src/rollup/fold.ts';
-import type { PendingState } from '../../src/rollup/fold-delta.ts';
+import { stateObject } from '../../src/rollup/fold-delta.ts';
 import { invocationStats } from '../../src/rollup/invocation-stats.ts';
 import {
   bucketSlot,
@@ -97,9 +97,10 @@ async function commitAsEarlierVersion(
 ): Promise<void> {
   const fold = new Fold(STREAM);
   fold.add(event, offset, NOW_US);
-  const states = [
-    ...(fold.take().projects.get(PROJECT)?.states ?? new Map<string, PendingState>()),
-  ];
+  const delta = fold.take();
+  const states = (delta.projects.get(PROJECT)?.states ?? []).map((
+    state,
+  ) => [state.address, { ...stateObject(delta, state), expireAtMs: state.expireAtMs }] as const);
   const stored = await store.readParts(states.map(([address]) => partRef(address)), STREAM);
   const [expected] = await store.readWatermarks([watermarkKey(PROJECT)], STREAM);
   const result = await store.commitProject({

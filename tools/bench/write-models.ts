@@ -30,7 +30,7 @@ import { createClient } from 'redis';
 import { parse } from '../../src/events/parse.ts';
 import type { Source } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
-import type { PendingState, RollupDelta } from '../../src/rollup/fold-delta.ts';
+import { type RollupDelta, type StateObject, stateObject } from '../../src/rollup/fold-delta.ts';
 import { partRef } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
 import { RELATIVE_ACCURACY } from '../../src/rollup/quantiles.ts';
@@ -161,7 +161,7 @@ return 1`;
 const LOG_GAMMA = Math.log((1 + RELATIVE_ACCURACY) / (1 - RELATIVE_ACCURACY));
 
 /** The field operations of one pending state: what merging it inside Redis sends. */
-function fieldOperations(pending: PendingState): string[] {
+function fieldOperations(pending: StateObject): string[] {
   const ops: string[] = [];
   const add = (op: string, field: string, value: number) => {
     if (value !== 0) ops.push(op, field, String(value));
@@ -204,15 +204,16 @@ async function writeMergedInRedis(flushes: readonly Flush[], _nowUs: number): Pr
     for (const project of delta.projects.values()) {
       const keys: string[] = [];
       const args: string[] = [];
-      for (const [address, pending] of project.states) {
-        const ops = fieldOperations(pending);
+      for (const state of project.states) {
+        const { address } = state;
+        const ops = fieldOperations(stateObject(delta, state));
         // A second's fields go in its minute's hash, under the second's slot.
         const { key, slot } = partRef(address);
         if (slot !== undefined) {
           for (let i = 1; i < ops.length; i += 3) ops[i] = `${slot}:${ops[i]}`;
         }
         keys.push(key);
-        args.push(String(pending.expireAtMs), String(ops.length / 3), ...ops);
+        args.push(String(state.expireAtMs), String(ops.length / 3), ...ops);
       }
       if (keys.length > 0) calls.push(client.evalSha(sha, { keys, arguments: args }));
     }
