@@ -2,7 +2,8 @@
  * An aggregate function state in the ClickHouse `-State`/`-Merge` (or Algebird monoid) sense:
  * everything a rollup does, streaming fold, merging a delta into a stored state, serializing to
  * the store and reading back, is one of these operations, so no grain or endpoint needs a
- * special case.
+ * special case. The write path runs the same operations on states kept in columns
+ * (`state-columns.ts`), held byte for byte to these by property tests.
  *
  * @example
  * ```ts

@@ -4,11 +4,12 @@
  * counts of the request host at every grain, the project's recent-log ring buffer, the host
  * registry). The delta is then merged into the store by a {@link ./partition-writer.ts}.
  *
- * It runs on every event, so per event it does as little as it can, and makes nothing that
- * outlives the event but its ring-buffer member: names (project, function, host) are looked up
- * once per event each and become small integers (scopes); the buckets of an event time are worked
- * out once per second of event time and shared by every event in that second; a state is a
- * record of {@link StateColumns}, found by (scope, bucket) in an open-addressing table
+ * It runs on every event, so per event it does as little as it can, and of what it makes only
+ * the event's ring-buffer member outlives the event (a project's, a function's or a host's entry,
+ * and a bucket, are made once per flush): a name (project, function, host) is looked up once per
+ * event, invocation or request and stands for a small integer, its scope; the buckets of an event
+ * time are worked out once per second of event time and shared by every event in that second; a
+ * state is a record of {@link StateColumns}, found by (scope, bucket) in an open-addressing table
  * ({@link BucketRecords}) and folded into typed arrays. Key strings are made once per state at
  * {@link Fold.take}, which hands the columns over with the delta and starts new ones.
  *
@@ -53,7 +54,7 @@ import { StateColumns } from './state-columns.ts';
 
 /** One bucket of one grain, shared by every event of the fold that falls in it. */
 interface Bucket {
-  /** Its number in the fold, which {@link StateColumns} keys its records by. */
+  /** Its number in the fold, which {@link BucketRecords} finds its records by. */
   readonly id: number;
   /** Its start (µs). */
   readonly startUs: number;
@@ -72,7 +73,7 @@ type TimeSlot = readonly Bucket[];
 
 /** Requests of one host folded for one project. */
 interface HostFold {
-  /** Its scope in the fold's {@link StateColumns}. */
+  /** Its scope in the fold's {@link BucketRecords}. */
   readonly scope: number;
   /** Newest event time seen (µs), for the host registry. */
   newestUs: number;

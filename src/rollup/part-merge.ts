@@ -115,10 +115,19 @@ export class PartMerger {
     });
     const aside = new Map<string, StateWrite>();
     if (missing.length > 0) {
+      const generation = this.#cache.generation;
       const values = await this.#store.readParts(
         missing.map(([{ address }]) => partRef(address)),
         this.#stream,
       );
+      if (this.#cache.generation !== generation) {
+        // The flush failed meanwhile (the cache was forgotten), or a project was dropped: what
+        // was known when the reads were sent may be gone. Nothing is merged into a stale part.
+        throw new Error(
+          `stream ${this.#stream}: the writer's cache changed while parts were read; the flush ` +
+            'is abandoned and the stream resumes from its stored offset',
+        );
+      }
       const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
       const columns = this.#cache.columns;
       missing.forEach(([state, known], i) => {

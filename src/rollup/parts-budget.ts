@@ -1,5 +1,5 @@
 /**
- * How many stored parts the writers of one process may keep deserialized between flushes, all
+ * How many stored parts the writers of one process may keep (in columns) between flushes, all
  * of them together. A writer's own limit bounds one partition; a consumer holds as many
  * partitions as the group gives it, so only a budget shared by its writers bounds the process.
  * Every writer counts the parts it holds into the budget and, after each of its flushes, drops

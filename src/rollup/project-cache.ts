@@ -116,6 +116,11 @@ export class ProjectCache {
   #flushes = 0;
   /** The parts' states, every project's. */
   #columns = new StateColumns();
+  /**
+   * Counts what makes parts read before it stale: a {@link forget}, a {@link drop} (and the
+   * compaction after an eviction, which moves every part to other records).
+   */
+  #generation = 0;
 
   constructor(options: ProjectCacheOptions) {
     this.#stream = options.stream;
@@ -137,6 +142,14 @@ export class ProjectCache {
   /** The states of the parts kept (see {@link CachedPart}). */
   get columns(): StateColumns {
     return this.#columns;
+  }
+
+  /**
+   * Changes whenever parts or projects known before may have been forgotten or moved: a merge that
+   * read parts checks it did not change while it waited, or abandons what it read.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** What is kept: projects (watermarks) and parts, each bounded. */
@@ -172,6 +185,7 @@ export class ProjectCache {
     if (known === undefined) return;
     this.#projects.delete(project);
     this.#dropParts(known);
+    this.#generation += 1;
   }
 
   /** Keeps a part of `known` it did not have (read, or known new). */
@@ -193,6 +207,7 @@ export class ProjectCache {
     this.#projects.clear();
     this.#countParts(-this.#partCount);
     this.#columns = new StateColumns();
+    this.#generation += 1;
   }
 
   /** Forgets every part of `known`. */
@@ -247,5 +262,28 @@ export class ProjectCache {
       this.#projects.delete(project);
       this.#dropParts(known);
     }
+    if (this.#columns.wasteful) {
+      this.#compact();
+      this.#generation += 1;
+    }
+  }
+
+  /**
+   * Copies the parts kept into new columns of their size, so that the room of those dropped is
+   * given back (typed arrays never shrink). Map order, and so what is evicted first, is kept.
+   */
+  #compact(): void {
+    const old = this.#columns;
+    const columns = new StateColumns(old.size);
+    for (const known of this.#projects.values()) {
+      const { parts } = known;
+      parts.forEach((part, address) => {
+        if (part === NEW_KEY) return;
+        const moved = columns.newRecord();
+        columns.copy(moved, old, part);
+        parts.set(address, moved);
+      });
+    }
+    this.#columns = columns;
   }
 }

@@ -57,8 +57,11 @@ const VALUES_START = 0;
 const VALUES_LENGTH = 1;
 const VALUES_ROOM = 2;
 
-/** The sizes of a record's room for exact values, each the next one's half (the last, the limit). */
+/** The sizes of a record's room for exact values, doubling, up to the limit. */
 const ROOMS = [4, 8, 16, 32, 64, EXACT_LIMIT] as const;
+
+/** Below this many records' room, columns are never {@link StateColumns.wasteful}. */
+const MIN_COMPACTED = 4096;
 
 /** Accumulators of bucket states. */
 export class StateColumns {
@@ -69,6 +72,8 @@ export class StateColumns {
   readonly #freeRecords: number[] = [];
   #values = new Float64Array(1024);
   #valuesUsed = 0;
+  /** Doubles of the arena in rooms that records hold. */
+  #roomsInUse = 0;
   /** Rooms freed, by their index in {@link ROOMS}. */
   readonly #freeRooms: number[][] = ROOMS.map(() => []);
   /** Sketches kept as objects (binned, or exact as an older version wrote them), by record. */
@@ -84,6 +89,23 @@ export class StateColumns {
   /** How many records are in use. */
   get size(): number {
     return this.#records - this.#freeRecords.length;
+  }
+
+  /**
+   * Whether most of the room these columns took is free (records freed, rooms of exact values
+   * freed): typed arrays never shrink, so a holder that freed most of its records copies the
+   * rest into new columns ({@link copy}) to give the memory back.
+   */
+  get wasteful(): boolean {
+    const records = this.#numbers.length / STRIDE;
+    return (records > MIN_COMPACTED && this.size * 4 < records) ||
+      (this.#values.length > MIN_COMPACTED * EXACT_LIMIT &&
+        this.#roomsInUse * 4 < this.#values.length);
+  }
+
+  /** Room for how many records the columns hold now (for tests and tools). */
+  get capacity(): number {
+    return this.#numbers.length / STRIDE;
   }
 
   /** A record of no values (every count 0, no time), for either aggregate. */
@@ -167,8 +189,7 @@ export class StateColumns {
 
   /**
    * Merges `from`'s record `other` into `record`, as the aggregate's `merge(record, other)`:
-   * `record`'s exact values come first among equal ones. `other` is left as it was, though a
-   * binned sketch of it may now be shared: it must not be folded into afterwards.
+   * `record`'s exact values come first among equal ones. `other` is left as it was.
    */
   merge(record: number, kind: StateKind, from: StateColumns, other: number): void {
     const into = this.#numbers;
@@ -190,7 +211,11 @@ export class StateColumns {
     this.#mergeTimes(record, from, other);
   }
 
-  /** Makes `record` hold what `from`'s record `other` holds (binned sketches shared, see merge). */
+  /**
+   * Makes `record` hold what `from`'s record `other` holds. A sketch kept as an object (binned) is
+   * shared, not copied: a later fold or merge into `record` changes it, so `other` must not be
+   * read afterwards (a delta's records are read once, at its flush).
+   */
   copy(record: number, from: StateColumns, other: number): void {
     this.#numbers.set(
       from.#numbers.subarray(other * STRIDE, other * STRIDE + STRIDE),
@@ -406,6 +431,7 @@ export class StateColumns {
     meta[at + VALUES_START] = to;
     meta[at + VALUES_LENGTH] = length;
     meta[at + VALUES_ROOM] = room;
+    this.#roomsInUse += room;
   }
 
   /** Frees the record's room for exact values (it holds none after). */
@@ -417,6 +443,7 @@ export class StateColumns {
       this.#freeRooms[ROOMS.indexOf(room as (typeof ROOMS)[number])]?.push(
         meta[at + VALUES_START] as number,
       );
+      this.#roomsInUse -= room;
     }
     meta[at + VALUES_START] = 0;
     meta[at + VALUES_LENGTH] = 0;

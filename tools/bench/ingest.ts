@@ -319,6 +319,11 @@ console.log(
 
 // 5. Freshness at 80% of the end-to-end rate, from a separate producer process.
 const rate = Math.round(Number(results.endToEndEventsPerSecond) * 0.8);
+// The live phase's costs per event: its events lie within the last seconds, so each touches the
+// few buckets live traffic touches (issue 48's "Redis CPU per event at a live rate").
+const liveStoredBefore = await stored();
+const liveRedisBefore = sum(await nodes.cpuSeconds());
+const liveCpuBefore = processCpu();
 measuringFreshness = true;
 await new Promise<void>((resolve, reject) => {
   const child = spawn(process.execPath, [
@@ -341,6 +346,15 @@ await new Promise<void>((resolve, reject) => {
 });
 await new Promise((resolve) => setTimeout(resolve, 2_000));
 measuringFreshness = false;
+const liveEvents = (await stored()) - liveStoredBefore;
+const liveCpuAfter = processCpu();
+const livePerEvent = (before: number | null, after: number | null) =>
+  before === null || after === null || liveEvents <= 0
+    ? null
+    : Number(((after - before) / liveEvents * 1e6).toFixed(1));
+results.liveEvents = liveEvents;
+results.liveRedisCpuUsPerEvent = livePerEvent(liveRedisBefore, sum(await nodes.cpuSeconds()));
+results.liveConsumerCpuUsPerEvent = livePerEvent(liveCpuBefore.consumers, liveCpuAfter.consumers);
 results.freshnessRate = rate;
 results.freshnessFlushes = freshness.length;
 results.freshnessP50Ms = percentile(freshness, 0.5);
@@ -350,7 +364,10 @@ results.liveFlushP99Ms = Number(percentile(liveFlushDurations, 0.99).toFixed(1))
 console.log(
   `5. freshness at ${rate} events/s (80%): produce-to-visible p50 ${results.freshnessP50Ms} ms, ` +
     `p99 ${results.freshnessP99Ms} ms over ${freshness.length} flushes (oldest event of each flush); ` +
-    `flush p50 ${results.liveFlushP50Ms} ms, p99 ${results.liveFlushP99Ms} ms`,
+    `flush p50 ${results.liveFlushP50Ms} ms, p99 ${results.liveFlushP99Ms} ms; over its ${liveEvents} ` +
+    `events, Redis CPU ${results.liveRedisCpuUsPerEvent ?? '?'} µs and consumers ${
+      results.liveConsumerCpuUsPerEvent ?? '?'
+    } µs per event`,
 );
 
 const peaks = children.map((child) => processPeakRssBytes(child.pid));

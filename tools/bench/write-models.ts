@@ -67,7 +67,7 @@ interface Flush {
 
 /**
  * Folds the generated stream into flushes, the same for every model. Each model gets its own
- * (the writer adopts a delta's states as its parts and merges later deltas into them).
+ * (the writer copies a delta's states into its parts and merges later deltas into them).
  * `withLogs`: keep the ring-buffer additions and hosts, to show what they add.
  */
 function foldedFlushes(spread: 'project' | 'index', nowUs: number, withLogs: boolean): Flush[] {
