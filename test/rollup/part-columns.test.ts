@@ -43,7 +43,7 @@ import {
 import { ObjectFold, type PendingState } from './object-fold.ts';
 
 /** Generated cases per run; the mutation run asks for fewer (vitest.mutation.config.ts). */
-const RUNS = Number(process.env.FOLD_COLUMNS_RUNS ?? 150) / 3;
+const RUNS = Math.max(1, Math.floor(Number(process.env.FOLD_COLUMNS_RUNS ?? 150) / 3));
 const STREAM = 'columns/0';
 
 /** The text a part of state objects, merged flush after flush, was stored as. */
