@@ -132,7 +132,8 @@ describe('the fold in columns', () => {
             : i % 5 === 0
             ? NEGATIVE_ZERO
             : (i * 37) % 101 + (i % 2) / 4,
-          response: [{ status_code: 200 + (i % 4) * 100 }],
+          // Every status class's edges (the contract takes 100 to 599).
+          response: [{ status_code: [100, 199, 200, 399, 400, 499, 500, 599][i % 8] }],
         }],
       }),
     }));
