@@ -50,7 +50,7 @@ import {
 import type { AdmittedWrite, DeltaState, RollupDelta } from './fold-delta.ts';
 import { BucketRecords } from './bucket-records.ts';
 import { RecentLogMembers } from './recent-logs.ts';
-import { StateColumns } from './state-columns.ts';
+import { StateColumns, type StateKind } from './state-columns.ts';
 
 /** One bucket of one grain, shared by every event of the fold that falls in it. */
 interface Bucket {
@@ -186,13 +186,13 @@ export class Fold {
     this.#projects.forEach((project, name) => {
       const prefix = projectPrefix(name);
       const states: DeltaState[] = [];
-      this.#takeInvocations(states, prefix, functionScope(null), project.all);
+      this.#takeScope(states, 'invocation', prefix, functionScope(null), project.all);
       project.functions.forEach((scope, functionId) => {
-        this.#takeInvocations(states, prefix, functionScope(functionId), scope);
+        this.#takeScope(states, 'invocation', prefix, functionScope(functionId), scope);
       });
       const hosts = new Map<string, number>();
       project.hosts.forEach(({ scope, newestUs }, host) => {
-        this.#takeUsage(states, prefix, hostScope(host), scope);
+        this.#takeScope(states, 'usage', prefix, hostScope(host), scope);
         hosts.set(host, newestUs);
       });
       delta.projects.set(name, {
@@ -215,32 +215,24 @@ export class Fold {
     return delta;
   }
 
-  /** Adds the states of one invocation scope to a delta's states. */
-  #takeInvocations(states: DeltaState[], prefix: string, scopeName: string, scope: number): void {
+  /** Adds the states of one scope, of the aggregate `kind`, to a delta's states. */
+  #takeScope(
+    states: DeltaState[],
+    kind: StateKind,
+    prefix: string,
+    scopeName: string,
+    scope: number,
+  ): void {
     const records = this.#records;
+    const keyOf = kind === 'invocation' ? invocationBucketKey : usageBucketKey;
     for (let record = records.first(scope); record >= 0; record = records.next(record)) {
       const bucket = this.#bucketList[records.bucketOf(record)] as Bucket;
       states.push({
-        address: partAddress(invocationBucketKey(prefix, scopeName, bucket.suffix), bucket.slot),
-        kind: 'invocation',
+        address: partAddress(keyOf(prefix, scopeName, bucket.suffix), bucket.slot),
+        kind,
         record,
         startUs: bucket.startUs,
-        expireAtMs: bucket.invocationExpiryMs,
-      });
-    }
-  }
-
-  /** Adds the states of one host to a delta's states. */
-  #takeUsage(states: DeltaState[], prefix: string, scopeName: string, scope: number): void {
-    const records = this.#records;
-    for (let record = records.first(scope); record >= 0; record = records.next(record)) {
-      const bucket = this.#bucketList[records.bucketOf(record)] as Bucket;
-      states.push({
-        address: partAddress(usageBucketKey(prefix, scopeName, bucket.suffix), bucket.slot),
-        kind: 'usage',
-        record,
-        startUs: bucket.startUs,
-        expireAtMs: bucket.usageExpiryMs,
+        expireAtMs: kind === 'invocation' ? bucket.invocationExpiryMs : bucket.usageExpiryMs,
       });
     }
   }
