@@ -8,8 +8,8 @@ import type { LogflareSource } from '../events/logflare-sources.ts';
 import type { WrittenMember } from '../store/port.ts';
 import type { RegisteredHost } from './keys.ts';
 import type { StateColumns, StateKind } from './state-columns.ts';
-import type { InvocationStats } from './invocation-stats.ts';
-import type { UsageCounts } from './usage-counts.ts';
+import { type InvocationStats, invocationStats } from './invocation-stats.ts';
+import { type UsageCounts, usageCounts } from './usage-counts.ts';
 
 /**
  * A bucket state of a delta: where its part lives ({@link partAddress}), its aggregate, its record
@@ -30,8 +30,8 @@ export type StateObject =
   | { readonly kind: 'usage'; readonly state: UsageCounts };
 
 /**
- * The aggregate's object of one state of `delta`: for tools and tests that look into a delta (the
- * writer merges and writes the columns themselves).
+ * The aggregate's object of one state of `delta`, read back from its stored text: for tools and
+ * tests that look into a delta (the writer merges and writes the columns themselves).
  *
  * @example
  * ```ts
@@ -41,8 +41,8 @@ export type StateObject =
  */
 export function stateObject(delta: RollupDelta, { kind, record }: DeltaState): StateObject {
   return kind === 'invocation'
-    ? { kind, state: delta.columns.invocationState(record) }
-    : { kind, state: delta.columns.usageState(record) };
+    ? { kind, state: invocationStats.deserialize(delta.columns.text(record, kind)) }
+    : { kind, state: usageCounts.deserialize(delta.columns.text(record, kind)) };
 }
 
 /** Everything folded for one project since the last {@link Fold.take}. */

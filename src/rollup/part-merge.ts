@@ -66,6 +66,9 @@ function copied(columns: StateColumns, delta: StateColumns, state: DeltaState): 
   return record;
 }
 
+/** A delta state whose part the cache does not hold, with its project as known. */
+type Missing = readonly [state: DeltaState, known: KnownProject];
+
 /** Options of {@link PartMerger}. */
 export interface PartMergerOptions {
   readonly store: RollupStore;
@@ -96,9 +99,17 @@ export class PartMerger {
 
   /** This stream's new part of every part address of the delta, by project. */
   async merge(delta: RollupDelta): Promise<Map<string, ProjectWrites>> {
-    const missing: [state: DeltaState, known: KnownProject][] = [];
-    // Parts taken for new without a read (by the delta's record): committed only where the
-    // stream has none.
+    const { missing, unread } = this.#unknownParts(delta);
+    const aside = missing.length === 0 ? new Map<string, StateWrite>() : await this.#read(missing);
+    return this.#writes(delta, unread, aside);
+  }
+
+  /**
+   * The delta's parts the cache does not hold: those to read, and those taken for new without a
+   * read (by the delta's record; committed only where the stream has none), which are noted new.
+   */
+  #unknownParts(delta: RollupDelta): { missing: Missing[]; unread: Set<number> } {
+    const missing: Missing[] = [];
     const unread = new Set<number>();
     // forEach, not for-of: this runs once a flush, too seldom for V8 to optimize away the entry
     // arrays of a for-of over a map, and a flush goes through every part of its delta.
@@ -113,37 +124,52 @@ export class PartMerger {
         } else missing.push([state, known]);
       }
     });
-    const aside = new Map<string, StateWrite>();
-    if (missing.length > 0) {
-      const generation = this.#cache.generation;
-      const values = await this.#store.readParts(
-        missing.map(([{ address }]) => partRef(address)),
-        this.#stream,
+    return { missing, unread };
+  }
+
+  /**
+   * Reads the `missing` parts into the cache (absent ones noted new); answers the copies aside of
+   * those that could not be read, by address.
+   */
+  async #read(missing: readonly Missing[]): Promise<Map<string, StateWrite>> {
+    const generation = this.#cache.generation;
+    const values = await this.#store.readParts(
+      missing.map(([{ address }]) => partRef(address)),
+      this.#stream,
+    );
+    if (this.#cache.generation !== generation) {
+      // The flush failed meanwhile (the cache was forgotten), or a project was dropped: what
+      // was known when the reads were sent may be gone. Nothing is merged into a stale part.
+      throw new Error(
+        `stream ${this.#stream}: the writer's cache changed while parts were read; the flush ` +
+          'is abandoned and the stream resumes from its stored offset',
       );
-      if (this.#cache.generation !== generation) {
-        // The flush failed meanwhile (the cache was forgotten), or a project was dropped: what
-        // was known when the reads were sent may be gone. Nothing is merged into a stale part.
-        throw new Error(
-          `stream ${this.#stream}: the writer's cache changed while parts were read; the flush ` +
-            'is abandoned and the stream resumes from its stored offset',
-        );
-      }
-      const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
-      const columns = this.#cache.columns;
-      missing.forEach(([state, known], i) => {
-        const text = values[i] ?? null;
-        const stored = text === null ? NEW_KEY : decode(columns, state, text, this.#onUnreadable);
-        if (stored === null && text !== null) {
-          // Kept for inspection; the part itself starts again from this delta.
-          aside.set(state.address, {
-            key: quarantineKey(state.address),
-            value: text,
-            expireAtMs: asideUntilMs,
-          });
-        }
-        this.#cache.addPart(known, state.address, stored ?? NEW_KEY);
-      });
     }
+    const aside = new Map<string, StateWrite>();
+    const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
+    const columns = this.#cache.columns;
+    missing.forEach(([state, known], i) => {
+      const text = values[i] ?? null;
+      const stored = text === null ? NEW_KEY : decode(columns, state, text, this.#onUnreadable);
+      if (stored === null && text !== null) {
+        // Kept for inspection; the part itself starts again from this delta.
+        aside.set(state.address, {
+          key: quarantineKey(state.address),
+          value: text,
+          expireAtMs: asideUntilMs,
+        });
+      }
+      this.#cache.addPart(known, state.address, stored ?? NEW_KEY);
+    });
+    return aside;
+  }
+
+  /** Merges each delta state into its part and answers the parts' writes, by project. */
+  #writes(
+    delta: RollupDelta,
+    unread: ReadonlySet<number>,
+    aside: ReadonlyMap<string, StateWrite>,
+  ): Map<string, ProjectWrites> {
     const columns = this.#cache.columns;
     const writes = new Map<string, ProjectWrites>();
     delta.projects.forEach(({ states }, project) => {

@@ -288,37 +288,6 @@ export class StateColumns {
     return out.text();
   }
 
-  /** The invocation stats of `record`, as the aggregate's object (for tests and tools). */
-  invocationState(record: number): InvocationStats {
-    const numbers = this.#numbers;
-    const base = record * STRIDE;
-    const min = numbers[base + MIN] as number;
-    const max = numbers[base + MAX] as number;
-    return {
-      count: numbers[base + COUNT] as number,
-      errorCount: numbers[base + ERRORS] as number,
-      statusClasses: Array.from(numbers.subarray(base + CLASSES, base + CLASSES + 5)),
-      timedCount: numbers[base + TIMED] as number,
-      sum: numbers[base + SUM] as number,
-      min: Number.isNaN(min) ? null : min,
-      max: Number.isNaN(max) ? null : max,
-      times: this.#sketches.get(record) ?? { kind: 'exact', values: this.#exactValues(record) },
-    };
-  }
-
-  /** The usage counts of `record`, as the aggregate's object (families by bit order). */
-  usageState(record: number): UsageCounts {
-    const numbers = this.#numbers;
-    const base = record * STRIDE;
-    return {
-      total: numbers[base] as number,
-      rest: numbers[base + FAMILY_COUNTS] as number,
-      storage: numbers[base + FAMILY_COUNTS + 1] as number,
-      auth: numbers[base + FAMILY_COUNTS + 2] as number,
-      realtime: numbers[base + FAMILY_COUNTS + 3] as number,
-    };
-  }
-
   #grow(): void {
     const numbers = new Float64Array(this.#numbers.length * 2);
     numbers.set(this.#numbers);
