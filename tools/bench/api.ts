@@ -15,6 +15,7 @@
  *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
  *   npm run bench:api -- --profile DIR      # each API process writes a CPU profile into DIR
  *   npm run bench:api -- --wrk              # also Debian's wrk, closed loop, beside each figure
+ *   npm run bench:api -- --api-node-flags '' # the API on V8's defaults, not `npm run api`'s flags
  *
  * Per workload it also measures the CPU time per request of the API process and of Redis (from
  * /proc, when Redis runs on this machine), and a ceiling: the same answers, captured from the API
@@ -41,6 +42,7 @@ import { baseline } from './api/baseline.ts';
 import { type AnswerAt, DuckDbBaseline } from './api/duckdb.ts';
 import { startApi } from './api/child.ts';
 import { type Flags, flags, redisUrl } from './api/flags.ts';
+import { API_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { drive, type DriveResult } from './api/load.ts';
 import { runWrk } from './api/wrk.ts';
 import { micro, type Mode, ms, perSecond, printTable, type WorkloadFigures } from './api/table.ts';
@@ -291,6 +293,8 @@ async function measureApi(
       },
       [
         ...(options.profile === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.profile}`]),
+        // As `npm run api` starts it, unless --api-node-flags says otherwise.
+        ...(options.apiNodeFlags ?? API_HEAP_FLAGS),
         'service/main.ts',
         '--role',
         'api',
@@ -360,7 +364,9 @@ async function main(): Promise<void> {
       options.events.toLocaleString('en-US')
     } generated events (seed ${SEED}, last hour, ` +
       `1000 projects, Zipf) + 1000 hostile-host events folded into Redis (${url}); one API ` +
-      `process (node service/main.ts --role api); a worker thread of this process drives it over loopback with undici (a heap of its own), ` +
+      `process (node ${
+        (options.apiNodeFlags ?? API_HEAP_FLAGS).join(' ')
+      } service/main.ts --role api); a worker thread of this process drives it over loopback with undici (a heap of its own), ` +
       `${options.connections} connections, ${options.seconds} s per workload after 2 s warm-up; ` +
       'each workload cycles through the 50 busiest projects; per workload and mode (a fresh API ' +
       'process each) the saturation ' +

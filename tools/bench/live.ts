@@ -20,6 +20,12 @@
  *
  *   npm run bench:live -- --backlog 100000 --seconds 30 --streams 5000 [--api-node-flags="..."]
  *
+ * The API replicas get `npm run api`'s heap flags (service/heap-flags.ts) unless
+ * `--api-node-flags` names others (`--api-node-flags=` for V8's defaults).
+ *
+ * `--memory-probe DIR`: the fan-out's API replica loads tools/bench/memory-probe.ts, which writes
+ * what its memory is made of to DIR each second (`node tools/bench/memory-report.ts DIR`).
+ *
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -29,6 +35,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
+import { API_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { freePort } from '../../test/support/poll.ts';
 import {
   environment,
@@ -49,7 +56,8 @@ const { values } = parseArgs({
     'fanout-seconds': { type: 'string', default: '30' },
     'open-per-second': { type: 'string', default: '0' },
     partitions: { type: 'string', default: '4' },
-    'api-node-flags': { type: 'string', default: '' },
+    'api-node-flags': { type: 'string' },
+    'memory-probe': { type: 'string' },
   },
 });
 const backlog = positiveFlag('backlog', values.backlog);
@@ -64,6 +72,9 @@ if (!Number.isInteger(openPerSecond) || openPerSecond < 0) {
   throw new Error('--open-per-second: a whole number of streams a second, 0 for all at once');
 }
 const partitions = positiveFlag('partitions', values.partitions);
+// As `npm run api` starts it, unless --api-node-flags says otherwise ("" for V8's defaults).
+const apiFlags = values['api-node-flags']?.split(' ').filter((flag) => flag !== '') ??
+  API_HEAP_FLAGS;
 const brokers = (process.env['KAFKA_BROKERS'] ?? '').split(',').filter((b) => b !== '');
 const redisUrl = process.env['REDIS_URL'] ?? '';
 if (brokers.length === 0 || redisUrl === '') {
@@ -110,10 +121,14 @@ process.on('uncaughtException', (error) => {
   console.error(error);
   process.exit(1);
 });
-/** An API replica of its own, on a free port, ready. */
-async function startApi(): Promise<{ child: ChildProcess; base: string }> {
+/** An API replica of its own, on a free port, ready; with `probed`, its memory probed. */
+async function startApi(probed = false): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
+  const probe = probed && values['memory-probe'] !== undefined
+    ? { dir: values['memory-probe'], flags: ['--import', './tools/bench/memory-probe.ts'] }
+    : { dir: '', flags: [] };
   const child = start('api', {
+    MEMORY_PROBE_DIR: probe.dir,
     HOST: '127.0.0.1',
     PORT: String(port),
     RATE_LIMIT: 'off',
@@ -122,7 +137,7 @@ async function startApi(): Promise<{ child: ChildProcess; base: string }> {
     LIVE_MAX_STREAMS: String(streamCount + 1000),
     LIVE_MAX_STREAMS_PER_KEY: String(streamCount + 1000),
     LIVE_MAX_STREAMS_PER_ADDRESS: '0',
-  }, values['api-node-flags'].split(' ').filter((flag) => flag !== ''));
+  }, [...probe.flags, ...apiFlags]);
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
@@ -346,7 +361,7 @@ console.log(
 // 3. Fan-out, on an API replica of its own (the first one's heap grew with phase 2's rate): every
 // project watched by streams/500 streams; events at a low rate.
 latencyApi.child.kill('SIGTERM');
-const fanApi = await startApi();
+const fanApi = await startApi(true);
 const api = fanApi.child;
 const rssIdle = processRssBytes(api.pid);
 const fan: ReturnType<typeof openStream>[] = [];
@@ -396,7 +411,7 @@ console.log(
 );
 console.log(
   `sent ${sentEvents} events in phase 2 (${Math.round(sentEvents / seconds)} events/s); API ` +
-    `flags: ${values['api-node-flags'] || "V8's defaults"}; ${environment()}`,
+    `flags: ${apiFlags.join(' ') || "V8's defaults"}; ${environment()}`,
 );
 for (const stream of fan) stream.destroy();
 await producer.disconnect();

@@ -7,7 +7,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { CONSUMER_HEAP_FLAGS } from '../../service/heap-flags.ts';
+import { API_HEAP_FLAGS, CONSUMER_HEAP_FLAGS } from '../../service/heap-flags.ts';
+
+/** Each role's heap flags. */
+const ROLE_HEAP_FLAGS: Readonly<Record<RoleProcessOptions['role'], readonly string[]>> = {
+  consumers: CONSUMER_HEAP_FLAGS,
+  api: API_HEAP_FLAGS,
+};
 
 /** pino's level number of `error`: lines at or above it are errors. */
 const ERROR_LEVEL = 50;
@@ -46,16 +52,16 @@ export class RoleProcess {
   }
 
   /**
-   * Starts `service/main.ts --role <role>` on Node with `env` added (the consumers with the heap
-   * flags of `npm run consumers`), its log on a pipe; its standard error goes to ours.
+   * Starts `service/main.ts --role <role>` on Node with `env` added and the role's heap flags
+   * (as `npm run consumers` and `npm run api`), its log on a pipe; its standard error goes to ours.
    */
   static start(options: RoleProcessOptions): RoleProcess {
     const child = spawn(
       process.execPath,
       [
         '--disable-warning=TimeoutNegativeWarning',
-        // As `npm run consumers` starts them.
-        ...(options.role === 'consumers' ? CONSUMER_HEAP_FLAGS : []),
+        // As `npm run consumers` and `npm run api` start them.
+        ...ROLE_HEAP_FLAGS[options.role],
         'service/main.ts',
         '--role',
         options.role,

@@ -14,6 +14,8 @@ export interface Flags {
   profile: string;
   /** Also drive each API and the ceiling with Debian's `wrk` (`./wrk.ts`). */
   wrk: boolean;
+  /** The API's node flags; null: `npm run api`'s heap flags (service/heap-flags.ts). */
+  apiNodeFlags: string[] | null;
   events: number;
   seconds: number;
   rate: number;
@@ -28,6 +30,7 @@ export function flags(args: readonly string[]): Flags {
     only: '',
     profile: '',
     wrk: false,
+    apiNodeFlags: null,
     events: 1_000_000,
     seconds: 10,
     rate: 3_000,
@@ -35,7 +38,10 @@ export function flags(args: readonly string[]): Flags {
     baselineCalls: 20,
     baselineSeconds: 20,
   };
-  const names: Record<string, Exclude<keyof Flags, 'only' | 'profile' | 'wrk'>> = {
+  const names: Record<
+    string,
+    Exclude<keyof Flags, 'only' | 'profile' | 'wrk' | 'apiNodeFlags'>
+  > = {
     '--events': 'events',
     '--seconds': 'seconds',
     '--rate': 'rate',
@@ -49,6 +55,10 @@ export function flags(args: readonly string[]): Flags {
       i -= 1;
       continue;
     }
+    if (args[i] === '--api-node-flags') {
+      result.apiNodeFlags = (args[i + 1] ?? '').split(' ').filter((flag) => flag !== '');
+      continue;
+    }
     if (args[i] === '--only' || args[i] === '--profile') {
       result[args[i] === '--only' ? 'only' : 'profile'] = args[i + 1] ?? '';
       continue;
@@ -59,7 +69,7 @@ export function flags(args: readonly string[]): Flags {
       throw new Error(
         `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
           '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT, ' +
-          '--profile DIR or --wrk',
+          "--profile DIR, --api-node-flags \"FLAGS\" ('' for V8's defaults) or --wrk",
       );
     }
     result[name] = value;
