@@ -18,23 +18,32 @@ import {
 const ROOT = join(import.meta.dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
-test('npm run consumers starts node with the heap flags', () => {
+const ROLES = [
+  { role: 'consumers', flags: CONSUMER_HEAP_FLAGS },
+  { role: 'api', flags: API_HEAP_FLAGS },
+] as const;
+
+test.each(ROLES)('npm run $role starts node with its heap flags', ({ role, flags }) => {
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> })
     .scripts;
-  const flags = (scripts['consumers'] ?? '').split(' ').filter((word) => word.startsWith('--max-'));
-  expect(flags).toEqual(CONSUMER_HEAP_FLAGS);
+  const words = (scripts[role] ?? '').split(' ');
+  expect(words.filter((word) => word.startsWith('--max-'))).toEqual(flags);
 });
 
-test("docker-compose.yml's consumers container gets them in NODE_OPTIONS", () => {
-  const compose = parse(read('docker-compose.yml')) as {
+test.each(ROLES)("docker-compose.yml's $role containers get them in NODE_OPTIONS", ({
+  role,
+  flags,
+}) => {
+  // `<<: *anchor` merges (YAML 1.1) are what Compose reads too.
+  const compose = parse(read('docker-compose.yml'), { merge: true }) as {
     services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
   };
-  const consumers = Object.entries(compose.services).filter(([, service]) =>
-    service.command?.join(' ') === '--role consumers'
+  const containers = Object.values(compose.services).filter((service) =>
+    service.command?.join(' ') === `--role ${role}`
   );
-  expect(consumers.length).toBeGreaterThan(0);
-  for (const [, service] of consumers) {
-    expect(service.environment?.['NODE_OPTIONS']).toBe(CONSUMER_HEAP_FLAGS.join(' '));
+  expect(containers.length).toBeGreaterThan(0);
+  for (const service of containers) {
+    expect(service.environment?.['NODE_OPTIONS']).toBe(flags.join(' '));
   }
 });
 
@@ -42,28 +51,5 @@ test('docs/OPERATIONS.md states the same bounds', () => {
   const operations = read('docs/OPERATIONS.md');
   expect(operations).toContain(`--max-old-space-size=${CONSUMER_OLD_SPACE_MIB}`);
   expect(operations).toContain(`--max-semi-space-size=${CONSUMER_SEMI_SPACE_MIB}`);
-});
-
-test('npm run api starts node with the API heap flags', () => {
-  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> })
-    .scripts;
-  const flags = (scripts['api'] ?? '').split(' ').filter((word) => word.startsWith('--max-'));
-  expect(flags).toEqual(API_HEAP_FLAGS);
-});
-
-test("docker-compose.yml's API containers get them in NODE_OPTIONS", () => {
-  const compose = parse(read('docker-compose.yml'), { merge: true }) as {
-    services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
-  };
-  const apis = Object.entries(compose.services).filter(([, service]) =>
-    service.command?.join(' ') === '--role api'
-  );
-  expect(apis.length).toBeGreaterThan(0);
-  for (const [, service] of apis) {
-    expect(service.environment?.['NODE_OPTIONS']).toBe(API_HEAP_FLAGS.join(' '));
-  }
-});
-
-test("docs/OPERATIONS.md states the API's bound", () => {
-  expect(read('docs/OPERATIONS.md')).toContain(`--max-semi-space-size=${API_SEMI_SPACE_MIB}`);
+  expect(operations).toContain(`--max-semi-space-size=${API_SEMI_SPACE_MIB}`);
 });
