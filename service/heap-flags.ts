@@ -1,12 +1,12 @@
 /**
- * The V8 heap flags each role is started with. The consumer role's: `npm run consumers`, the image's
- * consumers in docker-compose.yml (`NODE_OPTIONS`), and the tools that start consumers to
- * measure them (`bench:ingest`, `soak`). test/deploy/heap-flags.test.ts keeps those launchers
- * equal to this list. docs/OPERATIONS.md ("A consumer's memory") says what each bounds and how
- * the consumer's own bounds fit inside it: the old space holds the parts cache
- * (`PARTS_CACHE_LIMIT`), what is pending (`FLUSH_EVENTS`, `FLUSH_BYTES`) and a fetch's decoded
- * batches, with room for V8 to collect; past 70% of the heap's limit the consumer holds batches
- * back (consumers/heap-guard.ts) rather than run out of memory.
+ * The V8 heap flags each role is started with. The consumer role's: `npm run consumers`, the
+ * image's consumers in docker-compose.yml (`NODE_OPTIONS`), and the tools that start consumers to
+ * measure them (`bench:ingest`, `soak`); the API role's below. test/deploy/heap-flags.test.ts
+ * keeps those launchers equal to these lists. docs/OPERATIONS.md ("A consumer's memory") says
+ * what each bounds and how the consumer's own bounds fit inside it: the old space holds the parts
+ * cache (`PARTS_CACHE_LIMIT`), what is pending (`FLUSH_EVENTS`, `FLUSH_BYTES`) and a fetch's
+ * decoded batches, with room for V8 to collect; past 70% of the heap's limit the consumer holds
+ * batches back (consumers/heap-guard.ts) rather than run out of memory.
  *
  * @module
  */
@@ -26,7 +26,7 @@ export const CONSUMER_HEAP_FLAGS: readonly string[] = [
 /**
  * MiB of each of the API role's two young-generation semi-spaces. V8 sizes them from the
  * machine's memory (up to 64 MiB each on 24 GiB). A burst of connections grows them to their
- * most, where they stay: with 5,000 live streams that was a third of the API's RSS. An answer's
+ * most, where they stay: with 5,000 live streams that was a quarter of the API's RSS. An answer's
  * work is short-lived and small beside 8 MiB, and the API's CPU per answer did not change
  * (docs/OPERATIONS.md, "An API replica's memory").
  */
@@ -34,6 +34,6 @@ export const API_SEMI_SPACE_MIB = 8;
 
 /**
  * The API role's flags: `npm run api`, `NODE_OPTIONS` in the API container of
- * docker-compose.yml, and the benchmarks that start an API (`bench:live`, `bench:api`).
+ * docker-compose.yml, and the tools that start an API (`bench:live`, `bench:api`, `soak`).
  */
 export const API_HEAP_FLAGS: readonly string[] = [`--max-semi-space-size=${API_SEMI_SPACE_MIB}`];
