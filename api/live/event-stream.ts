@@ -102,12 +102,13 @@ export class EventStream implements DirectSource {
 
   /**
    * Sends an event already framed ({@link eventBytes}) unless it is of the answer last sent:
-   * one answer pushed to many streams is framed once, and its bytes shared.
+   * one answer pushed to many streams is framed once, and its bytes shared. Whether it was sent.
    */
-  sendEvent(event: Uint8Array, etag: string): void {
-    if (this.#ended || etag === this.#lastEtag) return;
+  sendEvent(event: Uint8Array, etag: string): boolean {
+    if (this.#ended || etag === this.#lastEtag) return false;
     this.#lastEtag = etag;
     this.#write(event);
+    return !this.#ended;
   }
 
   /** Sends a comment, so that proxies keep an idle stream open (the owner's timer calls it). */

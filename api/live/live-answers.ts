@@ -7,6 +7,11 @@
  * signals, has every answer computed again when it is back. A store without signals (Upstash)
  * has every answer computed again each coalescing window.
  *
+ * At most {@link MAX_COMPUTING} answers are computed at once; the others wait their turn. One commit
+ * signals every answer of its project together: computed all at once, each one's store replies,
+ * rows and pushed bytes would be alive together, past several scavenges, and what outlives them
+ * stays in memory until a major collection (with 500 answers watched, megabytes a second).
+ *
  * @module
  */
 import type { EndpointRecord } from '../../src/contract/registry.ts';
@@ -52,11 +57,20 @@ export interface LiveAnswersOptions {
 interface Watch {
   readonly answer: WatchedAnswer;
   readonly streams: Set<EventStream>;
-  last: Pushed;
+  /**
+   * The entity tag of the answer last computed. Not its body: kept a second or more, a body would
+   * outlive the young generation and pile up in memory no scavenge frees (with 500 answers
+   * watched, megabytes a second until a major collection).
+   */
+  lastEtag: string;
+  /** A stream joined with another answer than the last computed: push to it at the next one. */
+  stale: boolean;
   /** When set, a computation is due at its end. */
   due: ReturnType<typeof setTimeout> | null;
   slide: ReturnType<typeof setTimeout> | null;
   computing: boolean;
+  /** Waiting for a free place among the answers computed at once. */
+  queued: boolean;
   /** A signal came while computing: compute again after. */
   again: boolean;
   /** A signal came since the last computation started. */
@@ -68,6 +82,9 @@ interface Watch {
 export class LiveAnswers {
   readonly #options: LiveAnswersOptions;
   readonly #watches = new Map<string, Watch>();
+  /** Watches due, waiting for a place among the {@link MAX_COMPUTING} computed at once. */
+  #waiting: Watch[] = [];
+  #computing = 0;
 
   constructor(options: LiveAnswersOptions) {
     this.#options = options;
@@ -91,10 +108,12 @@ export class LiveAnswers {
       watch = {
         answer,
         streams: new Set(),
-        last: first,
+        lastEtag: first.etag,
+        stale: false,
         due: null,
         slide: null,
         computing: false,
+        queued: false,
         again: false,
         signalled: false,
         stop: null,
@@ -105,8 +124,12 @@ export class LiveAnswers {
     }
     watch.streams.add(stream);
     stream.send(first.body, first.etag);
-    // An answer computed since `first` was read is newer: the stream gets it now.
-    if (watch.last.etag !== first.etag) stream.send(watch.last.body, watch.last.etag);
+    // The watch's answer was computed before or after `first` was read: which is newer is
+    // unknown, so the answer is computed again and goes to every stream that lacks it.
+    if (watch.lastEtag !== first.etag) {
+      watch.stale = true;
+      this.#schedule(watch);
+    }
   }
 
   /** Removes `stream` from the watchers of `key`; the last one out stops the watch. */
@@ -121,6 +144,7 @@ export class LiveAnswers {
   close(): void {
     for (const watch of this.#watches.values()) this.#stopWatch(watch);
     this.#watches.clear();
+    this.#waiting = [];
   }
 
   #listen(watch: Watch): void {
@@ -157,7 +181,7 @@ export class LiveAnswers {
     }
     watch.due ??= setTimeout(() => {
       watch.due = null;
-      void this.#compute(watch);
+      this.#start(watch);
     }, this.#options.coalesceMs);
   }
 
@@ -175,8 +199,33 @@ export class LiveAnswers {
       if (!this.#watches.has(watch.answer.key)) return;
       this.#scheduleSlide(watch);
       if (watch.computing) watch.again = true;
-      else void this.#compute(watch);
+      else this.#start(watch);
     }, wait);
+  }
+
+  /** Computes `watch` now if fewer than {@link MAX_COMPUTING} are, else when one ends. */
+  #start(watch: Watch): void {
+    if (watch.queued) return;
+    if (this.#computing >= MAX_COMPUTING) {
+      watch.queued = true;
+      this.#waiting.push(watch);
+      return;
+    }
+    this.#computing++;
+    void this.#compute(watch).finally(() => {
+      this.#computing--;
+      this.#next();
+    });
+  }
+
+  /** Starts the next waiting watch still watched. */
+  #next(): void {
+    while (this.#waiting.length > 0 && this.#computing < MAX_COMPUTING) {
+      const watch = this.#waiting.shift();
+      if (watch === undefined) return;
+      watch.queued = false;
+      if (this.#watches.get(watch.answer.key) === watch) this.#start(watch);
+    }
   }
 
   async #compute(watch: Watch): Promise<void> {
@@ -184,17 +233,20 @@ export class LiveAnswers {
     const { record, params, redactPii } = watch.answer;
     watch.computing = true;
     watch.again = false;
+    const stale = watch.stale;
+    watch.stale = false;
     if (watch.signalled) this.#options.beforeSignalled?.(record);
     watch.signalled = false;
     try {
       const computed = await answer(record, params, { redactPii, fresh: true });
       metrics.countRecompute();
-      if (computed.ok && computed.etag !== watch.last.etag) {
-        watch.last = computed;
-        // Framed once for every stream that watches it.
+      if (computed.ok && (stale || computed.etag !== watch.lastEtag)) {
+        watch.lastEtag = computed.etag;
+        // Framed once for every stream that watches it; a stream that has it already skips it.
         const event = eventBytes(computed.body, computed.etag);
-        for (const stream of watch.streams) stream.sendEvent(event, computed.etag);
-        metrics.countPush(watch.streams.size);
+        let pushed = 0;
+        for (const stream of watch.streams) if (stream.sendEvent(event, computed.etag)) pushed++;
+        metrics.countPush(pushed);
       }
     } catch (error) {
       // The store is away: the streams keep their last answer until it is back.
@@ -206,6 +258,12 @@ export class LiveAnswers {
     }
   }
 }
+
+/**
+ * Most answers computed at once by one process. Enough to keep the store busy (each waits on its
+ * replies most of its time), few enough that what each holds dies young.
+ */
+export const MAX_COMPUTING = 8;
 
 /** How long after a bucket boundary a sliding answer is computed again, in ms. */
 const SLIDE_LAG_MS = 5;
