@@ -129,6 +129,8 @@ async function startApi(probed = false): Promise<{ child: ChildProcess; base: st
     : { dir: '', flags: [] };
   const child = start('api', {
     MEMORY_PROBE_DIR: probe.dir,
+    MEMORY_PROBE_SAMPLING_S: process.env['MEMORY_PROBE_SAMPLING_S'] ?? '',
+    MEMORY_PROBE_SAMPLING_FROM_S: process.env['MEMORY_PROBE_SAMPLING_FROM_S'] ?? '',
     HOST: '127.0.0.1',
     PORT: String(port),
     RATE_LIMIT: 'off',

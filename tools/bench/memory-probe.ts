@@ -7,12 +7,16 @@
  * space's size and used size (MiB), the garbage collections since the last line (count and ms,
  * minor and major) and the heap used right after the last major collection (what was live then).
  * `MEMORY_PROBE_SNAPSHOT_MIB=N` also writes one heap snapshot (`<pid>.heapsnapshot` in the same
- * directory) the first time the RSS reaches N MiB. `tools/bench/memory-report.ts DIR` summarizes
- * the lines. A bench tool, never part of the service.
+ * directory) the first time the RSS reaches N MiB. `MEMORY_PROBE_SAMPLING_S=N` also runs V8's
+ * sampling heap profiler for N seconds (from second `MEMORY_PROBE_SAMPLING_FROM_S`, 0 by default), counting what a major collection
+ * frees but not what a scavenge frees (what outlived the young generation: where it was
+ * allocated), and writes it as `<pid>.heapprofile` (open it in Chrome's DevTools).
+ * `tools/bench/memory-report.ts DIR` summarizes the lines. A bench tool, never part of the service.
  *
  * @module
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
@@ -20,6 +24,8 @@ import v8 from 'node:v8';
 const MIB = 1024 * 1024;
 const dir = process.env.MEMORY_PROBE_DIR;
 const snapshotMiB = Number(process.env.MEMORY_PROBE_SNAPSHOT_MIB ?? 'NaN');
+const samplingSeconds = Number(process.env.MEMORY_PROBE_SAMPLING_S ?? 'NaN');
+const samplingFromSeconds = Number(process.env.MEMORY_PROBE_SAMPLING_FROM_S ?? '0') || 0;
 
 // Only in a role process of the service: with `NODE_OPTIONS=--import=...` the tool that starts
 // them loads it too.
@@ -27,6 +33,10 @@ if (dir !== undefined && dir !== '' && process.argv.includes('--role')) start(di
 
 function start(directory: string): void {
   mkdirSync(directory, { recursive: true });
+  if (samplingSeconds > 0) {
+    const file = join(directory, `${process.pid}.heapprofile`);
+    setTimeout(() => sampleSurvivors(file), samplingFromSeconds * 1000).unref();
+  }
   const file = join(directory, `${process.pid}.jsonl`);
   const startedMs = Date.now();
   let gc = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
@@ -78,4 +88,21 @@ function start(directory: string): void {
     }
   };
   setInterval(sample, 1000).unref();
+}
+
+/** Samples allocations that outlive a scavenge for `samplingSeconds`, then writes them to `file`. */
+function sampleSurvivors(file: string): void {
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: false,
+  });
+  setTimeout(() => {
+    session.post('HeapProfiler.stopSampling', (error, result) => {
+      if (error === null) writeFileSync(file, JSON.stringify(result.profile));
+      session.disconnect();
+    });
+  }, samplingSeconds * 1000).unref();
 }
