@@ -37,3 +37,17 @@ export const API_SEMI_SPACE_MIB = 8;
  * docker-compose.yml, and the tools that start an API (`bench:live`, `bench:api`, `soak`).
  */
 export const API_HEAP_FLAGS: readonly string[] = [`--max-semi-space-size=${API_SEMI_SPACE_MIB}`];
+
+/**
+ * V8 flags the API role sets on itself as it starts (service/main.ts), wherever it is started:
+ * Node refuses them in `NODE_OPTIONS`. Allocation-site pretenuring off: V8 allocates straight in
+ * the old space what a site made that once outlived the young generation, and a pushed answer's
+ * bytes, dead within milliseconds, then stay until a major collection (with 5,000 live streams,
+ * about 2 MiB a second, 40 to 50 MiB more RSS; docs/OPERATIONS.md, "An API replica's memory").
+ */
+export const API_RUNTIME_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring'];
+
+/** The V8 flags a process of `role` sets on itself as it starts. */
+export function runtimeV8Flags(role: string): readonly string[] {
+  return role === 'api' ? API_RUNTIME_V8_FLAGS : [];
+}
