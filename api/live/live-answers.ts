@@ -7,10 +7,11 @@
  * signals, has every answer computed again when it is back. A store without signals (Upstash)
  * has every answer computed again each coalescing window.
  *
- * At most {@link MAX_COMPUTING} answers are computed at once; the others wait their turn. One commit
- * signals every answer of its project together: computed all at once, each one's store replies,
- * rows and pushed bytes would be alive together, past several scavenges, and what outlives them
- * stays in memory until a major collection (with 500 answers watched, megabytes a second).
+ * At most {@link MAX_COMPUTING} answers are computed at once; the others wait their turn. One
+ * commit signals every answer of its project together: computed all at once, each one's store
+ * replies, rows and pushed bytes would be alive together, past several scavenges, and what
+ * outlives them stays in memory until a major collection (with 500 answers watched, megabytes a
+ * second).
  *
  * @module
  */
@@ -203,9 +204,16 @@ export class LiveAnswers {
     }, wait);
   }
 
-  /** Computes `watch` now if fewer than {@link MAX_COMPUTING} are, else when one ends. */
+  /**
+   * Computes `watch` now if fewer than {@link MAX_COMPUTING} are, else when one ends; once its
+   * computation in progress ends if it has one (two at once could end in either order).
+   */
   #start(watch: Watch): void {
     if (watch.queued) return;
+    if (watch.computing) {
+      watch.again = true;
+      return;
+    }
     if (this.#computing >= MAX_COMPUTING) {
       watch.queued = true;
       this.#waiting.push(watch);

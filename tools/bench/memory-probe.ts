@@ -8,10 +8,11 @@
  * minor and major) and the heap used right after the last major collection (what was live then).
  * `MEMORY_PROBE_SNAPSHOT_MIB=N` also writes one heap snapshot (`<pid>.heapsnapshot` in the same
  * directory) the first time the RSS reaches N MiB. `MEMORY_PROBE_SAMPLING_S=N` also runs V8's
- * sampling heap profiler for N seconds (from second `MEMORY_PROBE_SAMPLING_FROM_S`, 0 by default), counting what a major collection
- * frees but not what a scavenge frees (what outlived the young generation: where it was
- * allocated), and writes it as `<pid>.heapprofile` (open it in Chrome's DevTools).
- * `tools/bench/memory-report.ts DIR` summarizes the lines. A bench tool, never part of the service.
+ * sampling heap profiler for N seconds, from second `MEMORY_PROBE_SAMPLING_FROM_S` (0 by
+ * default), counting what a major collection frees but not what a scavenge frees (what outlived
+ * the young generation: where it was allocated), and writes it as `<pid>.heapprofile` (open it in
+ * Chrome's DevTools). `tools/bench/memory-report.ts DIR` summarizes the lines. A bench tool, never
+ * part of the service.
  *
  * @module
  */
@@ -90,7 +91,7 @@ function start(directory: string): void {
   setInterval(sample, 1000).unref();
 }
 
-/** Samples allocations that outlive a scavenge for `samplingSeconds`, then writes them to `file`. */
+/** Samples what outlives a scavenge for `samplingSeconds`, then writes it to `file`. */
 function sampleSurvivors(file: string): void {
   const session = new Session();
   session.connect();

@@ -3,7 +3,8 @@
  * first answer other than the watch's last (read before or after the watch's last computation: a
  * `GET` may reuse an answer) gets the answer of the moment next, never an older one after a newer,
  * and a stream that has it already is not sent it again. Answers signalled together (one commit
- * signals every answer of its project) are computed a bounded number at a time, each once.
+ * signals every answer of its project) are computed a bounded number at a time, each once. One
+ * answer is never computed twice at once (two computations could end, and push, in either order).
  */
 import { describe, expect, test, vi } from 'vitest';
 import type { Computed } from '../../../api/answer/answer.ts';
@@ -67,6 +68,17 @@ function recordedStream(): { stream: EventStream; versions: number[] } {
     cut: () => undefined,
   });
   return { stream, versions };
+}
+
+function watchedOf(project: string): WatchedAnswer {
+  return {
+    key: 'k',
+    record,
+    params: new URLSearchParams(),
+    redactPii: false,
+    project,
+    slideMs: 3_600_000,
+  };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, COALESCE_MS * 6));
@@ -161,5 +173,38 @@ describe('answers signalled together', () => {
     expect([...computed.values()]).toEqual(Array.from({ length: 100 }, () => 1));
     for (const { versions } of streams) expect(versions).toEqual([1, 2]);
     live.close();
+  });
+});
+
+describe('one watched answer', () => {
+  test('is never computed twice at once (a signal due while its window slides)', async () => {
+    const feed = testFeed();
+    let running = 0;
+    let most = 0;
+    let computations = 0;
+    const live = new LiveAnswers({
+      answer: async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        running--;
+        computations++;
+        return answerOf(computations + 1);
+      },
+      changes: feed,
+      // The window slides every 25 ms (a step of 20, 5 past the boundary, at time 0).
+      nowMs: () => 0,
+      coalesceMs: 30,
+      metrics,
+      logger: createLogger('silent'),
+    });
+    const { stream } = recordedStream();
+    live.join({ ...watchedOf('p'), slideMs: 20 }, stream, answerOf(1));
+    await Promise.resolve();
+    // Due at 30 ms; the window slides at 25 ms and its computation lasts 40.
+    feed.signal();
+    await vi.waitFor(() => expect(computations).toBeGreaterThanOrEqual(4), { timeout: 5_000 });
+    live.close();
+    expect(most).toBe(1);
   });
 });
