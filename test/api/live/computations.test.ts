@@ -11,13 +11,14 @@ import type { Computed } from '../../../api/answer/answer.ts';
 import { EventStream } from '../../../api/live/event-stream.ts';
 import { LiveAnswers, MAX_COMPUTING, type WatchedAnswer } from '../../../api/live/live-answers.ts';
 import type { LiveMetrics } from '../../../api/live/live-metrics.ts';
-import { ENDPOINTS } from '../../../src/contract/registry.ts';
+import { type EndpointRecord, ENDPOINTS } from '../../../src/contract/registry.ts';
 import { createLogger } from '../../../src/logger.ts';
 import type { ChangeFeed } from '../../../src/store/changes.ts';
 
 const COALESCE_MS = 5;
-const record = ENDPOINTS[0];
-if (record === undefined) throw new Error('no endpoint records');
+const firstRecord = ENDPOINTS[0];
+if (firstRecord === undefined) throw new Error('no endpoint records');
+const record: EndpointRecord = firstRecord;
 
 function answerOf(version: number): Extract<Computed, { ok: true }> {
   return {
