@@ -59,7 +59,11 @@ export async function startChild(
   for (;;) {
     const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
     const key = /API key: (\S+)\s+\(generated/.exec(output)?.[1];
-    if (url !== undefined && key !== undefined) return { url, key, output: () => output, stop };
+    // The banner's last line: it is printed line by line, and may reach the pipe in pieces.
+    const bannerEnded = /OpenAPI: \S+/.test(output);
+    if (url !== undefined && key !== undefined && bannerEnded) {
+      return { url, key, output: () => output, stop };
+    }
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error(`${command} ${args.join(' ')} did not start:\n${output}`);
