@@ -20,6 +20,7 @@ import { directSink } from '../api/ingest/direct-sink.ts';
 import { openKafkaSink } from '../api/ingest/kafka-sink.ts';
 import type { IngestSink } from '../api/ingest/sink.ts';
 import { type ApiMetrics, createMetrics } from '../api/metrics.ts';
+import { RequestTurns, requestTurnsMetrics } from '../api/adapters/request-turns.ts';
 import { refusalReporter } from '../api/refusal-report.ts';
 import type { Serve } from '../api/adapters/serve.ts';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -354,9 +355,13 @@ async function startHttp(
     const running = demo;
     stops.push(() => running.stop());
   }
+  // Durations on the process's own clock: the service's may be a replay's.
+  const turns = new RequestTurns({ nowMs: () => performance.now() });
+  requestTurnsMetrics(metrics.registry, turns);
   const served = await options.serve(api.fetch, {
     hostname: config.host,
     port: config.port,
+    turns,
     limits: {
       requestTimeoutMs: config.httpRequestTimeoutMs,
       headersTimeoutMs: config.httpHeadersTimeoutMs,

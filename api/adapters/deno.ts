@@ -7,11 +7,13 @@
  * of a large answer is cut when the client stops reading it, `unread-cut.ts`), and a request
  * without a valid `Host` is answered 400 by the adapter; connections that send nothing, the caps
  * and what Deno's own parser refuses (a bare 400) are Deno's (documented in docs/API.md; put a
- * proxy with such limits in front of a Deno deployment exposed to untrusted clients).
+ * proxy with such limits in front of a Deno deployment exposed to untrusted clients). Requests are
+ * handled `MAX_HANDLING` at a time, as on Node (`request-turns.ts`).
  *
  * @module
  */
 import { errorResponse, INTERNAL_MESSAGE } from '../errors.ts';
+import { RequestTurns } from './request-turns.ts';
 import { hostProblem } from './host-header.ts';
 import type { Refusal } from '../refusals.ts';
 import { baseUrl, DEFAULT_SERVER_LIMITS, type Serve } from './serve.ts';
@@ -58,7 +60,8 @@ function deno(): DenoNamespace {
 export const serveDeno: Serve = (fetch, options) => {
   const writeTimeoutMs = options.limits?.writeTimeoutMs ?? DEFAULT_SERVER_LIMITS.writeTimeoutMs;
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
-  const handler = async (request: Request, info: DenoHandlerInfo): Promise<Response> => {
+  const turns = options.turns ?? new RequestTurns({ nowMs: () => performance.now() });
+  const respond = async (request: Request, info: DenoHandlerInfo): Promise<Response> => {
     const problem = hostProblem(request.headers.get('Host'));
     if (problem !== null) {
       onRefusal('bad_request');
@@ -67,6 +70,18 @@ export const serveDeno: Serve = (fetch, options) => {
     const answer = await fetch(request, { remoteAddress: info.remoteAddr.hostname ?? null });
     return cutWhenUnread(answer, writeTimeoutMs, () => onRefusal('slow_reader'));
   };
+  // Every request is answered, even one whose client left while it waited (Deno drops it).
+  const handler = (request: Request, info: DenoHandlerInfo): Promise<Response> =>
+    new Promise((resolve) =>
+      turns.admit({
+        handle: () => {
+          const answered = respond(request, info);
+          resolve(answered);
+          return answered;
+        },
+        gone: () => false,
+      })
+    );
   const server = deno().serve(
     // onListen given: Deno would otherwise print its own "Listening on" line.
     {

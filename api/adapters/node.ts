@@ -5,7 +5,8 @@
  * without a valid `Host` or with a target that is not a path, such as `OPTIONS *`: 400
  * `bad_request`), and every refusal is told to `onRefusal`. Connections beyond `maxConnections`
  * or `maxConnectionsPerAddress`, and those whose client does not read its answer, are closed
- * unanswered (`connection-guard.ts`).
+ * unanswered (`connection-guard.ts`). Requests are handled `MAX_HANDLING` at a time, the others
+ * waiting their turn unread (`request-turns.ts`).
  *
  * (A URL over 8 KiB but within the head limit reaches the API, which answers 414.)
  *
@@ -17,6 +18,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../src/logger.ts';
 import { ERROR_STATUS, errorResponse, INTERNAL_MESSAGE, JSON_HEADERS } from '../errors.ts';
+import { RequestTurns } from './request-turns.ts';
 import { guardConnections } from './connection-guard.ts';
 import { NO_HOST_MESSAGE } from './host-header.ts';
 import { writeDirect } from './node-direct.ts';
@@ -62,6 +64,7 @@ function listenerFailure(
 export const serveNode: Serve = async (fetch, options) => {
   const limits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const onRefusal = options.onRefusal ?? ((_reason: Refusal) => {});
+  const turns = options.turns ?? new RequestTurns({ nowMs: () => performance.now() });
   const listener = getRequestListener(
     async (request, { incoming, outgoing }) =>
       writeDirect(
@@ -94,7 +97,10 @@ export const serveNode: Serve = async (fetch, options) => {
         response.end(body);
         return;
       }
-      void listener(request, response);
+      turns.admit({
+        handle: () => listener(request, response),
+        gone: () => response.destroyed || request.socket.destroyed,
+      });
     },
   );
   server.maxConnections = limits.maxConnections;

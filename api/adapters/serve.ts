@@ -7,6 +7,7 @@ import { DEFAULT_HTTP_LIMITS } from '../../src/config.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { Connection } from '../connection.ts';
 import type { Refusal } from '../refusals.ts';
+import type { RequestTurns } from './request-turns.ts';
 
 /**
  * Bounds on connections and slow clients, set deliberately rather than left to the runtime's
@@ -48,6 +49,8 @@ export interface ListenOptions {
   /** 0 picks a free port. */
   readonly port: number;
   readonly limits?: ServerLimits;
+  /** How many requests are handled at once (request-turns.ts). Default: a new `RequestTurns`. */
+  readonly turns?: RequestTurns;
   /** Told of every refusal, for the metrics and the log. Default: nobody. */
   readonly onRefusal?: (reason: Refusal) => void;
   /**

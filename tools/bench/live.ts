@@ -131,6 +131,9 @@ async function startApi(probed = false): Promise<{ child: ChildProcess; base: st
     MEMORY_PROBE_DIR: probe.dir,
     MEMORY_PROBE_SAMPLING_S: process.env['MEMORY_PROBE_SAMPLING_S'] ?? '',
     MEMORY_PROBE_SAMPLING_FROM_S: process.env['MEMORY_PROBE_SAMPLING_FROM_S'] ?? '',
+    MEMORY_PROBE_GC_AT_S: process.env['MEMORY_PROBE_GC_AT_S'] ?? '',
+    MEMORY_PROBE_SNAPSHOT_MIB: process.env['MEMORY_PROBE_SNAPSHOT_MIB'] ?? '',
+    MEMORY_PROBE_GC_FLAVOR: process.env['MEMORY_PROBE_GC_FLAVOR'] ?? '',
     HOST: '127.0.0.1',
     PORT: String(port),
     RATE_LIMIT: 'off',
@@ -368,12 +371,15 @@ const api = fanApi.child;
 const rssIdle = processRssBytes(api.pid);
 const fan: ReturnType<typeof openStream>[] = [];
 const openStep = Math.max(1, Math.round(openPerSecond / 10));
+const openStart = performance.now();
 for (let i = 0; i < streamCount; i++) {
   fan.push(openStream(fanApi.base, projects[i % PROJECTS] ?? '', false));
   if (openPerSecond > 0 && i % openStep === openStep - 1) await sleep(100);
 }
 for (let i = 0; i < 300 && fan.some((stream) => stream.events === 0); i++) await sleep(100);
 const opened = fan.filter((stream) => stream.events > 0).length;
+// Until the last stream had its first answer (to within the 100 ms of the wait above).
+const openSeconds = (performance.now() - openStart) / 1000;
 const rssOpened = processRssBytes(api.pid);
 const pushesBefore = await metric(fanApi.base, 'api_live_pushes_total');
 const recomputesBefore = await metric(fanApi.base, 'api_live_recomputes_total');
@@ -401,7 +407,9 @@ const mib = (
 console.log(
   `fan-out: ${opened} streams open over ${PROJECTS} answers (opened ${
     openPerSecond === 0 ? 'all at once' : `${openPerSecond} a second`
-  }), ${fanoutRate} events/s for ${fanoutSeconds} s: ` +
+  }, every first answer in ${
+    openSeconds.toFixed(1)
+  } s), ${fanoutRate} events/s for ${fanoutSeconds} s: ` +
     `${pushes} pushes (${received} received), ${recomputes} computations ` +
     `(${(pushes / Math.max(1, recomputes)).toFixed(1)} pushes each); API CPU ` +
     `${((cpu * 1e6) / Math.max(1, pushes)).toFixed(1)} µs per pushed event, ` +

@@ -11,7 +11,9 @@
  * sampling heap profiler for N seconds, from second `MEMORY_PROBE_SAMPLING_FROM_S` (0 by
  * default), counting what a major collection frees but not what a scavenge frees (what outlived
  * the young generation: where it was allocated), and writes it as `<pid>.heapprofile` (open it in
- * Chrome's DevTools). `tools/bench/memory-report.ts DIR` summarizes the lines. A bench tool, never
+ * Chrome's DevTools). `MEMORY_PROBE_GC_AT_S=N` runs one major collection at second N
+ * (`MEMORY_PROBE_GC_FLAVOR=last-resort`: one that also compacts and gives memory back), to tell
+ * garbage from what is live. `tools/bench/memory-report.ts DIR` summarizes the lines. A bench tool, never
  * part of the service.
  *
  * @module
@@ -21,11 +23,12 @@ import { Session } from 'node:inspector';
 import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 const MIB = 1024 * 1024;
 const dir = process.env.MEMORY_PROBE_DIR;
-const snapshotMiB = Number(process.env.MEMORY_PROBE_SNAPSHOT_MIB ?? 'NaN');
-const samplingSeconds = Number(process.env.MEMORY_PROBE_SAMPLING_S ?? 'NaN');
+const snapshotMiB = Number(process.env.MEMORY_PROBE_SNAPSHOT_MIB || 'NaN');
+const samplingSeconds = Number(process.env.MEMORY_PROBE_SAMPLING_S || 'NaN');
 const samplingFromSeconds = Number(process.env.MEMORY_PROBE_SAMPLING_FROM_S ?? '0') || 0;
 
 // Only in a role process of the service: with `NODE_OPTIONS=--import=...` the tool that starts
@@ -37,6 +40,13 @@ function start(directory: string): void {
   if (samplingSeconds > 0) {
     const file = join(directory, `${process.pid}.heapprofile`);
     setTimeout(() => sampleSurvivors(file), samplingFromSeconds * 1000).unref();
+  }
+  const gcAt = Number(process.env.MEMORY_PROBE_GC_AT_S || 'NaN');
+  if (gcAt > 0) {
+    v8.setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as (options?: object) => void;
+    const flavor = process.env.MEMORY_PROBE_GC_FLAVOR || 'regular';
+    setTimeout(() => collect({ type: 'major', execution: 'sync', flavor }), gcAt * 1000).unref();
   }
   const file = join(directory, `${process.pid}.jsonl`);
   const startedMs = Date.now();
