@@ -70,7 +70,7 @@ export const serveDeno: Serve = (fetch, options) => {
     const answer = await fetch(request, { remoteAddress: info.remoteAddr.hostname ?? null });
     return cutWhenUnread(answer, writeTimeoutMs, () => onRefusal('slow_reader'));
   };
-  // Every request is answered, even one whose client left while it waited (Deno drops it).
+  // A request whose client left while it waited is passed over: its answer would go nowhere.
   const handler = (request: Request, info: DenoHandlerInfo): Promise<Response> =>
     new Promise((resolve) =>
       turns.admit({
@@ -79,7 +79,8 @@ export const serveDeno: Serve = (fetch, options) => {
           resolve(answered);
           return answered;
         },
-        gone: () => false,
+        gone: () => request.signal.aborted,
+        passOver: () => resolve(new Response(null, { status: 499 })),
       })
     );
   const server = deno().serve(

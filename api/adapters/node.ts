@@ -100,6 +100,8 @@ export const serveNode: Serve = async (fetch, options) => {
       turns.admit({
         handle: () => listener(request, response),
         gone: () => response.destroyed || request.socket.destroyed,
+        // Pipelined requests of one connection take turns among themselves.
+        line: request.socket,
       });
     },
   );

@@ -1,18 +1,21 @@
 /**
  * How many requests the process handles at once. A request past `maxHandling` waits its turn, in
  * arrival order, before the API reads it (its connection is already open; nothing of the app has
- * run for it yet). A place is given back when the request's handling ends (its answer started:
- * a live stream counts until its first event is written) or once it has held the place for
- * `holdMs`, whichever comes first: a slow request (a body sent slowly, a SQL query, a slow store)
- * keeps running but stops counting, so it never holds up the others for longer than `holdMs`.
+ * run for it yet). A place is given back when the request's handling ends (its answer handed to
+ * the connection: a live stream's first event; on Node, an answer over 64 KiB once written) or
+ * once it has held the place for `holdMs`, whichever comes first: a slow request (a body sent
+ * slowly, a SQL query, a slow store) runs on but stops counting, so it never holds up the others
+ * for longer than `holdMs`.
  *
  * Why: thousands of requests arriving in one instant (dashboards reconnecting after a deploy,
  * 5,000 live streams opened together) were otherwise all in flight together. What each one
  * allocated lived until the last of them was answered, outlived the young generation, and left
  * the heap 50 to 80 MiB larger for good. Handled 64 at a time, it dies young (BENCHMARKS.md).
  *
- * A waiting request whose client has gone is passed over. The waiting are bounded by the
- * connection cap (one request at a time per connection).
+ * Requests of one connection (its `line`: HTTP/1.1 pipelining sends several before the first is
+ * answered) take turns among themselves: only one of them at a time waits with the others or is
+ * handled, so a client that pipelines a thousand requests holds one place in the queue, not a
+ * thousand. A waiting request whose client has gone is passed over (told through `passOver`).
  *
  * @module
  */
@@ -36,10 +39,16 @@ export interface RequestTurnsOptions {
   readonly schedule?: (run: () => void, delayMs: number) => void;
 }
 
-/** A request waiting for its turn: `handle` runs it; `gone` says its client left meanwhile. */
+/** A request waiting for its turn. */
 export interface WaitingRequest {
+  /** Handles it; the promise settles when its handling ends. */
   readonly handle: () => Promise<unknown>;
+  /** Whether its client has left meanwhile: it is then passed over, never handled. */
   readonly gone: () => boolean;
+  /** Told when it is passed over. */
+  readonly passOver?: () => void;
+  /** Its connection: requests of one line take turns among themselves (see the module). */
+  readonly line?: object;
 }
 
 /** What a started request's slot in the waiting list holds (nothing of the request). */
@@ -71,6 +80,10 @@ export class RequestTurns {
   /** Requests waiting, from `#head` on (the front is dropped in steps, not one at a time). */
   #waiting: WaitingRequest[] = [];
   #head = 0;
+  /** Of each line with a request waiting or handled, the requests queued behind it. */
+  readonly #lines = new WeakMap<object, WaitingRequest[]>();
+  /** Requests queued behind another of their line. */
+  #behind = 0;
   #checkScheduled = false;
   #admitted = 0;
   #released = 0;
@@ -93,9 +106,19 @@ export class RequestTurns {
       ((run, delayMs) => setTimeout(run, delayMs).unref?.());
   }
 
-  /** Requests waiting for their turn now. */
+  /** Most requests handled at once. */
+  get maxHandling(): number {
+    return this.#maxHandling;
+  }
+
+  /** Longest time a request counts against `maxHandling`, in ms. */
+  get holdMs(): number {
+    return this.#holdMs;
+  }
+
+  /** Requests waiting for their turn now (those queued behind another of their line too). */
   get waiting(): number {
-    return this.#waiting.length - this.#head;
+    return this.#queued() + this.#behind;
   }
 
   /** Requests handled since the start. */
@@ -103,16 +126,36 @@ export class RequestTurns {
     return this.#admitted;
   }
 
-  /** Requests that stopped counting because they held their place for `holdMs`. */
+  /** Requests that held their place for `holdMs` (and stopped counting then, if still running). */
   get heldTooLong(): number {
     return this.#released;
   }
 
-  /** Handles `request` now if a place is free, else once one is (in arrival order). */
+  /**
+   * Handles `request` now if a place is free, else once one is (in arrival order); behind the
+   * request of its line waiting or handled, once that one's handling has ended.
+   */
   admit(request: WaitingRequest): void {
+    if (request.line !== undefined) {
+      const behind = this.#lines.get(request.line);
+      if (behind !== undefined) {
+        behind.push(request);
+        this.#behind += 1;
+        return;
+      }
+      this.#lines.set(request.line, []);
+    }
+    this.#enter(request);
+  }
+
+  #queued(): number {
+    return this.#waiting.length - this.#head;
+  }
+
+  #enter(request: WaitingRequest): void {
     this.#freeHeldTooLong(this.#nowMs());
     this.#next();
-    if (this.#held < this.#maxHandling && this.waiting === 0) {
+    if (this.#held < this.#maxHandling && this.#queued() === 0) {
       this.#start(request);
       return;
     }
@@ -125,7 +168,10 @@ export class RequestTurns {
     this.#places.push(place);
     this.#held += 1;
     this.#admitted += 1;
-    const done = () => this.#giveBack(place);
+    const done = () => {
+      this.#giveBack(place);
+      this.#lineDone(request);
+    };
     let handling: Promise<unknown>;
     try {
       handling = request.handle();
@@ -140,9 +186,28 @@ export class RequestTurns {
     if (place.held) {
       place.held = false;
       this.#held -= 1;
+      if (this.#nowMs() - place.startedMs >= this.#holdMs) this.#released += 1;
     }
     this.#dropReleased();
     this.#next();
+  }
+
+  /** The request of a line has been handled or passed over: the next of its line enters. */
+  #lineDone(request: WaitingRequest): void {
+    if (request.line === undefined) return;
+    const behind = this.#lines.get(request.line);
+    const next = behind?.shift();
+    if (next === undefined) {
+      this.#lines.delete(request.line);
+      return;
+    }
+    this.#behind -= 1;
+    this.#enter(next);
+  }
+
+  #passOver(request: WaitingRequest): void {
+    request.passOver?.();
+    this.#lineDone(request);
   }
 
   /** Starts waiting requests while places are free, passing over those whose client has gone. */
@@ -150,7 +215,8 @@ export class RequestTurns {
     while (this.#held < this.#maxHandling && this.#head < this.#waiting.length) {
       const request = this.#waiting[this.#head] as WaitingRequest;
       this.#waiting[this.#head++] = PASSED;
-      if (!request.gone()) this.#start(request);
+      if (request.gone()) this.#passOver(request);
+      else this.#start(request);
     }
     if (this.#head === this.#waiting.length) {
       this.#waiting = [];
@@ -181,7 +247,7 @@ export class RequestTurns {
 
   /** While requests wait, checks again when the oldest place will have been held `holdMs`. */
   #scheduleCheck(): void {
-    if (this.#checkScheduled || this.waiting === 0) return;
+    if (this.#checkScheduled || this.#queued() === 0) return;
     const oldest = this.#places[0];
     if (oldest === undefined) return;
     this.#checkScheduled = true;
@@ -199,7 +265,7 @@ export class RequestTurns {
 export function requestTurnsMetrics(registry: Registry, turns: RequestTurns): void {
   new Gauge({
     name: 'api_http_requests_waiting',
-    help: `Requests waiting for their turn (at most ${MAX_HANDLING} are handled at once).`,
+    help: `Requests waiting for their turn (at most ${turns.maxHandling} are handled at once).`,
     registers: [registry],
     collect() {
       this.set(turns.waiting);
@@ -209,8 +275,8 @@ export function requestTurnsMetrics(registry: Registry, turns: RequestTurns): vo
   new Counter({
     name: 'api_http_requests_held_too_long_total',
     help:
-      `Requests that stopped counting against the ${MAX_HANDLING} handled at once after ${HOLD_MS} ms ` +
-      'and ran on.',
+      `Requests that held one of the ${turns.maxHandling} places for ${turns.holdMs} ms or more ` +
+      '(they stop counting then).',
     registers: [registry],
     collect() {
       this.inc(turns.heldTooLong - counted);

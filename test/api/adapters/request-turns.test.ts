@@ -4,6 +4,7 @@
  * request whose client left is passed over; and on a real Node server, a request past the bound
  * is answered once a place is free. The clock and the check's timer are the test's.
  */
+import net from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { Registry } from 'prom-client';
 import { RequestTurns, requestTurnsMetrics } from '../../../api/adapters/request-turns.ts';
@@ -100,6 +101,54 @@ test('a waiting request whose client has gone is passed over, never handled', as
   expect([left.started, last.started]).toEqual([false, true]);
 });
 
+test('requests of one line take turns among themselves; another line does not wait behind them', async () => {
+  const { turns } = turnsAt(1, 1_000);
+  const line = {};
+  const [a1, a2, b1] = [held(), held(), held()];
+  turns.admit({ handle: a1.handle, gone: () => false, line });
+  turns.admit({ handle: a2.handle, gone: () => false, line });
+  turns.admit({ handle: b1.handle, gone: () => false, line: {} });
+  expect(turns.waiting).toBe(2);
+  a1.end();
+  await turn();
+  expect([b1.started, a2.started]).toEqual([true, false]);
+  b1.end();
+  await turn();
+  expect(a2.started).toBe(true);
+  expect(turns.waiting).toBe(0);
+});
+
+test('a request passed over is told, and the next of its line takes its turn', async () => {
+  const { turns } = turnsAt(1, 1_000);
+  const line = {};
+  const holding = held();
+  const left = held();
+  const next = held();
+  const passed: string[] = [];
+  turns.admit({ handle: holding.handle, gone: () => false });
+  turns.admit({ handle: left.handle, gone: () => true, passOver: () => passed.push('left'), line });
+  turns.admit({ handle: next.handle, gone: () => false, line });
+  expect(turns.waiting).toBe(2);
+  holding.end();
+  await turn();
+  expect({ passed, left: left.started, next: next.started }).toEqual({
+    passed: ['left'],
+    left: false,
+    next: true,
+  });
+  expect(turns.waiting).toBe(0);
+});
+
+test('a slow request is counted as held too long even when nobody waited for its place', async () => {
+  const { turns, advance } = turnsAt(2, 100);
+  const slow = held();
+  turns.admit({ handle: slow.handle, gone: () => false });
+  advance(250);
+  slow.end();
+  await turn();
+  expect(turns.heldTooLong).toBe(1);
+});
+
 test('a handler that throws at once gives its place back', () => {
   const { turns } = turnsAt(1, 1_000);
   const next = held();
@@ -171,4 +220,47 @@ test('on Node, a request past the bound is answered once the one before it ends'
   gates[0]?.();
   expect(await quick).toBe('done');
   expect(await (await slow).text()).toBe('done');
+});
+
+test('on Node, pipelined requests of one connection wait behind each other, not before others', async () => {
+  const gates = new Map<string, () => void>();
+  const order: string[] = [];
+  const { turns } = turnsAt(1, 60_000);
+  served = await serveNode(
+    async (request) => {
+      const path = new URL(request.url).pathname;
+      order.push(path);
+      if (path.startsWith('/a')) await new Promise<void>((resolve) => gates.set(path, resolve));
+      return new Response(path);
+    },
+    { hostname: '127.0.0.1', port: 0, logger: createLogger('silent'), turns },
+  );
+  const { port } = new URL(served.url);
+  const pipelined = net.connect(Number(port), '127.0.0.1');
+  let answers = '';
+  pipelined.on('data', (chunk: Buffer) => (answers += chunk.toString()));
+  pipelined.write(
+    ['/a1', '/a2', '/a3'].map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''),
+  );
+  await until(
+    'the first pipelined request handled',
+    5_000,
+    () => Promise.resolve(gates.has('/a1') ? true : null),
+  );
+  const other = fetch(`${served.url}/b`);
+  // The two behind /a1 wait on their connection, /b with the others: three in all.
+  await until('three waiting', 5_000, () => Promise.resolve(turns.waiting === 3 ? true : null));
+  gates.get('/a1')?.();
+  expect(await (await other).text()).toBe('/b');
+  await until('/a2 handled', 5_000, () => Promise.resolve(gates.has('/a2') ? true : null));
+  gates.get('/a2')?.();
+  await until('/a3 handled', 5_000, () => Promise.resolve(gates.has('/a3') ? true : null));
+  gates.get('/a3')?.();
+  await until(
+    'three answers',
+    5_000,
+    () => Promise.resolve(answers.split('HTTP/1.1 200').length === 4 ? true : null),
+  );
+  pipelined.destroy();
+  expect(order).toEqual(['/a1', '/b', '/a2', '/a3']);
 });
