@@ -19,7 +19,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { type Role, ROLES, type Service, startService } from './start.ts';
 import { messageOf } from '../src/text/error-message.ts';
-import { runtimeV8Flags } from './heap-flags.ts';
+import { RUNTIME_V8_FLAGS } from './heap-flags.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const USAGE = `usage: main.ts [--role ${ROLES.join('|')}] [--demo]\n`;
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel, args.role === 'consumers' ? 'consumers' : 'api');
-  for (const flag of runtimeV8Flags(args.role)) v8.setFlagsFromString(flag);
+  for (const flag of RUNTIME_V8_FLAGS) v8.setFlagsFromString(flag);
   // Whatever escapes a running part is a defect: say so once, clearly, and exit.
   const crash = (error: unknown) => {
     logger.fatal({ err: error }, 'unexpected error; exiting');
