@@ -31,7 +31,8 @@
  * its RSS was made of at its highest (V8's spaces, live heap after a major collection, external
  * buffers, collections). The consumers get the heap flags of `npm run consumers`
  * (`service/heap-flags.ts`); `--node-flags="..."` gives theirs instead (to try heap settings;
- * `--node-flags=""` for V8's defaults).
+ * `--node-flags=""` for V8's defaults). Whatever the flags, the role turns allocation-site
+ * pretenuring off itself (`RUNTIME_V8_FLAGS`).
  *
  * @module
  */
