@@ -11,6 +11,7 @@
  * @module
  */
 import { compareUtf8 } from '../text/utf8-order.ts';
+import { utf8Head } from '../text/utf8-head.ts';
 import type {
   CommitResult,
   HashRead,
@@ -66,13 +67,6 @@ const FULL_SWEEP_EVERY_MS = 60_000;
 const SWEEP_SLICE = 64;
 
 const utf8 = new TextEncoder();
-const fromUtf8 = new TextDecoder();
-
-/** The first `bytes` bytes of `text` in UTF-8, as Redis's `string.sub` cuts them. */
-function utf8Head(text: string, bytes: number): string {
-  // A UTF-16 code unit is at most 3 bytes of UTF-8.
-  return text.length * 3 <= bytes ? text : fromUtf8.decode(utf8.encode(text).subarray(0, bytes));
-}
 
 function compareMembers(a: ScoredMember, b: ScoredMember): number {
   return a.score - b.score || compareUtf8(a.member, b.member);

@@ -8,6 +8,7 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { describeWithServices } from '../support/services.ts';
 import { clusterClient } from '../support/store-target.ts';
 import { storeContract } from './contract.ts';
+import { hashReads } from './hash-reads.ts';
 
 describeWithServices(
   ['redisCluster'],
@@ -54,6 +55,38 @@ describeWithServices(
       key: (name, group = 'p') => `${prefix}:{${run}:${group}}:${name}`,
       nowMs: Date.now,
       fencesResume: false,
+    });
+
+    /** A client of the cluster for `use`, closed after it. */
+    const withCluster = async <T>(
+      use: (cluster: ReturnType<typeof clusterClient>) => Promise<T>,
+    ): Promise<T> => {
+      const cluster = await clusterClient(redisCluster.nodes).connect();
+      try {
+        return await use(cluster);
+      } finally {
+        await cluster.close();
+      }
+    };
+    hashReads({
+      store: () => {
+        if (store === null) throw new Error('RedisStore did not connect to the cluster');
+        return store;
+      },
+      key: (name) => `${prefix}:{hash-reads}:${name}`,
+      write: (legacy, hash) =>
+        withCluster(async (cluster) => {
+          await cluster.set(legacy.key, legacy.value);
+          await cluster.hSet(hash.key, hash.fields);
+        }),
+      commandStats: () =>
+        withCluster((cluster) =>
+          Promise.all(
+            cluster.masters.map(async (master) =>
+              String(await (await cluster.nodeClient(master)).sendCommand(['INFO', 'commandstats']))
+            ),
+          )
+        ),
     });
   },
 );

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisStore } from '../../src/store/redis.ts';
 import { describeWithServices } from '../support/services.ts';
 import { storeContract } from './contract.ts';
+import { hashReads } from './hash-reads.ts';
 
 describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({ redis }) => {
   let store: RedisStore | null = null;
@@ -44,5 +45,30 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
       ['part 0', 'part 1'],
       [],
     ]);
+  });
+
+  hashReads({
+    store: () => {
+      if (store === null) throw new Error('RedisStore did not connect');
+      return store;
+    },
+    key: (name) => `${prefix}:{hash-reads}:${name}`,
+    write: async (legacy, hash) => {
+      const client = await createClient({ url: redis.url }).connect();
+      try {
+        await client.set(legacy.key, legacy.value);
+        await client.hSet(hash.key, hash.fields);
+      } finally {
+        await client.close();
+      }
+    },
+    commandStats: async () => {
+      const client = await createClient({ url: redis.url }).connect();
+      try {
+        return [await client.info('commandstats')];
+      } finally {
+        await client.close();
+      }
+    },
   });
 });
