@@ -47,6 +47,28 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
     ]);
   });
 
+  test('a user refused MULTI is answered by the read script', async () => {
+    const admin = await createClient({ url: redis.url }).connect();
+    const username = `no-multi-${randomUUID()}`;
+    const hash = `${prefix}:{no-multi}:hash`;
+    let limited: RedisStore | null = null;
+    try {
+      await admin.sendCommand(['ACL', 'SETUSER', username, 'on', '>secret', '~*', '&*', '+@all']);
+      await admin.sendCommand(['ACL', 'SETUSER', username, '-multi']);
+      await admin.hSet(hash, { 't/0': 'part 0', '5 t/0': 'second 5' });
+      limited = await RedisStore.connect(redis.url, { access: { username, password: 'secret' } });
+      expect(await limited.readSlots([{ key: hash }])).toEqual([[
+        { slot: null, part: 'part 0' },
+        { slot: '5', part: 'second 5' },
+      ]]);
+      expect(await limited.readBuckets([hash])).toEqual([['part 0', 'second 5']]);
+    } finally {
+      await limited?.close();
+      await admin.sendCommand(['ACL', 'DELUSER', username]);
+      await admin.close();
+    }
+  });
+
   hashReads({
     store: () => {
       if (store === null) throw new Error('RedisStore did not connect');
