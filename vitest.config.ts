@@ -7,13 +7,14 @@
  *   test/support/global-setup.ts; files one at a time, as they share those services
  *   (`npm run test:services`);
  * - `faults`: processes killed, stores stopped, paused, rolled back, failed over, the soak; each
- *   file on a Redis or cluster of its own and topics of its own, so two run side by side
- *   (`npm run test:faults`).
+ *   file on a Redis or cluster of its own and topics of its own, so three run side by side
+ *   (`npm run test:faults`), the longest first (test/support/sequencer.ts).
  *
  * @module
  */
 import { defineConfig } from 'vitest/config';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 import { testTiers } from './test/support/tiers.ts';
 
 const tiers = testTiers(import.meta.dirname);
@@ -47,10 +48,11 @@ function tier(
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       tier('unit', tiers.unit, 0, { workers: 3, services: false }),
       tier('services', tiers.services, 1, { workers: 1, services: true }),
-      tier('faults', tiers.faults, 2, { workers: 2, services: true }),
+      tier('faults', tiers.faults, 2, { workers: 3, services: true }),
     ],
   },
 });

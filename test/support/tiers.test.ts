@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LONGEST_FIRST } from './sequencer.ts';
 import { FAULT_FILES, testTiers } from './tiers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -58,5 +59,19 @@ describe('testTiers', () => {
 
   it('lists only fault scenarios that exist', () => {
     expect(testTiers(ROOT).faults).toEqual([...FAULT_FILES].sort());
+  });
+});
+
+describe('LongestFirstSequencer', () => {
+  it('lists files that are there, each once, each of a tier that runs files side by side', () => {
+    expect(new Set(LONGEST_FIRST).size).toBe(LONGEST_FIRST.length);
+    for (const path of LONGEST_FIRST) expect(existsSync(join(ROOT, path)), path).toBe(true);
+    const tiers = testTiers(ROOT);
+    for (const path of LONGEST_FIRST) {
+      expect(
+        tiers.faults.includes(path) || tiers.unit.includes(path),
+        `${path} is in a tier that runs files side by side`,
+      ).toBe(true);
+    }
   });
 });
