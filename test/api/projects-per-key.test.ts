@@ -4,7 +4,7 @@
  * with a reason naming the bound; events of projects the key already sent that day, and other
  * keys, go on. What was accepted is what the endpoints count.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import type { IngestSink, SinkOutcome } from '../../api/ingest/sink.ts';
 import { StoreFullError } from '../../src/store/memory-budget.ts';
 import { TEST_KEY, TEST_NOW_US, testApp } from './helpers/app.ts';
@@ -91,23 +91,33 @@ describe('distinct projects per API key and day', () => {
   }
 
   test('a body refused by a full store after its deadline still gives back its projects', async () => {
-    const { sink, pending } = heldSink();
-    const { call } = testApp({
-      sink,
-      settings: { ingestMaxProjectsPerKeyPerDay: 1, ingestTimeoutMs: 1 },
-    });
-    const first = await call('/api/ingest/edge', {
-      method: 'POST',
-      body: edge('a', 'p', TEST_NOW_US),
-    });
-    expect(first.status).toBe(503);
-    pending[0]?.reject(new StoreFullError(10, 10, 1));
-    await settled();
-    const other = call('/api/ingest/edge', { method: 'POST', body: edge('b', 'q', TEST_NOW_US) });
-    await settled();
-    expect(pending).toHaveLength(2);
-    pending[1]?.resolve({ refused: [], registered: [] });
-    expect(await (await other).json()).toMatchObject({ accepted: 1, rejected: 0 });
+    // The deadline's clock is frozen: the first body's deadline is moved past by hand, and the
+    // second's never fires (on a busy machine its real 1 ms passed before its sink answered).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { sink, pending } = heldSink();
+      const { call } = testApp({
+        sink,
+        settings: { ingestMaxProjectsPerKeyPerDay: 1, ingestTimeoutMs: 1 },
+      });
+      const answer = call('/api/ingest/edge', {
+        method: 'POST',
+        body: edge('a', 'p', TEST_NOW_US),
+      });
+      await settled();
+      expect(pending).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await answer).status).toBe(503);
+      pending[0]?.reject(new StoreFullError(10, 10, 1));
+      await settled();
+      const other = call('/api/ingest/edge', { method: 'POST', body: edge('b', 'q', TEST_NOW_US) });
+      await settled();
+      expect(pending).toHaveLength(2);
+      pending[1]?.resolve({ refused: [], registered: [] });
+      expect(await (await other).json()).toMatchObject({ accepted: 1, rejected: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test('events refused for the bound are counted once the body was stored, not when it was refused whole', async () => {
