@@ -22,12 +22,13 @@ import {
 } from './write-refusal.ts';
 import { type RedisArgument, redisArgument, runScript } from './redis-script-call.ts';
 import { Buffer } from 'node:buffer';
-import { createClient, createCluster, MultiErrorReply, RESP_TYPES } from 'redis';
+import { createClient, createCluster, RESP_TYPES } from 'redis';
 import { isStoreAway } from './away.ts';
 import type { ChangeFeed } from './changes.ts';
 import { duplicateSubscribers, RedisChanges, type SubscriberSource } from './redis-changes.ts';
 import { ClusterRefresh } from './cluster-refresh.ts';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
+import { clientTransaction, clusterTransaction } from './redis-transaction.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations, type TransactionRunner } from './scripted.ts';
 import { sortedSetCommands } from './sorted-set-commands.ts';
@@ -115,28 +116,13 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** A transaction's replies in order, an error reply as the `ErrorReply` in its place. */
-async function repliesOf(exec: Promise<unknown>): Promise<unknown[]> {
-  try {
-    const replies = await exec;
-    return Array.isArray(replies) ? replies : [];
-  } catch (error) {
-    if (error instanceof MultiErrorReply) return error.replies;
-    throw error;
-  }
-}
-
 /** A connection through `client`, which node-redis reconnects by itself. */
 function clientConnection(client: Client): Connection {
   return {
     clustered: false,
     send: (_firstKey, args, asBytes) =>
       client.sendCommand(args, asBytes === true ? AS_BYTES : undefined),
-    transaction: async (_firstKey, commands) => {
-      const multi = client.multi();
-      for (const args of commands) multi.addCommand([...args]);
-      return await repliesOf(multi.exec());
-    },
+    transaction: clientTransaction(client),
     ping: async () => {
       await client.ping();
     },
@@ -184,13 +170,7 @@ function clusterConnection(
         throw error;
       }
     },
-    // Not through the redirections of `send`: a transaction that meets one fails, and the reader
-    // asks again through `send` (src/store/scripted.ts).
-    transaction: async (firstKey, commands) => {
-      const multi = connected().multi(firstKey);
-      for (const args of commands) multi.addCommand(firstKey, false, [...args]);
-      return await repliesOf(multi.exec());
-    },
+    transaction: clusterTransaction(connected),
     ping: async () => {
       const cluster = connected();
       await Promise.all(
