@@ -64,7 +64,11 @@ describeOnRedisStores([], 'three API processes folding HTTP ingest at once', (_,
     }));
     let accepted = 0;
     for (const answer of answers) {
-      expect(answer.status, answer.body).toBe(202);
+      // A refused call is told with what the replicas logged about it.
+      const told = answer.status === 202
+        ? answer.body
+        : `${answer.body}\n${replicas.map((replica) => replica.output()).join('\n')}`;
+      expect(answer.status, told).toBe(202);
       accepted += (JSON.parse(answer.body) as { accepted: number }).accepted;
     }
     expect(accepted).toBe(stream.events.length);
