@@ -15,6 +15,7 @@ import {
   writeSketch,
 } from './quantiles.ts';
 import { SevenBitReader, SevenBitWriter } from '../text/seven-bit.ts';
+import { readSketchQuantiles, type TwoQuantiles } from './stored-quantiles.ts';
 import { binaryHeadCount, expectFormat, STATE_FORMATS } from './state-format.ts';
 
 /** One bucket's invocation statistics. */
@@ -94,6 +95,40 @@ function fromJson(text: string): InvocationStats {
   };
 }
 
+/** Everything of a binary state before its sketch. */
+interface BinaryHead {
+  count: number;
+  errorCount: number;
+  timedCount: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+}
+
+/** Where {@link readHead} puts what it reads when nothing keeps it (one answer's buckets). */
+const HEAD: BinaryHead = { count: 0, errorCount: 0, timedCount: 0, sum: 0, min: null, max: null };
+
+/**
+ * Reads a binary state's head into `head` from `input` (after its format byte), its status classes
+ * into `classes` (or past them, given null).
+ */
+function readHead(input: SevenBitReader, head: BinaryHead, classes: number[] | null): void {
+  head.count = input.unsigned();
+  head.errorCount = input.unsigned();
+  for (let i = 0; i < STATUS_CLASSES; i++) {
+    const value = input.unsigned();
+    classes?.push(value);
+  }
+  head.timedCount = input.unsigned();
+  head.sum = input.real();
+  const present = input.byte();
+  if (present > (HAS_MIN | HAS_MAX)) {
+    throw new Error(`invocation stats state has an unknown presence byte: ${present}`);
+  }
+  head.min = (present & HAS_MIN) === 0 ? null : input.real();
+  head.max = (present & HAS_MAX) === 0 ? null : input.real();
+}
+
 /**
  * A state in format {@link STATE_FORMATS.invocationStatsV1}: the count (first, for `headCount`),
  * errors, the five status classes and the timed count as unsigned varints; the sum; a byte saying
@@ -101,21 +136,52 @@ function fromJson(text: string): InvocationStats {
  */
 function fromBinary(text: string): InvocationStats {
   const input = new SevenBitReader(text, 1);
-  const count = input.unsigned();
-  const errorCount = input.unsigned();
   const statusClasses: number[] = [];
-  for (let i = 0; i < STATUS_CLASSES; i++) statusClasses.push(input.unsigned());
-  const timedCount = input.unsigned();
-  const sum = input.real();
-  const present = input.byte();
-  if (present > (HAS_MIN | HAS_MAX)) {
-    throw new Error(`invocation stats state has an unknown presence byte: ${present}`);
-  }
-  const min = (present & HAS_MIN) === 0 ? null : input.real();
-  const max = (present & HAS_MAX) === 0 ? null : input.real();
+  const head: BinaryHead = { ...HEAD };
+  readHead(input, head, statusClasses);
   const times = readSketch(input);
   if (!input.done) throw new Error('invocation stats state has bytes after its sketch');
+  const { count, errorCount, timedCount, sum, min, max } = head;
+  // In the order `empty` gives them: states of one shape.
   return { count, errorCount, statusClasses, timedCount, sum, min, max, times };
+}
+
+/** Where {@link finalizeBinary} reads a sketch's quantiles into. */
+const QUANTILES: TwoQuantiles = { low: null, high: null };
+
+/** What a binary state finalizes to, read without building the state (its sketch above all). */
+function finalizeBinary(text: string): InvocationStatsResult {
+  const input = new SevenBitReader(text, 1);
+  readHead(input, HEAD, null);
+  readSketchQuantiles(input, 0.95, 0.99, QUANTILES);
+  if (!input.done) throw new Error('invocation stats state has bytes after its sketch');
+  const timed = HEAD.timedCount > 0;
+  return {
+    count: HEAD.count,
+    error_count: HEAD.errorCount,
+    min_execution_time: HEAD.min,
+    max_execution_time: HEAD.max,
+    avg_execution_time: timed ? HEAD.sum / HEAD.timedCount : null,
+    p95_execution_time: timed ? QUANTILES.low : null,
+    p99_execution_time: timed ? QUANTILES.high : null,
+  };
+}
+
+/**
+ * What one stored state finalizes to, as `finalize(deserialize(text))` gives it, with the same
+ * errors: a binary state is read straight into its result (a `5min` answer finalizes most of its
+ * buckets from one part each, and building each state cost it more than reading it).
+ */
+export function finalizeStored(text: string): InvocationStatsResult {
+  if (expectFormat(text, FORMAT, 'invocation stats') === 'json') {
+    return invocationStats.finalize(fromJson(text));
+  }
+  try {
+    return finalizeBinary(text);
+  } catch {
+    // Said as the full reader says it, which throws too.
+    return invocationStats.finalize(fromBinary(text));
+  }
 }
 
 /**

@@ -57,7 +57,7 @@ function binOf(magnitude: number): number {
 }
 
 /** The value a bin stands for: within RELATIVE_ACCURACY of every magnitude in the bin. */
-function representative(bin: number): number {
+export function representative(bin: number): number {
   return (2 * GAMMA ** bin) / (GAMMA + 1);
 }
 
@@ -239,7 +239,7 @@ export function fromSerialized(parsed: unknown): QuantileSketch {
 }
 
 /** The first byte of a sketch's binary form: which of its three layouts follows. */
-const SKETCH_LAYOUT = { exactIntegers: 0, exactReals: 1, bins: 2 } as const;
+export const SKETCH_LAYOUT = { exactIntegers: 0, exactReals: 1, bins: 2 } as const;
 
 /** Integers up to this magnitude are delta-coded in an exact sketch (their gaps stay exact). */
 const LARGEST_DELTA_CODED = 2 ** 50;

@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { invocationStats, type InvocationStatsResult } from '../../rollup/invocation-stats.ts';
+import {
+  finalizeStored,
+  invocationStats,
+  type InvocationStatsResult,
+} from '../../rollup/invocation-stats.ts';
 import {
   bucketSlot,
   functionScope,
@@ -14,7 +18,7 @@ import {
   partAddress,
   projectPrefix,
 } from '../../rollup/keys.ts';
-import { mergeParts } from '../../rollup/unreadable.ts';
+import { mergeParts, readStateOrReport } from '../../rollup/unreadable.ts';
 import type { JsonBytes } from '../../text/json-bytes.ts';
 import { CLOSE_BRACE } from '../../text/json-chars.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
@@ -24,6 +28,9 @@ import type { ReadContext } from './context.ts';
 import { type AnswerLimits, type RowsJson, writeRows } from './rows-json.ts';
 import { readSeconds } from './seconds.ts';
 import { ValueDigest } from './value-digest.ts';
+
+/** A bucket's one stored part read as what it finalizes to. */
+const FINALIZED = { deserialize: finalizeStored };
 
 /** What an empty bucket finalizes to (most buckets of a `5min` series are empty). */
 const EMPTY_RESULT = invocationStats.finalize(invocationStats.empty());
@@ -92,13 +99,18 @@ async function readResults(
     );
   const results = series.map((bucket, i) => {
     const parts = buckets[i] ?? [];
-    // Null for an empty bucket (no parts, or none readable).
-    const state = parts.length === 0 ? null : mergeParts(
-      invocationStats,
-      partAddress(invocationKey(prefix, scope, grain, bucket), bucketSlot(grain, bucket)),
-      parts,
-      context.onUnreadable,
+    if (parts.length === 0) return EMPTY_RESULT;
+    const address = partAddress(
+      invocationKey(prefix, scope, grain, bucket),
+      bucketSlot(grain, bucket),
     );
+    // One writer's part (most buckets): finalized from its stored form, no state built.
+    if (parts.length === 1) {
+      const only = parts[0] as string;
+      return readStateOrReport(FINALIZED, address, only, context.onUnreadable) ?? EMPTY_RESULT;
+    }
+    // Null when no part is readable.
+    const state = mergeParts(invocationStats, address, parts, context.onUnreadable);
     return state === null ? EMPTY_RESULT : invocationStats.finalize(state);
   });
   return { series, results };

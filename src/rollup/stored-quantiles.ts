@@ -1,0 +1,143 @@
+/**
+ * Two nearest-rank quantiles of a sketch read straight from its stored form (what `writeSketch`
+ * wrote), equal to what `quantile` reads from the sketch `readSketch` builds, without building
+ * it: no array of values, no map of bins. An answer finalizes most of its buckets from one stored
+ * part each (src/endpoints/read/invocation-stats.ts).
+ *
+ * @example
+ * ```ts
+ * const found = { low: null, high: null };
+ * readSketchQuantiles(new SevenBitReader(stored, at), 0.95, 0.99, found);
+ * found.high; // the p99 of the stored values
+ * ```
+ *
+ * @module
+ */
+import type { SevenBitReader } from '../text/seven-bit.ts';
+import { EXACT_LIMIT, representative, SKETCH_LAYOUT } from './quantiles.ts';
+
+/** Where {@link readSketchQuantiles} puts its two quantiles: null for an empty sketch. */
+export interface TwoQuantiles {
+  low: number | null;
+  high: number | null;
+}
+
+/** A sketch's bins of one sign, read in stored (ascending) order; reused from call to call. */
+class BinList {
+  bins = new Float64Array(64);
+  counts = new Float64Array(64);
+  size = 0;
+
+  /** Reads one sign's bins as `readSketch` does, refusing what it refuses; their total count. */
+  read(input: SevenBitReader): number {
+    const size = input.unsigned();
+    this.size = 0;
+    let bin = 0;
+    let total = 0;
+    for (let i = 0; i < size; i++) {
+      const step = i === 0 ? input.signed() : input.unsigned();
+      if (i > 0 && step === 0) throw new Error('sketch bins must be in strictly ascending order');
+      bin = i === 0 ? step : bin + step;
+      const count = input.unsigned();
+      if (count === 0) throw new Error('sketch bins must have positive counts');
+      this.#push(bin, count);
+      total += count;
+    }
+    return total;
+  }
+
+  #push(bin: number, count: number): void {
+    if (this.size === this.bins.length) {
+      const bins = new Float64Array(this.size * 2);
+      const counts = new Float64Array(this.size * 2);
+      bins.set(this.bins);
+      counts.set(this.counts);
+      this.bins = bins;
+      this.counts = counts;
+    }
+    this.bins[this.size] = bin;
+    this.counts[this.size] = count;
+    this.size += 1;
+  }
+}
+
+const POSITIVE = new BinList();
+const NEGATIVE = new BinList();
+
+/** The rank `quantile` reads for `q` among `count` values. */
+function rankOf(q: number, count: number): number {
+  return Math.min(count, Math.max(1, Math.ceil(q * count)));
+}
+
+/**
+ * Reads a stored sketch from `input` (throwing where `readSketch` would) and sets `found.low` and
+ * `found.high` to its nearest-rank `qLow` and `qHigh` quantiles, as `quantile` gives them.
+ */
+export function readSketchQuantiles(
+  input: SevenBitReader,
+  qLow: number,
+  qHigh: number,
+  found: TwoQuantiles,
+): void {
+  found.low = null;
+  found.high = null;
+  const layout = input.byte();
+  if (layout === SKETCH_LAYOUT.bins) {
+    readBinnedQuantiles(input, qLow, qHigh, found);
+    return;
+  }
+  if (layout !== SKETCH_LAYOUT.exactIntegers && layout !== SKETCH_LAYOUT.exactReals) {
+    throw new Error(`a quantile sketch's layout must be 0, 1 or 2: got ${layout}`);
+  }
+  const length = input.unsigned();
+  if (length > EXACT_LIMIT) {
+    throw new Error(`an exact sketch holds at most ${EXACT_LIMIT} values: got ${length}`);
+  }
+  if (length === 0) return;
+  const low = rankOf(qLow, length) - 1;
+  const high = rankOf(qHigh, length) - 1;
+  let previous = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < length; i++) {
+    let value: number;
+    if (layout === SKETCH_LAYOUT.exactIntegers && i > 0) value = previous + input.unsigned();
+    else {
+      value = input.real();
+      if (value < previous) throw new Error("an exact sketch's values must be in ascending order");
+    }
+    if (i === low) found.low = value;
+    if (i === high) found.high = value;
+    previous = value;
+  }
+}
+
+/** The binned layout's part of {@link readSketchQuantiles}, after its layout byte. */
+function readBinnedQuantiles(
+  input: SevenBitReader,
+  qLow: number,
+  qHigh: number,
+  found: TwoQuantiles,
+): void {
+  const zero = input.unsigned();
+  const count = zero + POSITIVE.read(input) + NEGATIVE.read(input);
+  if (count === 0) return;
+  const low = rankOf(qLow, count);
+  const high = rankOf(qHigh, count);
+  let seen = 0;
+  // Ascending values: the negatives from the largest magnitude, the zeros, the positives.
+  const take = (value: number, binCount: number): boolean => {
+    seen += binCount;
+    if (found.low === null && seen >= low) found.low = value;
+    if (seen >= high) {
+      found.high = value;
+      return true;
+    }
+    return false;
+  };
+  for (let i = NEGATIVE.size - 1; i >= 0; i--) {
+    if (take(-representative(NEGATIVE.bins[i] as number), NEGATIVE.counts[i] as number)) return;
+  }
+  if (zero > 0 && take(0, zero)) return;
+  for (let i = 0; i < POSITIVE.size; i++) {
+    if (take(representative(POSITIVE.bins[i] as number), POSITIVE.counts[i] as number)) return;
+  }
+}
