@@ -155,15 +155,24 @@ function finalizeBinary(text: string): InvocationStatsResult {
   readHead(input, HEAD, null);
   readSketchQuantiles(input, 0.95, 0.99, QUANTILES);
   if (!input.done) throw new Error('invocation stats state has bytes after its sketch');
-  const timed = HEAD.timedCount > 0;
+  return resultOf(HEAD, QUANTILES.low, QUANTILES.high);
+}
+
+/** The result of a state's head and its sketch's p95 and p99: no times when none was timed. */
+function resultOf(
+  head: BinaryHead,
+  p95: number | null,
+  p99: number | null,
+): InvocationStatsResult {
+  const timed = head.timedCount > 0;
   return {
-    count: HEAD.count,
-    error_count: HEAD.errorCount,
-    min_execution_time: HEAD.min,
-    max_execution_time: HEAD.max,
-    avg_execution_time: timed ? HEAD.sum / HEAD.timedCount : null,
-    p95_execution_time: timed ? QUANTILES.low : null,
-    p99_execution_time: timed ? QUANTILES.high : null,
+    count: head.count,
+    error_count: head.errorCount,
+    min_execution_time: head.min,
+    max_execution_time: head.max,
+    avg_execution_time: timed ? head.sum / head.timedCount : null,
+    p95_execution_time: timed ? p95 : null,
+    p99_execution_time: timed ? p99 : null,
   };
 }
 
@@ -260,15 +269,11 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
 
   finalize(state) {
     const timed = state.timedCount > 0;
-    return {
-      count: state.count,
-      error_count: state.errorCount,
-      min_execution_time: state.min,
-      max_execution_time: state.max,
-      avg_execution_time: timed ? state.sum / state.timedCount : null,
-      p95_execution_time: timed ? quantile(state.times, 0.95) : null,
-      p99_execution_time: timed ? quantile(state.times, 0.99) : null,
-    };
+    return resultOf(
+      state,
+      timed ? quantile(state.times, 0.95) : null,
+      timed ? quantile(state.times, 0.99) : null,
+    );
   },
 
   serialize(state) {

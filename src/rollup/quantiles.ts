@@ -133,6 +133,11 @@ function* ascending(sketch: BinnedSketch): Generator<[value: number, count: numb
   }
 }
 
+/** The rank of the nearest-rank `q` quantile among `count` values (from 1). */
+export function rankOf(q: number, count: number): number {
+  return Math.min(count, Math.max(1, Math.ceil(q * count)));
+}
+
 /**
  * The nearest-rank `q` quantile (0 < q <= 1), `v[ceil(q*n) - 1]`: exact for an exact sketch,
  * within {@link RELATIVE_ACCURACY} for a binned one; null for an empty sketch.
@@ -140,7 +145,7 @@ function* ascending(sketch: BinnedSketch): Generator<[value: number, count: numb
 export function quantile(sketch: QuantileSketch, q: number): number | null {
   const count = sketch.kind === 'exact' ? sketch.values.length : sketch.count;
   if (count === 0) return null;
-  const rank = Math.min(count, Math.max(1, Math.ceil(q * count)));
+  const rank = rankOf(q, count);
   if (sketch.kind === 'exact') return sketch.values[rank - 1] ?? null;
   let seen = 0;
   for (const [value, binCount] of ascending(sketch)) {
@@ -266,7 +271,14 @@ function writeBins(out: SevenBitWriter, bins: Bins): void {
   }
 }
 
-function readBins(input: SevenBitReader, into: Bins): number {
+/**
+ * Reads one sign's stored bins, handing each (bin, count) to `put` in ascending order of bins and
+ * refusing bins out of order or empty; answers their total count.
+ */
+export function readBins(
+  input: SevenBitReader,
+  put: (bin: number, count: number) => void,
+): number {
   const size = input.unsigned();
   let bin = 0;
   let total = 0;
@@ -276,7 +288,7 @@ function readBins(input: SevenBitReader, into: Bins): number {
     bin = i === 0 ? step : bin + step;
     const count = input.unsigned();
     if (count === 0) throw new Error('sketch bins must have positive counts');
-    into.set(bin, count);
+    put(bin, count);
     total += count;
   }
   return total;
@@ -322,8 +334,9 @@ export function readSketch(input: SevenBitReader): QuantileSketch {
   if (layout === SKETCH_LAYOUT.bins) {
     const sketch = emptyBins();
     sketch.zero = input.unsigned();
-    sketch.count = sketch.zero + readBins(input, sketch.positive) +
-      readBins(input, sketch.negative);
+    const { positive, negative } = sketch;
+    sketch.count = sketch.zero + readBins(input, (bin, count) => positive.set(bin, count)) +
+      readBins(input, (bin, count) => negative.set(bin, count));
     return sketch;
   }
   if (layout !== SKETCH_LAYOUT.exactIntegers && layout !== SKETCH_LAYOUT.exactReals) {

@@ -14,7 +14,7 @@
  * @module
  */
 import type { SevenBitReader } from '../text/seven-bit.ts';
-import { EXACT_LIMIT, representative, SKETCH_LAYOUT } from './quantiles.ts';
+import { EXACT_LIMIT, rankOf, readBins, representative, SKETCH_LAYOUT } from './quantiles.ts';
 
 /** Where {@link readSketchQuantiles} puts its two quantiles: null for an empty sketch. */
 export interface TwoQuantiles {
@@ -30,23 +30,11 @@ class BinList {
 
   /** Reads one sign's bins as `readSketch` does, refusing what it refuses; their total count. */
   read(input: SevenBitReader): number {
-    const size = input.unsigned();
     this.size = 0;
-    let bin = 0;
-    let total = 0;
-    for (let i = 0; i < size; i++) {
-      const step = i === 0 ? input.signed() : input.unsigned();
-      if (i > 0 && step === 0) throw new Error('sketch bins must be in strictly ascending order');
-      bin = i === 0 ? step : bin + step;
-      const count = input.unsigned();
-      if (count === 0) throw new Error('sketch bins must have positive counts');
-      this.#push(bin, count);
-      total += count;
-    }
-    return total;
+    return readBins(input, this.#push);
   }
 
-  #push(bin: number, count: number): void {
+  readonly #push = (bin: number, count: number): void => {
     if (this.size === this.bins.length) {
       const bins = new Float64Array(this.size * 2);
       const counts = new Float64Array(this.size * 2);
@@ -58,16 +46,11 @@ class BinList {
     this.bins[this.size] = bin;
     this.counts[this.size] = count;
     this.size += 1;
-  }
+  };
 }
 
 const POSITIVE = new BinList();
 const NEGATIVE = new BinList();
-
-/** The rank `quantile` reads for `q` among `count` values. */
-function rankOf(q: number, count: number): number {
-  return Math.min(count, Math.max(1, Math.ceil(q * count)));
-}
 
 /**
  * Reads a stored sketch from `input` (throwing where `readSketch` would) and sets `found.low` and
