@@ -137,7 +137,7 @@ function readHead(input: SevenBitReader, head: BinaryHead, classes: number[] | n
 function fromBinary(text: string): InvocationStats {
   const input = new SevenBitReader(text, 1);
   const statusClasses: number[] = [];
-  const head: BinaryHead = { ...HEAD };
+  const head: BinaryHead = { count: 0, errorCount: 0, timedCount: 0, sum: 0, min: null, max: null };
   readHead(input, head, statusClasses);
   const times = readSketch(input);
   if (!input.done) throw new Error('invocation stats state has bytes after its sketch');
@@ -178,19 +178,15 @@ function resultOf(
 
 /**
  * What one stored state finalizes to, as `finalize(deserialize(text))` gives it, with the same
- * errors: a binary state is read straight into its result (a `5min` answer finalizes most of its
- * buckets from one part each, and building each state cost it more than reading it).
+ * errors (the readers of the head and of bins are theirs): a binary state is read straight into its
+ * result (a `5min` answer finalizes most of its buckets from one part each, and building each state
+ * cost it more than reading it).
  */
 export function finalizeStored(text: string): InvocationStatsResult {
   if (expectFormat(text, FORMAT, 'invocation stats') === 'json') {
     return invocationStats.finalize(fromJson(text));
   }
-  try {
-    return finalizeBinary(text);
-  } catch {
-    // Said as the full reader says it, which throws too.
-    return invocationStats.finalize(fromBinary(text));
-  }
+  return finalizeBinary(text);
 }
 
 /**

@@ -284,7 +284,10 @@ export function readBins(
   let total = 0;
   for (let i = 0; i < size; i++) {
     const step = i === 0 ? input.signed() : input.unsigned();
-    if (i > 0 && step === 0) throw new Error('sketch bins must be in strictly ascending order');
+    // A gap that adds nothing (0, or too small for a bin past 2^53) would repeat a bin.
+    if (i > 0 && bin + step === bin) {
+      throw new Error('sketch bins must be in strictly ascending order');
+    }
     bin = i === 0 ? step : bin + step;
     const count = input.unsigned();
     if (count === 0) throw new Error('sketch bins must have positive counts');
@@ -330,7 +333,7 @@ export function writeExactSketch(
 
 /** Reads what {@link writeSketch} wrote; throws an Error naming what is wrong. */
 export function readSketch(input: SevenBitReader): QuantileSketch {
-  const layout = input.byte();
+  const layout = readSketchLayout(input);
   if (layout === SKETCH_LAYOUT.bins) {
     const sketch = emptyBins();
     sketch.zero = input.unsigned();
@@ -339,24 +342,49 @@ export function readSketch(input: SevenBitReader): QuantileSketch {
       readBins(input, (bin, count) => negative.set(bin, count));
     return sketch;
   }
-  if (layout !== SKETCH_LAYOUT.exactIntegers && layout !== SKETCH_LAYOUT.exactReals) {
+  const length = readExactLength(input);
+  const values: number[] = [];
+  for (let i = 0; i < length; i++) {
+    values.push(readExactValue(input, layout, i, values[i - 1] ?? Number.NEGATIVE_INFINITY));
+  }
+  return { kind: 'exact', values };
+}
+
+/** A stored sketch's layout byte, refused when it names none of {@link SKETCH_LAYOUT}. */
+export function readSketchLayout(input: SevenBitReader): number {
+  const layout = input.byte();
+  if (
+    layout !== SKETCH_LAYOUT.bins && layout !== SKETCH_LAYOUT.exactIntegers &&
+    layout !== SKETCH_LAYOUT.exactReals
+  ) {
     throw new Error(`a quantile sketch's layout must be 0, 1 or 2: got ${layout}`);
   }
+  return layout;
+}
+
+/** How many values a stored exact sketch holds, refused past {@link EXACT_LIMIT}. */
+export function readExactLength(input: SevenBitReader): number {
   const length = input.unsigned();
   if (length > EXACT_LIMIT) {
     throw new Error(`an exact sketch holds at most ${EXACT_LIMIT} values: got ${length}`);
   }
-  const values: number[] = [];
-  for (let i = 0; i < length; i++) {
-    const previous = values[i - 1] ?? Number.NEGATIVE_INFINITY;
-    if (layout === SKETCH_LAYOUT.exactIntegers && i > 0) values.push(previous + input.unsigned());
-    else {
-      const value = input.real();
-      if (value < previous) throw new Error("an exact sketch's values must be in ascending order");
-      values.push(value);
-    }
-  }
-  return { kind: 'exact', values };
+  return length;
+}
+
+/**
+ * Value `index` of a stored exact sketch of `layout`, after `previous` (the one before it, or
+ * -Infinity): a gap from it for integers, else the value itself, refused below `previous`.
+ */
+export function readExactValue(
+  input: SevenBitReader,
+  layout: number,
+  index: number,
+  previous: number,
+): number {
+  if (layout === SKETCH_LAYOUT.exactIntegers && index > 0) return previous + input.unsigned();
+  const value = input.real();
+  if (value < previous) throw new Error("an exact sketch's values must be in ascending order");
+  return value;
 }
 
 /** The sketch as an {@link Aggregate} over execution times; finalizes to itself. */

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * const found = { low: null, high: null };
+ * const found: TwoQuantiles = { low: null, high: null };
  * readSketchQuantiles(new SevenBitReader(stored, at), 0.95, 0.99, found);
  * found.high; // the p99 of the stored values
  * ```
@@ -14,7 +14,15 @@
  * @module
  */
 import type { SevenBitReader } from '../text/seven-bit.ts';
-import { EXACT_LIMIT, rankOf, readBins, representative, SKETCH_LAYOUT } from './quantiles.ts';
+import {
+  rankOf,
+  readBins,
+  readExactLength,
+  readExactValue,
+  readSketchLayout,
+  representative,
+  SKETCH_LAYOUT,
+} from './quantiles.ts';
 
 /** Where {@link readSketchQuantiles} puts its two quantiles: null for an empty sketch. */
 export interface TwoQuantiles {
@@ -53,8 +61,9 @@ const POSITIVE = new BinList();
 const NEGATIVE = new BinList();
 
 /**
- * Reads a stored sketch from `input` (throwing where `readSketch` would) and sets `found.low` and
- * `found.high` to its nearest-rank `qLow` and `qHigh` quantiles, as `quantile` gives them.
+ * Reads a stored sketch from `input` (throwing where `readSketch` would, with its messages) and sets
+ * `found.low` and `found.high` to its nearest-rank `qLow` and `qHigh` quantiles (`qLow <= qHigh`),
+ * as `quantile` gives them. After a throw, `found` holds nothing to read.
  */
 export function readSketchQuantiles(
   input: SevenBitReader,
@@ -62,31 +71,21 @@ export function readSketchQuantiles(
   qHigh: number,
   found: TwoQuantiles,
 ): void {
+  if (!(qLow <= qHigh)) throw new Error(`the lower quantile ${qLow} is above ${qHigh}`);
   found.low = null;
   found.high = null;
-  const layout = input.byte();
+  const layout = readSketchLayout(input);
   if (layout === SKETCH_LAYOUT.bins) {
     readBinnedQuantiles(input, qLow, qHigh, found);
     return;
   }
-  if (layout !== SKETCH_LAYOUT.exactIntegers && layout !== SKETCH_LAYOUT.exactReals) {
-    throw new Error(`a quantile sketch's layout must be 0, 1 or 2: got ${layout}`);
-  }
-  const length = input.unsigned();
-  if (length > EXACT_LIMIT) {
-    throw new Error(`an exact sketch holds at most ${EXACT_LIMIT} values: got ${length}`);
-  }
+  const length = readExactLength(input);
   if (length === 0) return;
   const low = rankOf(qLow, length) - 1;
   const high = rankOf(qHigh, length) - 1;
   let previous = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < length; i++) {
-    let value: number;
-    if (layout === SKETCH_LAYOUT.exactIntegers && i > 0) value = previous + input.unsigned();
-    else {
-      value = input.real();
-      if (value < previous) throw new Error("an exact sketch's values must be in ascending order");
-    }
+    const value = readExactValue(input, layout, i, previous);
     if (i === low) found.low = value;
     if (i === high) found.high = value;
     previous = value;

@@ -29,7 +29,10 @@ import { type AnswerLimits, type RowsJson, writeRows } from './rows-json.ts';
 import { readSeconds } from './seconds.ts';
 import { ValueDigest } from './value-digest.ts';
 
-/** A bucket's one stored part read as what it finalizes to. */
+/**
+ * A bucket's one stored part read as what it finalizes to, in the shape `readStateOrReport` reads
+ * with (its `deserialize` is the whole reading).
+ */
 const FINALIZED = { deserialize: finalizeStored };
 
 /** What an empty bucket finalizes to (most buckets of a `5min` series are empty). */
