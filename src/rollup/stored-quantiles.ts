@@ -32,28 +32,23 @@ export interface TwoQuantiles {
 
 /** A sketch's bins of one sign, read in stored (ascending) order; reused from call to call. */
 class BinList {
-  bins = new Float64Array(64);
-  counts = new Float64Array(64);
-  size = 0;
+  readonly bins: number[] = [];
+  readonly counts: number[] = [];
+
+  get size(): number {
+    return this.bins.length;
+  }
 
   /** Reads one sign's bins as `readSketch` does, refusing what it refuses; their total count. */
   read(input: SevenBitReader): number {
-    this.size = 0;
+    this.bins.length = 0;
+    this.counts.length = 0;
     return readBins(input, this.#push);
   }
 
   readonly #push = (bin: number, count: number): void => {
-    if (this.size === this.bins.length) {
-      const bins = new Float64Array(this.size * 2);
-      const counts = new Float64Array(this.size * 2);
-      bins.set(this.bins);
-      counts.set(this.counts);
-      this.bins = bins;
-      this.counts = counts;
-    }
-    this.bins[this.size] = bin;
-    this.counts[this.size] = count;
-    this.size += 1;
+    this.bins.push(bin);
+    this.counts.push(count);
   };
 }
 
