@@ -117,7 +117,10 @@ export const serveNode: Serve = async (fetch, options) => {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.hostname, () => {
+    // A burst of up to the cap waits in the listen queue (the system may bound it lower) rather
+    // than having its SYNs dropped past Node's default of 511, each costing its client a 1 s retry.
+    const backlog = Math.max(511, limits.maxConnections);
+    server.listen(options.port, options.hostname, backlog, () => {
       server.off('error', reject);
       resolve();
     });
