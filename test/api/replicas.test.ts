@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RollupStore } from '../../src/store/port.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { describeOnRedisStores, emptyStore, openStore, storeEnv } from '../support/store-target.ts';
-import { type ChildService, embeddedEnv, startChild } from './helpers/child.ts';
+import { type ChildService, embeddedEnv, startChild, untilReady } from './helpers/child.ts';
 
 const REPLICAS = 3;
 const LINES_PER_CALL = 50;
@@ -32,6 +32,9 @@ describeOnRedisStores([], 'three API processes folding HTTP ingest at once', (_,
         )),
     );
     replicas.push(...started);
+    // Traffic once each is ready, as behind a load balancer: before its store is reached, a
+    // replica answers ingest 503 ("send them again"), which a client would have to retry.
+    await Promise.all(started.map((replica) => untilReady(replica)));
   }, 120_000);
 
   afterAll(async () => {

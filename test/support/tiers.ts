@@ -2,7 +2,8 @@
  * The three test tiers (vitest.config.ts's projects), decided from the files themselves:
  *
  * - `faults`: the scenarios that break something on purpose and wait for it to heal (processes
- *   killed or churned, failovers, stores stopped, paused or rolled back, the soak), listed in
+ *   killed or churned, failovers, stores stopped, paused or rolled back, a cluster's node unknown
+ *   or slot without a master, the soak), listed in
  *   {@link FAULT_FILES}. Each runs on a Redis of its own (or the shared one without emptying
  *   it), so several run side by side;
  * - `services`: every other file that needs a real service or tool: it imports, directly or
@@ -38,6 +39,8 @@ export const FAULT_FILES: readonly string[] = [
   'test/service/slow-redis.test.ts',
   'test/service/start-faults.test.ts',
   'test/service/store-refusals.test.ts',
+  'test/store/cluster-ask-unknown-node.test.ts',
+  'test/store/cluster-slot-without-master.test.ts',
   'test/tools/soak.test.ts',
 ];
 

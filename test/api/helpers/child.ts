@@ -71,3 +71,20 @@ export async function startChild(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Waits (up to `timeoutMs`) until `service`'s `/readyz` answers 200, as a load balancer does
+ * before it sends traffic: a process listens before its store is reached (a Redis Cluster's
+ * first connection can take a few hundred ms), and answers 503 until then.
+ */
+export async function untilReady(service: ChildService, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() <= deadline) {
+    const response = await fetch(`${service.url}/readyz`);
+    last = `${response.status} ${await response.text()}`;
+    if (response.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${service.url} was not ready within ${timeoutMs} ms: ${last}`);
+}
