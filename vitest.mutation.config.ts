@@ -16,6 +16,8 @@ export default defineConfig({
       'test/rollup/fold-and-read-memory.test.ts',
       'test/rollup/fold-columns.test.ts',
       'test/rollup/part-columns.test.ts',
+      'test/rollup/part-merge.test.ts',
+      'test/rollup/state-columns.test.ts',
       'test/rollup/fold-fuzz.test.ts',
       'test/rollup/fold.test.ts',
       'test/rollup/keys.test.ts',

@@ -108,6 +108,11 @@ export class StateColumns {
     return this.#numbers.length / STRIDE;
   }
 
+  /** Room for how many exact values the arena holds now (for tests and tools). */
+  get arenaCapacity(): number {
+    return this.#values.length;
+  }
+
   /** A record of no values (every count 0, no time), for either aggregate. */
   newRecord(): number {
     let record = this.#freeRecords.pop();
