@@ -117,8 +117,9 @@ export const serveNode: Serve = async (fetch, options) => {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    // A burst of up to the cap waits in the listen queue (the system may bound it lower) rather
-    // than having its SYNs dropped past Node's default of 511, each costing its client a 1 s retry.
+    // While the event loop is busy, new connections wait in the listen queue: up to the cap of
+    // them (the system may bound it lower), where past Node's default of 511 they were dropped,
+    // each costing its client a 1 s retry. Accepted past the cap, they are closed (`drop`).
     const backlog = Math.max(511, limits.maxConnections);
     server.listen(options.port, options.hostname, backlog, () => {
       server.off('error', reject);

@@ -71,7 +71,8 @@ type Missing = readonly [state: DeltaState, known: KnownProject];
 
 /** Options of {@link PartMerger}. */
 export interface PartMergerOptions {
-  readonly store: RollupStore;
+  /** A merge only reads parts. */
+  readonly store: Pick<RollupStore, 'readParts'>;
   readonly stream: string;
   /** The writer's cache, which keeps the stream's parts. */
   readonly cache: ProjectCache;
@@ -83,7 +84,7 @@ export interface PartMergerOptions {
 
 /** Merges one stream's deltas into its parts. */
 export class PartMerger {
-  readonly #store: RollupStore;
+  readonly #store: Pick<RollupStore, 'readParts'>;
   readonly #stream: string;
   readonly #cache: ProjectCache;
   readonly #nowUs: () => number;

@@ -113,6 +113,11 @@ export class StateColumns {
     return this.#values.length;
   }
 
+  /** Doubles of the arena ever handed out as rooms, free ones included (for tests and tools). */
+  get arenaUsed(): number {
+    return this.#valuesUsed;
+  }
+
   /** A record of no values (every count 0, no time), for either aggregate. */
   newRecord(): number {
     let record = this.#freeRecords.pop();

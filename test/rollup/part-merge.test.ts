@@ -77,8 +77,7 @@ function setUp(reachUs: number, stored?: ReadonlyMap<string, string>) {
   const cache = new ProjectCache({ stream: STREAM, limit: 1_000, nowUs: () => NOW_US });
   cache.add(PROJECT, knownProject(0, reachUs, NOW_US, 0));
   const merger = new PartMerger({
-    // Only `readParts` is asked of the store by a merge.
-    store: store as unknown as ConstructorParameters<typeof PartMerger>[0]['store'],
+    store,
     stream: STREAM,
     cache,
     nowUs: () => NOW_US,
@@ -104,6 +103,7 @@ describe('merging a delta into the parts', () => {
     const first = writesOf(await merger.merge(deltaOf([NOW_US], 1)));
     expect(store.asked).toEqual([[addressOf(NOW_US)]]);
     expect(first.parts.map(({ value }) => value)).toEqual([textOf(1)]);
+    expect(first.newParts).toEqual([]);
     const second = writesOf(await merger.merge(deltaOf([NOW_US], 2)));
     expect(store.asked).toHaveLength(1);
     expect(second.parts.map(({ value }) => value)).toEqual([textOf(1, 2)]);
@@ -129,13 +129,16 @@ describe('merging a delta into the parts', () => {
     expect(writes.newParts).toEqual([]);
   });
 
-  test('a part read from the store keeps its expiry in the cache', async () => {
+  test('a part read from the store, or new, keeps its expiry in the cache', async () => {
     const stored = new Map([[addressOf(NOW_US), textOf(7)]]);
     const { cache, merger } = setUp(Number.POSITIVE_INFINITY, stored);
-    await merger.merge(deltaOf([NOW_US], 3));
-    const record = cache.known(PROJECT).parts.get(addressOf(NOW_US));
-    expect(record).toBeTypeOf('number');
-    expect(cache.columns.expiryOf(record as number)).toBe(EXPIRE_AT_MS);
+    await merger.merge(deltaOf([NOW_US, NOW_US + MINUTE_US], 3));
+    const { parts } = cache.known(PROJECT);
+    for (const address of [addressOf(NOW_US), addressOf(NOW_US + MINUTE_US)]) {
+      const record = parts.get(address);
+      expect(record).toBeTypeOf('number');
+      expect(cache.columns.expiryOf(record ?? -1)).toBe(EXPIRE_AT_MS);
+    }
   });
 
   test("a project's parts are kept least recently written first", async () => {

@@ -131,8 +131,10 @@ function textOfStats(times: number): string {
   return invocationStats.serialize(state);
 }
 
-function chosen(records: readonly Tracked[], at: number): Tracked | undefined {
-  return records.length === 0 ? undefined : records[at % records.length];
+/** The record at `at` (modulo) of those of `kind` in `records`, if there is one. */
+function chosen(records: readonly Tracked[], at: number, kind?: StateKind): Tracked | undefined {
+  const of = kind === undefined ? records : records.filter((r) => r.reference.kind === kind);
+  return of.length === 0 ? undefined : of[at % of.length];
 }
 
 function foldInvocations(
@@ -140,8 +142,9 @@ function foldInvocations(
   step: Extract<Step, { op: 'invocations' }>,
 ): void {
   const columns = step.delta ? model.delta : model.parts;
-  const target = chosen(step.delta ? model.deltaRecords : model.partRecords, step.pick);
-  if (target === undefined || target.reference.kind !== 'invocation') return;
+  const records = step.delta ? model.deltaRecords : model.partRecords;
+  const target = chosen(records, step.pick, 'invocation');
+  if (target?.reference.kind !== 'invocation') return;
   for (const executionTimeMs of step.times) {
     columns.addInvocation(target.record, step.statusCode, executionTimeMs);
     invocationStats.add(target.reference.state, invocation(step.statusCode, executionTimeMs));
@@ -150,31 +153,34 @@ function foldInvocations(
 
 function foldRequest(model: Model, step: Extract<Step, { op: 'request' }>): void {
   const columns = step.delta ? model.delta : model.parts;
-  const target = chosen(step.delta ? model.deltaRecords : model.partRecords, step.pick);
-  if (target === undefined || target.reference.kind !== 'usage') return;
+  const target = chosen(step.delta ? model.deltaRecords : model.partRecords, step.pick, 'usage');
+  if (target?.reference.kind !== 'usage') return;
   columns.addRequest(target.record, step.mask);
   usageCounts.add(target.reference.state, FAMILIES.filter((_, bit) => (step.mask >> bit) & 1));
 }
 
+/** Merges the delta's `source` into the part `part` (of the same kind). */
+function merged(model: Model, part: Tracked, source: Tracked): void {
+  model.parts.merge(part.record, source.reference.kind, model.delta, source.record);
+  const into = part.reference;
+  const other = source.reference;
+  if (into.kind === 'invocation' && other.kind === 'invocation') {
+    // A copy: the aggregate's merge may keep what it is given.
+    const copy = invocationStats.deserialize(invocationStats.serialize(other.state));
+    invocationStats.merge(into.state, copy);
+  } else if (into.kind === 'usage' && other.kind === 'usage') {
+    usageCounts.merge(into.state, other.state);
+  }
+}
+
 /** A delta's record into a part: merged (kinds alike), copied or loaded as read from the store. */
 function intoPart(model: Model, step: Extract<Step, { op: 'merge' | 'copy' | 'load' }>): void {
-  const part = chosen(model.partRecords, step.pick);
   const source = chosen(model.deltaRecords, step.from);
-  if (part === undefined || source === undefined) return;
+  if (source === undefined) return;
   const kind = source.reference.kind;
-  if (step.op === 'merge') {
-    if (part.reference.kind !== kind) return;
-    model.parts.merge(part.record, kind, model.delta, source.record);
-    if (part.reference.kind === 'invocation' && source.reference.kind === 'invocation') {
-      invocationStats.merge(
-        part.reference.state,
-        cloned(source.reference).state as InvocationStats,
-      );
-    } else if (part.reference.kind === 'usage' && source.reference.kind === 'usage') {
-      usageCounts.merge(part.reference.state, source.reference.state);
-    }
-    return;
-  }
+  const part = chosen(model.partRecords, step.pick, step.op === 'merge' ? kind : undefined);
+  if (part === undefined) return;
+  if (step.op === 'merge') return merged(model, part, source);
   if (step.op === 'load') {
     const read = cloned(source.reference);
     model.parts.load(part.record, kind, read.state);
@@ -254,7 +260,8 @@ describe('state columns', () => {
       invocationStats.serialize(invocationStats.empty()),
     );
     expect(columns.expiryOf(again)).toBe(0);
-    // The freed room (32 values) is taken by the next record that needs one that size.
+    // The freed rooms (4 to 32 values) are taken again as the record grows: none is new.
+    const used = columns.arenaUsed;
     const mine = invocationStats.empty();
     for (let i = 0; i < 17; i++) {
       columns.addInvocation(again, 200, 100 - i);
@@ -266,6 +273,7 @@ describe('state columns', () => {
     }
     expect(columns.text(again, 'invocation')).toBe(invocationStats.serialize(mine));
     expect(columns.text(neighbour, 'invocation')).toBe(invocationStats.serialize(theirs));
+    expect(columns.arenaUsed).toBe(used);
   });
 
   test('the expiry of a record is kept apart from its values', () => {
@@ -316,95 +324,99 @@ describe('state columns', () => {
       for (let i = 0; i < 65; i++) columns.addInvocation(record, 200, i);
     }
     expect(columns.wasteful).toBe(false);
-    // A record binned gives its room back: free rooms are counted, not the records.
-    for (const record of records.slice(0, Math.ceil(count * 0.76))) {
+    // A record binned gives its room back: rooms in use are counted, not records. The fewest
+    // rooms in use that are still a quarter of the arena:
+    const quarter = Math.ceil(columns.arenaCapacity / (4 * EXACT_LIMIT));
+    const binned = records.slice(0, count - quarter);
+    for (const record of binned) {
       for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(record, 200, i);
     }
     expect(columns.size).toBe(count);
+    expect(columns.wasteful).toBe(false);
+    for (let i = 0; i < EXACT_LIMIT; i++) {
+      columns.addInvocation(records[count - 1] as number, 200, i);
+    }
     expect(columns.wasteful).toBe(true);
   });
   test('a delta merged into a binned part, or a binned one into an exact part, bins both', () => {
     const parts = new StateColumns();
     const delta = new StateColumns();
-    const binned = parts.newRecord();
-    const exact = parts.newRecord();
-    const small = delta.newRecord();
-    const large = delta.newRecord();
-    const references = [binned, exact, small, large].map(() => invocationStats.empty());
-    const add = (columns: StateColumns, record: number, at: number, time: number) => {
-      columns.addInvocation(record, 200, time);
-      invocationStats.add(references[at] as InvocationStats, invocation(200, time));
+    /** A record of `columns` and its state object, given the same times. */
+    const both = (columns: StateColumns, times: readonly number[]) => {
+      const record = columns.newRecord();
+      const state = invocationStats.empty();
+      for (const time of times) {
+        columns.addInvocation(record, 200, time);
+        invocationStats.add(state, invocation(200, time));
+      }
+      return { record, state };
     };
-    for (let i = 0; i <= EXACT_LIMIT; i++) add(parts, binned, 0, i);
-    for (let i = 0; i < 3; i++) add(parts, exact, 1, 50 - i);
-    for (let i = 0; i < 3; i++) add(delta, small, 2, 7 + i);
-    for (let i = 0; i <= EXACT_LIMIT; i++) add(delta, large, 3, 2 * i);
-    const [intoBinned, intoExact, fromSmall, fromLarge] = references as InvocationStats[];
-    parts.merge(binned, 'invocation', delta, small);
-    parts.merge(exact, 'invocation', delta, large);
-    invocationStats.merge(intoBinned as InvocationStats, fromSmall as InvocationStats);
-    invocationStats.merge(intoExact as InvocationStats, fromLarge as InvocationStats);
-    expect(parts.text(binned, 'invocation')).toBe(
-      invocationStats.serialize(intoBinned as InvocationStats),
-    );
-    expect(parts.text(exact, 'invocation')).toBe(
-      invocationStats.serialize(intoExact as InvocationStats),
-    );
+    const past = Array.from({ length: EXACT_LIMIT + 1 }, (_, i) => i);
+    const binned = both(parts, past);
+    const exact = both(parts, [50, 49, 48]);
+    const small = both(delta, [7, 8, 9]);
+    const large = both(delta, past.map((i) => 2 * i));
+    parts.merge(binned.record, 'invocation', delta, small.record);
+    parts.merge(exact.record, 'invocation', delta, large.record);
+    invocationStats.merge(binned.state, small.state);
+    invocationStats.merge(exact.state, large.state);
+    expect(parts.text(binned.record, 'invocation')).toBe(invocationStats.serialize(binned.state));
+    expect(parts.text(exact.record, 'invocation')).toBe(invocationStats.serialize(exact.state));
   });
 
-  test("a freed record's room of exact values is used again: the arena does not grow", () => {
+  test("a freed record's room of exact values is used again: no room is new", () => {
     const columns = new StateColumns();
     const fill = (record: number) => {
       for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(record, 200, i);
     };
     const records = Array.from({ length: 50 }, () => columns.newRecord());
     records.forEach(fill);
-    const arena = columns.arenaCapacity;
+    const used = columns.arenaUsed;
     for (let round = 0; round < 5; round++) {
       for (const record of records.splice(0, 10)) columns.free(record);
       const fresh = Array.from({ length: 10 }, () => columns.newRecord());
       fresh.forEach(fill);
       records.push(...fresh);
     }
-    expect(columns.arenaCapacity).toBe(arena);
+    expect(columns.arenaUsed).toBe(used);
   });
 
   test('a record binned or loaded gives its room back to the next record', () => {
     const columns = new StateColumns();
     const first = columns.newRecord();
     for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(first, 200, i);
-    const arena = columns.arenaCapacity;
+    const used = columns.arenaUsed;
     // Binned: its exact values go, and the room with them.
     columns.addInvocation(first, 200, 1_000);
     const second = columns.newRecord();
     for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(second, 200, i);
-    // Loaded with a state of few values: the large room goes back, the next record takes it.
-    columns.load(second, 'invocation', invocationStats.deserialize(textOfStats(2)));
+    // Loaded with a state of no times: its room goes back, and the next record takes them all.
+    columns.load(second, 'invocation', invocationStats.deserialize(textOfStats(0)));
     const third = columns.newRecord();
     for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(third, 200, i);
-    expect(columns.arenaCapacity).toBe(arena);
+    expect(columns.arenaUsed).toBe(used);
   });
 
   test('a record takes room for exact values only when it has some, and moves only when full', () => {
     const columns = new StateColumns();
-    const arena = columns.arenaCapacity;
+    const used = columns.arenaUsed;
     const records = Array.from({ length: 2_000 }, () => columns.newRecord());
     // Counts without times, and states loaded with no times, take no room at all.
     for (const record of records) {
       columns.addInvocation(record, 500, null);
       columns.load(record, 'invocation', invocationStats.deserialize(textOfStats(0)));
     }
-    expect(columns.arenaCapacity).toBe(arena);
+    expect(columns.arenaUsed).toBe(used);
     // Three values each: a room of 4 each.
     for (const record of records) {
       for (let i = 0; i < 3; i++) columns.addInvocation(record, 200, i);
     }
-    const filled = columns.arenaCapacity;
+    const filled = columns.arenaUsed;
     // A fourth value merged into each fills its room: none moves, the arena stays as it is.
     const delta = new StateColumns();
     const one = delta.newRecord();
     delta.addInvocation(one, 200, 9);
     for (const record of records) columns.merge(record, 'invocation', delta, one);
-    expect(columns.arenaCapacity).toBe(filled);
+    expect(columns.arenaUsed).toBe(filled);
   });
 });

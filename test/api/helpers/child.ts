@@ -81,9 +81,15 @@ export async function untilReady(service: ChildService, timeoutMs = 30_000): Pro
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() <= deadline) {
-    const response = await fetch(`${service.url}/readyz`);
-    last = `${response.status} ${await response.text()}`;
-    if (response.status === 200) return;
+    try {
+      const response = await fetch(`${service.url}/readyz`, {
+        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+      });
+      last = `${response.status} ${await response.text()}`;
+      if (response.status === 200) return;
+    } catch (error) {
+      last = String(error);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${service.url} was not ready within ${timeoutMs} ms: ${last}`);
