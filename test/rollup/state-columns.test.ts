@@ -381,7 +381,7 @@ describe('state columns', () => {
     expect(columns.arenaUsed).toBe(used);
   });
 
-  test('a record binned or loaded gives its room back to the next record', () => {
+  test('a record binned, merged past the limit or loaded gives its room back to the next record', () => {
     const columns = new StateColumns();
     const first = columns.newRecord();
     for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(first, 200, i);
@@ -394,6 +394,14 @@ describe('state columns', () => {
     columns.load(second, 'invocation', invocationStats.deserialize(textOfStats(0)));
     const third = columns.newRecord();
     for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(third, 200, i);
+    expect(columns.arenaUsed).toBe(used);
+    // Merged past the exact values' limit: binned, its room goes back too.
+    const delta = new StateColumns();
+    const many = delta.newRecord();
+    for (let i = 0; i < EXACT_LIMIT; i++) delta.addInvocation(many, 200, i);
+    columns.merge(third, 'invocation', delta, many);
+    const fourth = columns.newRecord();
+    for (let i = 0; i < EXACT_LIMIT; i++) columns.addInvocation(fourth, 200, i);
     expect(columns.arenaUsed).toBe(used);
   });
 
