@@ -5,6 +5,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { until } from '../../support/poll.ts';
 
 /** A running child service. */
 export interface ChildService {
@@ -78,19 +79,9 @@ export async function startChild(
  * first connection can take a few hundred ms), and answers 503 until then.
  */
 export async function untilReady(service: ChildService, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() <= deadline) {
-    try {
-      const response = await fetch(`${service.url}/readyz`, {
-        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
-      });
-      last = `${response.status} ${await response.text()}`;
-      if (response.status === 200) return;
-    } catch (error) {
-      last = String(error);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${service.url} was not ready within ${timeoutMs} ms: ${last}`);
+  await until(`${service.url}/readyz to answer 200`, timeoutMs, async () => {
+    const response = await fetch(`${service.url}/readyz`, { signal: AbortSignal.timeout(5_000) });
+    await response.body?.cancel();
+    return response.status === 200 ? true : null;
+  });
 }
