@@ -7,7 +7,7 @@
  * @module
  */
 import { type Admin, type Consumer, Partitioners, type Producer } from 'kafkajs';
-import { DEFAULT_SESSION_TIMEOUT_MS } from '../src/config/defaults.ts';
+import { DEFAULT_FETCH_MIN_BYTES, DEFAULT_SESSION_TIMEOUT_MS } from '../src/config/defaults.ts';
 import type { ConsumerRunnerOptions } from './runner-options.ts';
 
 /** The consumer, the dead-letter producer and the admin of one runner. */
@@ -23,11 +23,12 @@ export function kafkaClients(options: ConsumerRunnerOptions): KafkaClients {
   const consumer = options.kafka.consumer({
     groupId: options.groupId,
     allowAutoTopicCreation: false,
-    // A fetch answers as soon as anything is there (or after the flush interval), and may
-    // carry up to 2 MB of one partition: a hot partition (one busy project) is not held to
+    // A fetch answers once it has `fetchMinBytes` (or after the flush interval): at a live rate,
+    // answering at the first byte made a fetch, and its request and reply, per few events. It
+    // may carry up to 2 MB of one partition: a hot partition (one busy project) is not held to
     // the default 1 MB per round trip. Batching for the store happens in the processors,
     // which write whatever was folded while their previous flush was under way.
-    minBytes: 1,
+    minBytes: options.fetchMinBytes ?? DEFAULT_FETCH_MIN_BYTES,
     maxBytesPerPartition: 2 * 1024 * 1024,
     maxBytes: 10 * 1024 * 1024,
     maxWaitTimeInMs: options.flushIntervalMs,

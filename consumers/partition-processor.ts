@@ -16,8 +16,9 @@
  *
  * @module
  */
+import { Linger } from '../src/async/linger.ts';
 import { SerialQueue } from '../src/async/serial-queue.ts';
-import { DEFAULT_FLUSH_BYTES } from '../src/config/defaults.ts';
+import { DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_LINGER_MS } from '../src/config/defaults.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
 import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts';
 import { type InputMessage, type ParsedMessage, parseMessage } from './input-message.ts';
@@ -44,6 +45,10 @@ export class PartitionProcessor {
   readonly #gap: RetentionGap;
   /** The flush under way; it never rejects (a failure lands in `#failure`). */
   #inFlight: Promise<void> | null = null;
+  /** The wait of a flush that gathers more work first (`flushLingerMs`), cut short when urgent. */
+  readonly #linger = new Linger();
+  /** When the last flush took its work (Unix µs). */
+  #lastFlushUs = Number.NEGATIVE_INFINITY;
   /** Why the last flush failed, until the stream is reopened. */
   #failure: unknown = null;
   /** Set by {@link reopen}: the stored offset must be read again before the next batch. */
@@ -169,7 +174,10 @@ export class PartitionProcessor {
 
   /** Resolves once nothing is being written (on shutdown, after the last batch). */
   async drain(): Promise<void> {
-    while (this.#inFlight !== null) await this.#inFlight;
+    while (this.#inFlight !== null) {
+      this.#linger.cut();
+      await this.#inFlight;
+    }
   }
 
   async #process(
@@ -251,7 +259,7 @@ export class PartitionProcessor {
     // A failed flush voids this batch too: the next one re-reads the stored offset.
     if (this.#failure !== null) return { kind: 'consumed', nextOffset: null };
     if (isRunning()) return null;
-    this.#startFlush();
+    this.#startFlush(true);
     return { kind: 'consumed', nextOffset: this.#expected };
   }
 
@@ -283,7 +291,7 @@ export class PartitionProcessor {
   /** Stores `logStart` as the resume offset, past offsets retention deleted (reported once). */
   async #passOver(logStart: number): Promise<void> {
     this.#coverThrough(logStart);
-    this.#startFlush();
+    this.#startFlush(true);
     await this.drain();
     if (this.#failure !== null) throw this.#failure;
   }
@@ -336,7 +344,7 @@ export class PartitionProcessor {
   /** Waits until what is pending fits under both bounds again (or a flush failed). */
   async #makeRoom(): Promise<void> {
     while (this.#full() && this.#failure === null) {
-      this.#startFlush();
+      this.#startFlush(true);
       await this.#inFlight;
     }
   }
@@ -382,12 +390,23 @@ export class PartitionProcessor {
     );
   }
 
-  /** Hands what is pending to the writer, unless a flush is under way (it chains this one). */
-  #startFlush(): void {
-    const pending = this.#pending;
-    if (this.#inFlight !== null || this.#failure !== null || pending.nextOffset === null) return;
-    this.#pending = emptyPending(this.#stream);
-    this.#inFlight = this.#write(pending).then(
+  /**
+   * Hands what is pending to the writer, unless a flush is under way (it chains this one). Not
+   * `urgent`, and within `flushLingerMs` of the last flush, the flush first waits out the rest
+   * of that time, gathering what is folded meanwhile: at a live rate, flushes of a few events
+   * each would cost the store a commit per project for every few events.
+   */
+  #startFlush(urgent = false): void {
+    if (this.#inFlight !== null) {
+      if (urgent) this.#linger.cut();
+      return;
+    }
+    if (this.#failure !== null || this.#pending.nextOffset === null) return;
+    const lingerMs = urgent ? 0 : this.#lingerMs();
+    const flush = lingerMs > 0
+      ? this.#linger.wait(lingerMs).then(() => this.#writePending())
+      : this.#writePending();
+    this.#inFlight = flush.then(
       () => {
         this.#inFlight = null;
         this.#startFlush();
@@ -398,6 +417,22 @@ export class PartitionProcessor {
         this.#options.onFlushError?.(error);
       },
     );
+  }
+
+  /** How long a flush started now waits: what is left of `flushLingerMs`, none when full. */
+  #lingerMs(): number {
+    const linger = this.#options.flushLingerMs ?? DEFAULT_FLUSH_LINGER_MS;
+    if (linger <= 0 || this.#full()) return 0;
+    return linger - (this.#options.nowUs() - this.#lastFlushUs) / 1000;
+  }
+
+  /** Takes what is pending and writes it (nothing, when a failure came first). */
+  #writePending(): Promise<void> {
+    const pending = this.#pending;
+    if (this.#failure !== null || pending.nextOffset === null) return Promise.resolve();
+    this.#pending = emptyPending(this.#stream);
+    this.#lastFlushUs = this.#options.nowUs();
+    return this.#write(pending);
   }
 
   async #write(pending: Pending): Promise<void> {

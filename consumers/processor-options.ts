@@ -29,6 +29,11 @@ export interface PartitionProcessorOptions {
   /** Most events folded and not yet written; folding waits for the store beyond it. */
   readonly flushEvents: number;
   /**
+   * Least time between the starts of two flushes unless one is full or the consumer stops (ms;
+   * default `DEFAULT_FLUSH_LINGER_MS`): what is folded meanwhile goes out with the next.
+   */
+  readonly flushLingerMs?: number;
+  /**
    * Most bytes of message values folded and not yet written (about what one flush sends to the
    * store); folding waits for the store beyond it. Default `DEFAULT_FLUSH_BYTES` (`src/config/defaults.ts`).
    */

@@ -35,11 +35,18 @@ export interface ConsumerRunnerOptions {
   readonly flushEvents: number;
   /** Most bytes of events a partition holds folded and not yet written (see PartitionProcessor). */
   readonly flushBytes?: number;
+  /** Least time between the starts of a partition's flushes (see PartitionProcessor). */
+  readonly flushLingerMs?: number;
   /**
    * Longest wait of a fetch when the broker has nothing new (a fetch answers as soon as it has
    * anything). Bounds how long an event of a quiet stream waits before it is folded and written.
    */
   readonly flushIntervalMs: number;
+  /**
+   * Least bytes a fetch waits for (up to `flushIntervalMs`) before the broker answers. Default
+   * `DEFAULT_FETCH_MIN_BYTES`.
+   */
+  readonly fetchMinBytes?: number;
   /**
    * Group session and rebalance timeout. Default `DEFAULT_SESSION_TIMEOUT_MS` (the
    * broker's minimum is 6 s).

@@ -428,6 +428,7 @@ export class ConsumerRunner {
       recentLogsCapacity: options.recentLogsCapacity,
       flushEvents: options.flushEvents,
       ...(options.flushBytes === undefined ? {} : { flushBytes: options.flushBytes }),
+      ...(options.flushLingerMs === undefined ? {} : { flushLingerMs: options.flushLingerMs }),
       ...(options.partsBudget === undefined ? {} : { partsBudget: options.partsBudget }),
       publishDeadLetters: (letters) =>
         publishDeadLetters(

@@ -340,9 +340,11 @@ class ConsumerRole {
       recentLogsCapacity: config.recentLogsCapacity,
       flushEvents: config.flushEvents,
       flushBytes: config.flushBytes,
+      flushLingerMs: config.flushLingerMs,
       partsBudget: this.#memory.partsBudget,
       heapGuard: this.#memory.heapGuard,
       flushIntervalMs: config.flushIntervalMs,
+      fetchMinBytes: config.fetchMinBytes,
       concurrency: config.consumerConcurrency,
       sessionTimeoutMs: config.consumerSessionTimeoutMs,
       onFlush: (report) => {

@@ -24,7 +24,9 @@ import {
 import { type LiveConfig, liveConfig } from './config/live.ts';
 import { type LogsSqlConfig, logsSqlConfig } from './config/logs-sql.ts';
 import {
+  DEFAULT_FETCH_MIN_BYTES,
   DEFAULT_FLUSH_BYTES,
+  DEFAULT_FLUSH_LINGER_MS,
   DEFAULT_MAX_FUTURE_SKEW_US,
   DEFAULT_PORT,
   DEFAULT_RECENT_LOGS_CAPACITY,
@@ -93,6 +95,10 @@ export interface Config extends HttpConfig, LiveConfig, LogsSqlConfig {
   readonly topicPartitions: number;
   readonly flushIntervalMs: number;
   readonly flushEvents: number;
+  /** Least time between the starts of a partition's flushes (`FLUSH_LINGER_MS`). */
+  readonly flushLingerMs: number;
+  /** Least bytes a consumer's fetch waits for, up to `flushIntervalMs` (`FETCH_MIN_BYTES`). */
+  readonly fetchMinBytes: number;
   /** Most bytes of event text a partition holds folded and not yet written. */
   readonly flushBytes: number;
   /** Most stored parts a consumer process keeps deserialized between flushes. */
@@ -336,6 +342,8 @@ export function loadConfig(env: Env): Config {
     topicPartitions: integer(env, 'TOPIC_PARTITIONS', DEFAULT_TOPIC_PARTITIONS, 1, 10_000),
     flushIntervalMs: integer(env, 'FLUSH_INTERVAL_MS', 250, 10, 60_000),
     flushEvents: integer(env, 'FLUSH_EVENTS', 5_000, 1, 1_000_000),
+    flushLingerMs: integer(env, 'FLUSH_LINGER_MS', DEFAULT_FLUSH_LINGER_MS, 0, 5_000),
+    fetchMinBytes: integer(env, 'FETCH_MIN_BYTES', DEFAULT_FETCH_MIN_BYTES, 1, 64 * 1024 * 1024),
     flushBytes: integer(env, 'FLUSH_BYTES', DEFAULT_FLUSH_BYTES, 64 * 1024, 1024 * 1024 * 1024),
     partsCacheLimit: integer(
       env,

@@ -27,6 +27,8 @@ describe('loadConfig', () => {
       topicPartitions: 12,
       flushIntervalMs: 250,
       flushEvents: 5_000,
+      flushLingerMs: 200,
+      fetchMinBytes: 1024 * 1024,
       metricsPort: null,
       maxFutureSkewUs: 300_000_000,
       recentLogsCapacity: 10_000,
@@ -159,6 +161,14 @@ describe('loadConfig', () => {
     [
       { HTTP_ANSWER_MAX_BYTES: '1000' },
       'HTTP_ANSWER_MAX_BYTES="1000" is not allowed: an integer from 262144 to 268435456 (default 2097152)',
+    ],
+    [
+      { FLUSH_LINGER_MS: '6000' },
+      'FLUSH_LINGER_MS="6000" is not allowed: an integer from 0 to 5000 (default 200)',
+    ],
+    [
+      { FETCH_MIN_BYTES: '0' },
+      'FETCH_MIN_BYTES="0" is not allowed: an integer from 1 to 67108864 (default 1048576)',
     ],
     [
       { INGEST_MAX_ITEMS: '0' },

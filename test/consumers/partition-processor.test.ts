@@ -614,6 +614,11 @@ describe('PartitionProcessor: a flush that fails while a batch waits for room', 
 });
 
 /** Empty sinks for a processor's dead letters, flush reports and errors. */
+/** The valid events among function-edge `lines`, as the reference evaluator takes them. */
+function functionEdgeEvents(lines: readonly string[], nowUs: number) {
+  return validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
+}
+
 function emptySinks() {
   return { letters: [] as DeadLetter[], reports: [] as FlushReport[], errors: [] as unknown[] };
 }
@@ -711,8 +716,7 @@ describe('PartitionProcessor: what the store holds from before', () => {
 
 describe('PartitionProcessor: a message parsed, folded and dropped before the next', () => {
   const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
-  const eventsOf = (lines: readonly string[]) =>
-    validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
+  const eventsOf = (lines: readonly string[]) => functionEdgeEvents(lines, nowUs);
 
   test('projects new in the middle of a batch are read in one round, those known not at all', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
@@ -781,5 +785,75 @@ describe('PartitionProcessor: a message parsed, folded and dropped before the ne
     await processor.drain();
     expect(out.errors).toEqual([]);
     await expectStoreMatchesReference(store, eventsOf(lines), nowUs);
+  });
+});
+
+describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
+  const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+  // Longer than any test's timeout: a linger that nothing cut would fail the test.
+  const LINGER_MS = 600_000;
+  const lines = Array.from(
+    { length: 300 },
+    (_, i) => invocationLine(`e${i}`, `project${i % 4}ref0000000000`, nowUs - i),
+  );
+
+  test('a flush within the linger of the last one gathers the batches folded meanwhile', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = emptySinks();
+    let clockUs = nowUs;
+    const processor = processorOn(store, nowUs, 1_000, out, {
+      flushLingerMs: 100,
+      nowUs: () => clockUs,
+    });
+    await processor.process(messagesOf(lines.slice(0, 100)), () => true);
+    await processor.drain();
+    // 40 ms after the first flush: the next waits out the other 60 ms, taking both batches.
+    clockUs += 40_000;
+    await processor.process(messagesOf(lines.slice(100, 200), 100), () => true);
+    await processor.process(messagesOf(lines.slice(200), 200), () => true);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(100);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(300);
+    expect(out.reports.map((report) => report.events)).toEqual([100, 200]);
+    expect(out.errors).toEqual([]);
+    await expectStoreMatchesReference(store, functionEdgeEvents(lines, nowUs), nowUs);
+  });
+
+  test('drain cuts the linger short: the folded work is written at once', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = emptySinks();
+    const processor = processorOn(store, nowUs, 1_000, out, { flushLingerMs: LINGER_MS });
+    await processor.process(messagesOf(lines.slice(0, 100)), () => true);
+    await processor.drain();
+    await processor.process(messagesOf(lines.slice(100), 100), () => true);
+    expect(processor.busy).toBe(true);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(100);
+    await processor.drain();
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(300);
+    await expectStoreMatchesReference(store, functionEdgeEvents(lines, nowUs), nowUs);
+  });
+
+  test('a full partition and a stopping consumer do not wait for it', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = emptySinks();
+    const processor = processorOn(store, nowUs, 120, out, { flushLingerMs: LINGER_MS });
+    await processor.process(messagesOf(lines.slice(0, 10)), () => true);
+    await processor.drain();
+    // 290 events through a bound of 120: folding waits for room twice, and gets it at once.
+    await processor.process(messagesOf(lines.slice(10, 250), 10), () => true);
+    expect(await store.readOffset(resumeKey(STREAM))).toBeGreaterThanOrEqual(130);
+    for (const report of out.reports) expect(report.events).toBeLessThanOrEqual(120);
+    // The consumer stops in the middle of the next batch: what it folded goes out now.
+    let running = 25;
+    const outcome = await processor.process(
+      messagesOf(lines.slice(250), 250),
+      () => --running > 0,
+    );
+    expect(outcome.kind).toBe('consumed');
+    const through = outcome.kind === 'consumed' ? outcome.nextOffset : null;
+    expect(through).toBeGreaterThan(250);
+    while (processor.busy) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(through);
+    expect(out.errors).toEqual([]);
   });
 });

@@ -323,6 +323,7 @@ const rate = Math.round(Number(results.endToEndEventsPerSecond) * 0.8);
 // The live phase's costs per event: its events lie within the last seconds, so each touches the
 // few buckets live traffic touches (issue 48's "Redis CPU per event at a live rate").
 const liveStoredBefore = await stored();
+await nodes.resetStats();
 const liveRedisBefore = sum(await nodes.cpuSeconds());
 const liveCpuBefore = processCpu();
 measuringFreshness = true;
@@ -356,6 +357,14 @@ const livePerEvent = (before: number | null, after: number | null) =>
 results.liveEvents = liveEvents;
 results.liveRedisCpuUsPerEvent = livePerEvent(liveRedisBefore, sum(await nodes.cpuSeconds()));
 results.liveConsumerCpuUsPerEvent = livePerEvent(liveCpuBefore.consumers, liveCpuAfter.consumers);
+// Where that Redis CPU went, per command (a script's commands are counted both in EVALSHA and
+// under their own names; what neither counts is reading requests and writing replies).
+const liveRedisCommands = (await nodes.commandStats()).slice(0, 10).map((stat) => ({
+  command: stat.command,
+  usPerEvent: Number((stat.usec / liveEvents).toFixed(2)),
+  callsPerEvent: Number((stat.calls / liveEvents).toFixed(2)),
+}));
+results.liveRedisCommands = liveRedisCommands;
 results.freshnessRate = rate;
 results.freshnessFlushes = freshness.length;
 results.freshnessP50Ms = percentile(freshness, 0.5);
@@ -369,6 +378,14 @@ console.log(
     `events, Redis CPU ${results.liveRedisCpuUsPerEvent ?? '?'} µs and consumers ${
       results.liveConsumerCpuUsPerEvent ?? '?'
     } µs per event`,
+);
+
+console.log(
+  `   Redis per live event, by command: ${
+    liveRedisCommands.map((stat) =>
+      `${stat.command} ${stat.usPerEvent} µs (${stat.callsPerEvent} calls)`
+    ).join(', ')
+  }`,
 );
 
 const peaks = children.map((child) => processPeakRssBytes(child.pid));
