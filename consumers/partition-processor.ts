@@ -8,7 +8,9 @@
  * Writes are pipelined: a batch is folded and its flush started, and the answer does not wait
  * for the store. While one flush is under way, whatever is folded meanwhile waits and goes out
  * as the next flush the moment the first one lands (so under load flushes grow, and the store
- * and this process work at the same time instead of taking turns). At most one flush per
+ * and this process work at the same time instead of taking turns), but no sooner than
+ * `flushLingerMs` after the last one started, unless it is full or the consumer stops (so at a
+ * live rate a flush is not a commit per project for every few events). At most one flush per
  * partition is in flight, flushes land in offset order, and folding waits once `flushEvents`
  * events are pending, which bounds memory. A failed flush voids everything folded after the
  * stored offset: the next batch (or {@link PartitionProcessor.resume}, when no batch comes)
