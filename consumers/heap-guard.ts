@@ -3,8 +3,9 @@
  * reads the V8 heap a few times a second; once what is used passes the high mark (a share of the
  * heap's limit, which the process was started with: `--max-old-space-size`), it is pressed: the
  * runner folds no new batch (kafkajs fetches nothing more while its batches wait, see
- * `runner.ts`), the flushes under way write what is pending, and the writers drop their cached
- * parts ({@link HeapGuardOptions.onPressure}). It lets go once the heap is below the low mark,
+ * `runner.ts`), the flushes under way write what is pending (after their linger, at most
+ * `FLUSH_LINGER_MS`), and the writers drop their cached parts
+ * ({@link HeapGuardOptions.onPressure}). It lets go once the heap is below the low mark,
  * or once waiting frees nothing more: when no reading has fallen below the lowest of this press
  * for {@link FLOOR_WAIT_MS}, what the process holds with nothing pending (its floor: code, clients,
  * the batches fetched) is above the low mark, and holding batches back any longer would hold them

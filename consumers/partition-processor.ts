@@ -51,6 +51,8 @@ export class PartitionProcessor {
   readonly #linger = new Linger();
   /** When the last flush took its work (Unix µs). */
   #lastFlushUs = Number.NEGATIVE_INFINITY;
+  /** A flush's linger under way: resolves once that flush has taken what is pending. */
+  #lingering: Promise<void> | null = null;
   /** Why the last flush failed, until the stream is reopened. */
   #failure: unknown = null;
   /** Set by {@link reopen}: the stored offset must be read again before the next batch. */
@@ -347,7 +349,8 @@ export class PartitionProcessor {
   async #makeRoom(): Promise<void> {
     while (this.#full() && this.#failure === null) {
       this.#startFlush(true);
-      await this.#inFlight;
+      // A lingering flush, cut short, takes what is pending: folding goes on while it writes.
+      await (this.#lingering ?? this.#inFlight);
     }
   }
 
@@ -404,10 +407,21 @@ export class PartitionProcessor {
       return;
     }
     if (this.#failure !== null || this.#pending.nextOffset === null) return;
-    const lingerMs = urgent ? 0 : this.#lingerMs();
-    const flush = lingerMs > 0
-      ? this.#linger.wait(lingerMs).then(() => this.#writePending())
-      : this.#writePending();
+    let flush: Promise<void>;
+    try {
+      const lingerMs = urgent ? 0 : this.#lingerMs();
+      if (lingerMs > 0) {
+        const lingering = this.#linger.wait(lingerMs).then(() => {
+          this.#lingering = null;
+          return this.#takePending();
+        });
+        this.#lingering = lingering.then(() => undefined, () => undefined);
+        flush = lingering.then((pending) => this.#write(pending));
+      } else flush = this.#write(this.#takePending());
+    } catch (error) {
+      // The clock failed: nothing was taken, and the failure is the flush's, as a store's is.
+      flush = Promise.reject(error);
+    }
     this.#inFlight = flush.then(
       () => {
         this.#inFlight = null;
@@ -421,25 +435,29 @@ export class PartitionProcessor {
     );
   }
 
-  /** How long a flush started now waits: what is left of `flushLingerMs`, none when full. */
+  /**
+   * How long a flush started now waits: what is left of `flushLingerMs`, none when full, and
+   * never more than `flushLingerMs` (a clock set back does not hold a partition).
+   */
   #lingerMs(): number {
     const linger = this.#options.flushLingerMs ?? DEFAULT_FLUSH_LINGER_MS;
     if (linger <= 0 || this.#full()) return 0;
-    return linger - (this.#options.nowUs() - this.#lastFlushUs) / 1000;
+    return Math.min(linger, linger - (this.#options.nowUs() - this.#lastFlushUs) / 1000);
   }
 
-  /** Takes what is pending and writes it (nothing, when a failure came first). */
-  #writePending(): Promise<void> {
+  /** Takes what is pending; null when nothing is, or a failure came first (it is not written). */
+  #takePending(): Pending | null {
     const pending = this.#pending;
-    if (this.#failure !== null || pending.nextOffset === null) return Promise.resolve();
-    this.#pending = emptyPending(this.#stream);
+    if (this.#failure !== null || pending.nextOffset === null) return null;
+    // The clock first: if it throws, the work stays pending, and is voided with the failure.
     this.#lastFlushUs = this.#options.nowUs();
-    return this.#write(pending);
+    this.#pending = emptyPending(this.#stream);
+    return pending;
   }
 
-  async #write(pending: Pending): Promise<void> {
-    const nextOffset = pending.nextOffset;
-    if (nextOffset === null) return;
+  async #write(pending: Pending | null): Promise<void> {
+    const nextOffset = pending?.nextOffset ?? null;
+    if (pending === null || nextOffset === null) return;
     const started = performance.now();
     // Dead letters go out before the flush that moves the stream past them.
     if (pending.letters.length > 0) await this.#options.publishDeadLetters(pending.letters);

@@ -38,8 +38,9 @@ export interface ConsumerRunnerOptions {
   /** Least time between the starts of a partition's flushes (see PartitionProcessor). */
   readonly flushLingerMs?: number;
   /**
-   * Longest wait of a fetch when the broker has nothing new (a fetch answers as soon as it has
-   * anything). Bounds how long an event of a quiet stream waits before it is folded and written.
+   * Longest wait of a fetch for `fetchMinBytes` of records (a fetch answers as soon as it has
+   * them). Bounds, with `flushLingerMs`, how long an event of a quiet stream waits before it is
+   * folded and written.
    */
   readonly flushIntervalMs: number;
   /**

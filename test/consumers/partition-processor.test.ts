@@ -28,6 +28,7 @@ import type { CommitResult, ProjectCommit, RollupStore } from '../../src/store/p
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { truncate } from '../../src/time/grain.ts';
 import { expectStoreMatchesReference, validEvents } from '../rollup/fold-and-read.ts';
+import { until } from '../support/poll.ts';
 
 const MINUTE_US = 60_000_000;
 const TOPIC = 'logs.function-edge';
@@ -211,8 +212,8 @@ describe('PartitionProcessor', () => {
       }
       return nowUs;
     };
-    // Kafka timestamps, so that parsing never asks the clock: every call is the fold's or the
-    // writer's.
+    // Kafka timestamps, so that parsing never asks the clock: every call is the fold's, the
+    // writer's or a flush's (its linger); wherever the failure lands, nothing may be lost.
     const stamped = messages.map((message) => ({ ...message, timestamp: String(nowUs / 1000) }));
     const sinks = { letters: [], reports: [], errors: [] };
     const processor = processorOn(store, nowUs, 120, sinks, { nowUs: clock });
@@ -613,12 +614,12 @@ describe('PartitionProcessor: a flush that fails while a batch waits for room', 
   });
 });
 
-/** Empty sinks for a processor's dead letters, flush reports and errors. */
 /** The valid events among function-edge `lines`, as the reference evaluator takes them. */
 function functionEdgeEvents(lines: readonly string[], nowUs: number) {
   return validEvents(lines.map((line) => ({ source: 'function-edge', line })), nowUs);
 }
 
+/** Empty sinks for a processor's dead letters, flush reports and errors. */
 function emptySinks() {
   return { letters: [] as DeadLetter[], reports: [] as FlushReport[], errors: [] as unknown[] };
 }
@@ -796,27 +797,51 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
     { length: 300 },
     (_, i) => invocationLine(`e${i}`, `project${i % 4}ref0000000000`, nowUs - i),
   );
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
   test('a flush within the linger of the last one gathers the batches folded meanwhile', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
     const out = emptySinks();
     let clockUs = nowUs;
     const processor = processorOn(store, nowUs, 1_000, out, {
-      flushLingerMs: 100,
+      flushLingerMs: 1_000,
       nowUs: () => clockUs,
     });
     await processor.process(messagesOf(lines.slice(0, 100)), () => true);
     await processor.drain();
-    // 40 ms after the first flush: the next waits out the other 60 ms, taking both batches.
-    clockUs += 40_000;
+    // 400 ms after the first flush: the next waits out the other 600 ms, taking both batches.
+    clockUs += 400_000;
     await processor.process(messagesOf(lines.slice(100, 200), 100), () => true);
     await processor.process(messagesOf(lines.slice(200), 200), () => true);
     expect(await store.readOffset(resumeKey(STREAM))).toBe(100);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await store.readOffset(resumeKey(STREAM))).toBe(300);
+    await until(
+      'the lingering flush',
+      10_000,
+      async () => (await store.readOffset(resumeKey(STREAM))) === 300 ? true : null,
+    );
     expect(out.reports.map((report) => report.events)).toEqual([100, 200]);
     expect(out.errors).toEqual([]);
     await expectStoreMatchesReference(store, functionEdgeEvents(lines, nowUs), nowUs);
+  });
+
+  test('a clock set back holds a flush no longer than the linger', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = emptySinks();
+    let clockUs = nowUs;
+    const processor = processorOn(store, nowUs, 1_000, out, {
+      flushLingerMs: 300,
+      nowUs: () => clockUs,
+    });
+    await processor.process(messagesOf(lines.slice(0, 100)), () => true);
+    await processor.drain();
+    clockUs -= 3_600_000_000;
+    await processor.process(messagesOf(lines.slice(100), 100), () => true);
+    await until(
+      'the flush after the clock moved back',
+      10_000,
+      async () => (await store.readOffset(resumeKey(STREAM))) === 300 ? true : null,
+    );
+    expect(out.errors).toEqual([]);
   });
 
   test('drain cuts the linger short: the folded work is written at once', async () => {
@@ -833,26 +858,48 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
     await expectStoreMatchesReference(store, functionEdgeEvents(lines, nowUs), nowUs);
   });
 
-  test('a full partition and a stopping consumer do not wait for it', async () => {
+  test('a partition that fills while its flush lingers does not wait for it', async () => {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
     const out = emptySinks();
     const processor = processorOn(store, nowUs, 120, out, { flushLingerMs: LINGER_MS });
     await processor.process(messagesOf(lines.slice(0, 10)), () => true);
-    await processor.drain();
-    // 290 events through a bound of 120: folding waits for room twice, and gets it at once.
-    await processor.process(messagesOf(lines.slice(10, 250), 10), () => true);
-    expect(await store.readOffset(resumeKey(STREAM))).toBeGreaterThanOrEqual(130);
+    await tick();
+    // The first flush has landed; the next one lingers with these 50 events...
+    await processor.process(messagesOf(lines.slice(10, 60), 10), () => true);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(10);
+    // ...until this batch fills the partition past its bound of 120: it goes out, and folding
+    // goes on while it is written.
+    await processor.process(messagesOf(lines.slice(60, 250), 60), () => true);
+    await until(
+      'the flushes of a full partition',
+      10_000,
+      async () => (await store.readOffset(resumeKey(STREAM)) ?? 0) >= 130 ? true : null,
+    );
     for (const report of out.reports) expect(report.events).toBeLessThanOrEqual(120);
-    // The consumer stops in the middle of the next batch: what it folded goes out now.
+    expect(out.errors).toEqual([]);
+  });
+
+  test('a consumer that stops does not wait for it', async () => {
+    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
+    const out = emptySinks();
+    const processor = processorOn(store, nowUs, 1_000, out, { flushLingerMs: LINGER_MS });
+    await processor.process(messagesOf(lines.slice(0, 10)), () => true);
+    await tick();
+    // A flush lingers with these events, and the consumer stops in the middle of the next batch.
+    await processor.process(messagesOf(lines.slice(10, 100), 10), () => true);
     let running = 25;
     const outcome = await processor.process(
-      messagesOf(lines.slice(250), 250),
+      messagesOf(lines.slice(100), 100),
       () => --running > 0,
     );
     expect(outcome.kind).toBe('consumed');
     const through = outcome.kind === 'consumed' ? outcome.nextOffset : null;
-    expect(through).toBeGreaterThan(250);
-    while (processor.busy) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(through).toBeGreaterThan(100);
+    await until(
+      'the flush of a stopping consumer',
+      10_000,
+      () => Promise.resolve(processor.busy ? null : true),
+    );
     expect(await store.readOffset(resumeKey(STREAM))).toBe(through);
     expect(out.errors).toEqual([]);
   });
