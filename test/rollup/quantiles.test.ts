@@ -5,7 +5,9 @@ import {
   type QuantileSketch,
   quantileSketch,
   RELATIVE_ACCURACY,
+  writeSketch,
 } from '../../src/rollup/quantiles.ts';
+import { SevenBitWriter } from '../../src/text/seven-bit.ts';
 
 function nearestRank(values: readonly number[], q: number): number | null {
   if (values.length === 0) return null;
@@ -129,6 +131,35 @@ describe('quantile sketch', () => {
       expect(quantile(again, q)).toBe(quantile(large, q));
     }
     expect(quantile(again, 0.001)).toBeCloseTo(-40, 0);
+  });
+
+  test('a binned sketch written again after new bins reads as one built at once', () => {
+    // Each write sorts only the bins added since the last (src/rollup/quantiles.ts,
+    // `withAddedBins`): new bins below, between and above the known ones, of both signs.
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.double({ min: -1e5, max: 1e5, noNaN: true }), { maxLength: 40 }), {
+          minLength: 2,
+          maxLength: 8,
+        }),
+        (rounds) => {
+          let sketch = sketchOf(logNormal(150, rounds.length));
+          const values = [...logNormal(150, rounds.length)];
+          for (const round of rounds) {
+            for (const value of round) sketch = quantileSketch.add(sketch, value);
+            values.push(...round);
+            expect(quantileSketch.serialize(sketch)).toBe(
+              quantileSketch.serialize(sketchOf(values)),
+            );
+            const out = new SevenBitWriter();
+            writeSketch(out, sketch);
+            const fresh = new SevenBitWriter();
+            writeSketch(fresh, sketchOf(values));
+            expect(out.text()).toBe(fresh.text());
+          }
+        },
+      ),
+    );
   });
 
   test('refuses corrupt text with a message naming the expected form', () => {
