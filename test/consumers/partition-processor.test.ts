@@ -799,55 +799,51 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
   );
   const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
-  test('a flush within the linger of the last one gathers the batches folded meanwhile', async () => {
+  /** A processor whose flushes linger `flushLingerMs`, on a clock the test moves. */
+  function lingering(flushLingerMs: number, flushEvents = 1_000) {
     const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
     const out = emptySinks();
-    let clockUs = nowUs;
-    const processor = processorOn(store, nowUs, 1_000, out, {
-      flushLingerMs: 1_000,
-      nowUs: () => clockUs,
+    const clock = { us: nowUs };
+    const processor = processorOn(store, nowUs, flushEvents, out, {
+      flushLingerMs,
+      nowUs: () => clock.us,
     });
+    /** Resolves once the stream's stored offset is `offset` (at least, when `atLeast`). */
+    const stored = (what: string, offset: number, atLeast = false) =>
+      until(what, 10_000, async () => {
+        const at = (await store.readOffset(resumeKey(STREAM))) ?? 0;
+        return at === offset || (atLeast && at > offset) ? true : null;
+      });
+    return { store, out, clock, processor, stored };
+  }
+
+  test('a flush within the linger of the last one gathers the batches folded meanwhile', async () => {
+    const { store, out, clock, processor, stored } = lingering(1_000);
     await processor.process(messagesOf(lines.slice(0, 100)), () => true);
     await processor.drain();
     // 400 ms after the first flush: the next waits out the other 600 ms, taking both batches.
-    clockUs += 400_000;
+    clock.us += 400_000;
     await processor.process(messagesOf(lines.slice(100, 200), 100), () => true);
     await processor.process(messagesOf(lines.slice(200), 200), () => true);
     expect(await store.readOffset(resumeKey(STREAM))).toBe(100);
-    await until(
-      'the lingering flush',
-      10_000,
-      async () => (await store.readOffset(resumeKey(STREAM))) === 300 ? true : null,
-    );
+    await stored('the lingering flush', 300);
     expect(out.reports.map((report) => report.events)).toEqual([100, 200]);
     expect(out.errors).toEqual([]);
     await expectStoreMatchesReference(store, functionEdgeEvents(lines, nowUs), nowUs);
   });
 
   test('a clock set back holds a flush no longer than the linger', async () => {
-    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = emptySinks();
-    let clockUs = nowUs;
-    const processor = processorOn(store, nowUs, 1_000, out, {
-      flushLingerMs: 300,
-      nowUs: () => clockUs,
-    });
+    const { out, clock, processor, stored } = lingering(300);
     await processor.process(messagesOf(lines.slice(0, 100)), () => true);
     await processor.drain();
-    clockUs -= 3_600_000_000;
+    clock.us -= 3_600_000_000;
     await processor.process(messagesOf(lines.slice(100), 100), () => true);
-    await until(
-      'the flush after the clock moved back',
-      10_000,
-      async () => (await store.readOffset(resumeKey(STREAM))) === 300 ? true : null,
-    );
+    await stored('the flush after the clock moved back', 300);
     expect(out.errors).toEqual([]);
   });
 
   test('drain cuts the linger short: the folded work is written at once', async () => {
-    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = emptySinks();
-    const processor = processorOn(store, nowUs, 1_000, out, { flushLingerMs: LINGER_MS });
+    const { store, processor } = lingering(LINGER_MS);
     await processor.process(messagesOf(lines.slice(0, 100)), () => true);
     await processor.drain();
     await processor.process(messagesOf(lines.slice(100), 100), () => true);
@@ -859,9 +855,7 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
   });
 
   test('a partition that fills while its flush lingers does not wait for it', async () => {
-    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = emptySinks();
-    const processor = processorOn(store, nowUs, 120, out, { flushLingerMs: LINGER_MS });
+    const { store, out, processor, stored } = lingering(LINGER_MS, 120);
     await processor.process(messagesOf(lines.slice(0, 10)), () => true);
     await tick();
     // The first flush has landed; the next one lingers with these 50 events...
@@ -870,19 +864,13 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
     // ...until this batch fills the partition past its bound of 120: it goes out, and folding
     // goes on while it is written.
     await processor.process(messagesOf(lines.slice(60, 250), 60), () => true);
-    await until(
-      'the flushes of a full partition',
-      10_000,
-      async () => (await store.readOffset(resumeKey(STREAM)) ?? 0) >= 130 ? true : null,
-    );
+    await stored('the flushes of a full partition', 130, true);
     for (const report of out.reports) expect(report.events).toBeLessThanOrEqual(120);
     expect(out.errors).toEqual([]);
   });
 
   test('a consumer that stops does not wait for it', async () => {
-    const store = new FaultyStore({ nowMs: () => nowUs / 1000 });
-    const out = emptySinks();
-    const processor = processorOn(store, nowUs, 1_000, out, { flushLingerMs: LINGER_MS });
+    const { store, out, processor } = lingering(LINGER_MS);
     await processor.process(messagesOf(lines.slice(0, 10)), () => true);
     await tick();
     // A flush lingers with these events, and the consumer stops in the middle of the next batch.
