@@ -53,6 +53,8 @@ export class PartitionProcessor {
   #lastFlushUs = Number.NEGATIVE_INFINITY;
   /** A flush's linger under way: resolves once that flush has taken what is pending. */
   #lingering: Promise<void> | null = null;
+  /** Set when the next flush must not linger (asked for while a write was under way). */
+  #urgent = false;
   /** Why the last flush failed, until the stream is reopened. */
   #failure: unknown = null;
   /** Set by {@link reopen}: the stored offset must be read again before the next batch. */
@@ -403,7 +405,11 @@ export class PartitionProcessor {
    */
   #startFlush(urgent = false): void {
     if (this.#inFlight !== null) {
-      if (urgent) this.#linger.cut();
+      if (urgent) {
+        // A linger under way ends now; a write under way is followed by a flush that does not.
+        this.#urgent = true;
+        this.#linger.cut();
+      }
       return;
     }
     if (this.#failure !== null || this.#pending.nextOffset === null) return;
@@ -425,12 +431,17 @@ export class PartitionProcessor {
     this.#inFlight = flush.then(
       () => {
         this.#inFlight = null;
-        this.#startFlush();
+        this.#startFlush(this.#urgent);
       },
       (error: unknown) => {
         this.#inFlight = null;
         this.#failure = error;
-        this.#options.onFlushError?.(error);
+        // A reporter that throws must not make the flush reject: drain() awaits it.
+        try {
+          this.#options.onFlushError?.(error);
+        } catch {
+          // The failure itself is kept, and resuming reads the stored offset again.
+        }
       },
     );
   }
@@ -451,6 +462,7 @@ export class PartitionProcessor {
     if (this.#failure !== null || pending.nextOffset === null) return null;
     // The clock first: if it throws, the work stays pending, and is voided with the failure.
     this.#lastFlushUs = this.#options.nowUs();
+    this.#urgent = false;
     this.#pending = emptyPending(this.#stream);
     return pending;
   }

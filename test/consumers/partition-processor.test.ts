@@ -797,7 +797,6 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
     { length: 300 },
     (_, i) => invocationLine(`e${i}`, `project${i % 4}ref0000000000`, nowUs - i),
   );
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
   /** A processor whose flushes linger `flushLingerMs`, on a clock the test moves. */
   function lingering(flushLingerMs: number, flushEvents = 1_000) {
@@ -836,9 +835,12 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
     const { out, clock, processor, stored } = lingering(300);
     await processor.process(messagesOf(lines.slice(0, 100)), () => true);
     await processor.drain();
-    clock.us -= 3_600_000_000;
+    // A minute back (within the events' allowed skew): without the bound, a wait of 60.3 s.
+    clock.us -= 60_000_000;
     await processor.process(messagesOf(lines.slice(100), 100), () => true);
     await stored('the flush after the clock moved back', 300);
+    expect(out.letters).toEqual([]);
+    expect(out.reports.map((report) => report.events)).toEqual([100, 200]);
     expect(out.errors).toEqual([]);
   });
 
@@ -857,24 +859,33 @@ describe('PartitionProcessor: flushes that linger (flushLingerMs)', () => {
   test('a partition that fills while its flush lingers does not wait for it', async () => {
     const { store, out, processor, stored } = lingering(LINGER_MS, 120);
     await processor.process(messagesOf(lines.slice(0, 10)), () => true);
-    await tick();
-    // The first flush has landed; the next one lingers with these 50 events...
+    await processor.drain();
+    // The next flush lingers with these 50 events...
     await processor.process(messagesOf(lines.slice(10, 60), 10), () => true);
     expect(await store.readOffset(resumeKey(STREAM))).toBe(10);
-    // ...until this batch fills the partition past its bound of 120: it goes out, and folding
-    // goes on while it is written.
-    await processor.process(messagesOf(lines.slice(60, 250), 60), () => true);
+    // ...until this batch fills the partition past its bound of 120: the flush takes what is
+    // pending and goes out, and folding goes on while it is written (the store is slow now).
+    store.commitDelayMs = 2_000;
+    await processor.process(messagesOf(lines.slice(60, 150), 60), () => true);
+    expect(await store.readOffset(resumeKey(STREAM))).toBe(10);
     await stored('the flushes of a full partition', 130, true);
     for (const report of out.reports) expect(report.events).toBeLessThanOrEqual(120);
     expect(out.errors).toEqual([]);
   });
 
-  test('a consumer that stops does not wait for it', async () => {
-    const { store, out, processor } = lingering(LINGER_MS);
+  test.each([
+    ['its linger', 0],
+    ['a write under way', 300],
+  ])('a consumer that stops during %s does not wait for the linger', async (_, delayMs) => {
+    const { store, out, clock, processor } = lingering(LINGER_MS);
     await processor.process(messagesOf(lines.slice(0, 10)), () => true);
-    await tick();
-    // A flush lingers with these events, and the consumer stops in the middle of the next batch.
+    await processor.drain();
+    // A flush lingers with these events; or, a linger later, they go out at once, to a slow
+    // store, and the flush after them would linger...
+    if (delayMs > 0) clock.us += LINGER_MS * 1000;
+    store.commitDelayMs = delayMs;
     await processor.process(messagesOf(lines.slice(10, 100), 10), () => true);
+    // ...when the consumer stops in the middle of the next batch.
     let running = 25;
     const outcome = await processor.process(
       messagesOf(lines.slice(100), 100),
