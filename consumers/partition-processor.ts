@@ -18,7 +18,6 @@
  *
  * @module
  */
-import { Linger } from '../src/async/linger.ts';
 import { SerialQueue } from '../src/async/serial-queue.ts';
 import { DEFAULT_FLUSH_BYTES, DEFAULT_FLUSH_LINGER_MS } from '../src/config/defaults.ts';
 import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
@@ -26,13 +25,14 @@ import { PartitionWriter, type Verdict } from '../src/rollup/partition-writer.ts
 import { type InputMessage, type ParsedMessage, parseMessage } from './input-message.ts';
 import { eventsOf, parsedFrom } from './parsed-batch.ts';
 import { LogStart } from './log-start.ts';
+import { FlushPacer } from './flush-pacer.ts';
 
 /** The messages {@link PartitionProcessor.process} takes. */
 export type { InputMessage };
 export type { BatchOutcome, FlushReport, PartitionProcessorOptions } from './processor-options.ts';
 import type { BatchOutcome, PartitionProcessorOptions } from './processor-options.ts';
 import { RetentionGap } from './retention-gap.ts';
-import { emptyPending, type Pending, reject } from './pending-work.ts';
+import { emptyPending, type Pending, reject, writePending } from './pending-work.ts';
 import { widenProducedSpan } from './produced-span.ts';
 
 /** Folds one partition's messages into the store exactly once. */
@@ -47,14 +47,8 @@ export class PartitionProcessor {
   readonly #gap: RetentionGap;
   /** The flush under way; it never rejects (a failure lands in `#failure`). */
   #inFlight: Promise<void> | null = null;
-  /** The wait of a flush that gathers more work first (`flushLingerMs`), cut short when urgent. */
-  readonly #linger = new Linger();
-  /** When the last flush took its work (Unix µs). */
-  #lastFlushUs = Number.NEGATIVE_INFINITY;
-  /** A flush's linger under way: resolves once that flush has taken what is pending. */
-  #lingering: Promise<void> | null = null;
-  /** Set when the next flush must not linger (asked for while a write was under way). */
-  #urgent = false;
+  /** When the next flush goes out (`flushLingerMs`). */
+  readonly #pacer: FlushPacer;
   /** Why the last flush failed, until the stream is reopened. */
   #failure: unknown = null;
   /** Set by {@link reopen}: the stored offset must be read again before the next batch. */
@@ -66,6 +60,7 @@ export class PartitionProcessor {
     this.#options = options;
     this.#stream = `${options.topic}/${options.partition}`;
     this.#pending = emptyPending(this.#stream);
+    this.#pacer = new FlushPacer(options.flushLingerMs ?? DEFAULT_FLUSH_LINGER_MS, options.nowUs);
     this.#gap = new RetentionGap({ ...options, passOver: (to) => this.#passOver(to) });
     const start = new LogStart({ ...options, onStart: options.onLogStart });
     this.#writer = new PartitionWriter({
@@ -181,7 +176,7 @@ export class PartitionProcessor {
   /** Resolves once nothing is being written (on shutdown, after the last batch). */
   async drain(): Promise<void> {
     while (this.#inFlight !== null) {
-      this.#linger.cut();
+      this.#pacer.cut();
       await this.#inFlight;
     }
   }
@@ -352,7 +347,7 @@ export class PartitionProcessor {
     while (this.#full() && this.#failure === null) {
       this.#startFlush(true);
       // A lingering flush, cut short, takes what is pending: folding goes on while it writes.
-      await (this.#lingering ?? this.#inFlight);
+      await (this.#pacer.lingering ?? this.#inFlight);
     }
   }
 
@@ -399,31 +394,20 @@ export class PartitionProcessor {
 
   /**
    * Hands what is pending to the writer, unless a flush is under way (it chains this one). Not
-   * `urgent`, and within `flushLingerMs` of the last flush, the flush first waits out the rest
-   * of that time, gathering what is folded meanwhile: at a live rate, flushes of a few events
-   * each would cost the store a commit per project for every few events.
+   * `urgent`, the flush first waits out what is left of its linger (see {@link FlushPacer}).
    */
   #startFlush(urgent = false): void {
     if (this.#inFlight !== null) {
-      if (urgent) {
-        // A linger under way ends now; a write under way is followed by a flush that does not.
-        this.#urgent = true;
-        this.#linger.cut();
-      }
+      // A linger under way ends now; a write under way is followed by a flush that does not.
+      if (urgent) this.#pacer.hurry();
       return;
     }
     if (this.#failure !== null || this.#pending.nextOffset === null) return;
     let flush: Promise<void>;
     try {
-      const lingerMs = urgent ? 0 : this.#lingerMs();
-      if (lingerMs > 0) {
-        const lingering = this.#linger.wait(lingerMs).then(() => {
-          this.#lingering = null;
-          return this.#takePending();
-        });
-        this.#lingering = lingering.then(() => undefined, () => undefined);
-        flush = lingering.then((pending) => this.#write(pending));
-      } else flush = this.#write(this.#takePending());
+      const waitMs = this.#pacer.waitMs(this.#full(), urgent);
+      flush = this.#pacer.schedule(waitMs, () => this.#takePending())
+        .then((pending) => this.#write(pending));
     } catch (error) {
       // The clock failed: nothing was taken, and the failure is the flush's, as a store's is.
       flush = Promise.reject(error);
@@ -431,7 +415,7 @@ export class PartitionProcessor {
     this.#inFlight = flush.then(
       () => {
         this.#inFlight = null;
-        this.#startFlush(this.#urgent);
+        this.#startFlush(this.#pacer.urgent);
       },
       (error: unknown) => {
         this.#inFlight = null;
@@ -446,43 +430,18 @@ export class PartitionProcessor {
     );
   }
 
-  /**
-   * How long a flush started now waits: what is left of `flushLingerMs`, none when full, and
-   * never more than `flushLingerMs` (a clock set back does not hold a partition).
-   */
-  #lingerMs(): number {
-    const linger = this.#options.flushLingerMs ?? DEFAULT_FLUSH_LINGER_MS;
-    if (linger <= 0 || this.#full()) return 0;
-    return Math.min(linger, linger - (this.#options.nowUs() - this.#lastFlushUs) / 1000);
-  }
-
   /** Takes what is pending; null when nothing is, or a failure came first (it is not written). */
   #takePending(): Pending | null {
     const pending = this.#pending;
     if (this.#failure !== null || pending.nextOffset === null) return null;
     // The clock first: if it throws, the work stays pending, and is voided with the failure.
-    this.#lastFlushUs = this.#options.nowUs();
-    this.#urgent = false;
+    this.#pacer.took();
     this.#pending = emptyPending(this.#stream);
     return pending;
   }
 
+  /** Writes `pending` (nothing when null), its dead letters first, and reports the flush. */
   async #write(pending: Pending | null): Promise<void> {
-    const nextOffset = pending?.nextOffset ?? null;
-    if (pending === null || nextOffset === null) return;
-    const started = performance.now();
-    // Dead letters go out before the flush that moves the stream past them.
-    if (pending.letters.length > 0) await this.#options.publishDeadLetters(pending.letters);
-    const delta = pending.fold.take();
-    await this.#writer.flush(delta, nextOffset);
-    this.#options.onFlush?.({
-      stream: this.#stream,
-      events: delta.events,
-      rejected: pending.rejected,
-      skipped: pending.skipped,
-      durationMs: performance.now() - started,
-      oldestProducedMs: pending.oldestProducedMs,
-      newestProducedMs: pending.newestProducedMs,
-    });
+    if (pending !== null) await writePending(pending, this.#writer, this.#stream, this.#options);
   }
 }

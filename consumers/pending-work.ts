@@ -1,6 +1,7 @@
 /**
  * What a partition processor has folded and not yet handed to the writer: the fold, the dead
- * letters of the messages it rejected, and the figures of the flush it becomes.
+ * letters of the messages it rejected, and the figures of the flush it becomes; and that flush
+ * ({@link writePending}).
  *
  * @example
  * ```ts
@@ -13,6 +14,8 @@
  */
 import type { Rejection } from '../src/events/types.ts';
 import { Fold } from '../src/rollup/fold.ts';
+import type { PartitionWriter } from '../src/rollup/partition-writer.ts';
+import type { PartitionProcessorOptions } from './processor-options.ts';
 import { type DeadLetter, deadLetter } from './dead-letter.ts';
 import type { InputMessage } from './input-message.ts';
 import type { ProducedSpan } from './produced-span.ts';
@@ -57,4 +60,31 @@ export function reject(
     partition: origin.partition,
     offset: message.offset,
   }));
+}
+
+/**
+ * Writes `pending` through `writer`, its dead letters first (they go out before the flush that
+ * moves the stream past them), and reports the flush; nothing when it covers no offset.
+ */
+export async function writePending(
+  pending: Pending,
+  writer: PartitionWriter,
+  stream: string,
+  options: Pick<PartitionProcessorOptions, 'publishDeadLetters' | 'onFlush'>,
+): Promise<void> {
+  const nextOffset = pending.nextOffset;
+  if (nextOffset === null) return;
+  const started = performance.now();
+  if (pending.letters.length > 0) await options.publishDeadLetters(pending.letters);
+  const delta = pending.fold.take();
+  await writer.flush(delta, nextOffset);
+  options.onFlush?.({
+    stream,
+    events: delta.events,
+    rejected: pending.rejected,
+    skipped: pending.skipped,
+    durationMs: performance.now() - started,
+    oldestProducedMs: pending.oldestProducedMs,
+    newestProducedMs: pending.newestProducedMs,
+  });
 }
