@@ -1,12 +1,12 @@
 /**
  * The ingest benchmark (`npm run bench:ingest -- [--events 1000000] [--store redis|redis-cluster]
- * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd]`), on the broker of
+ * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd] [--projects 1000]`), on the broker of
  * `npm run services:up` and an empty Redis (or three-master Redis Cluster) of its own, started for
  * the run and stopped after it (`own-store.ts`), all on this machine. `--keys random` plays a producer that does not key
  * by project: every partition, and so every consumer, writes every project. Phases, each printed
  * with its figures:
  *
- * 1. publish N generated events (1,000 projects, Zipf-skewed) to fresh 12-partition topics, in
+ * 1. publish N generated events (`--projects`, default 1,000, Zipf-skewed) to fresh 12-partition topics, in
  *    batches of `--compression` (default none); with a codec, 1b: the codec alone, decompressing
  *    batches of 100 of those events, CPU per event;
  * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling, and its CPU per event
@@ -73,6 +73,7 @@ const { values } = parseArgs({
     consumers: { type: 'string', default: String(availableParallelism()) },
     store: { type: 'string', default: 'redis' },
     keys: { type: 'string', default: 'project' },
+    projects: { type: 'string', default: '1000' },
     compression: { type: 'string', default: 'none' },
     profile: { type: 'string' },
     'memory-probe': { type: 'string' },
@@ -85,6 +86,11 @@ if (values.store !== 'redis' && values.store !== 'redis-cluster') {
 }
 if (values.keys !== 'project' && values.keys !== 'random') {
   console.error(`--keys must be project or random, not ${values.keys}`);
+  process.exit(2);
+}
+const PROJECTS = Number(values.projects);
+if (!Number.isSafeInteger(PROJECTS) || PROJECTS < 1) {
+  console.error(`--projects must be a positive integer, not ${values.projects}`);
   process.exit(2);
 }
 const COMPRESSION = Object.keys(COMPRESSION_TYPES).find((name): name is CompressionName =>
@@ -132,10 +138,12 @@ const results: Record<string, unknown> = {
   redisNodes: nodes.names,
   keys: KEYS,
   compression: COMPRESSION,
+  projects: PROJECTS,
 };
 console.log(
   `ingest benchmark: ${EVENTS} events, ${PARTITIONS} partitions, ${CONSUMERS} consumer process(es), ` +
-    `${STORE} (${nodes.names.join(', ')}), keys by ${KEYS}, ${COMPRESSION} batches, ` +
+    `${STORE} (${nodes.names.join(', ')}), ${PROJECTS} projects keyed by ${KEYS}, ` +
+    `${COMPRESSION} batches, ` +
     `topics ${prefix}*`,
 );
 
@@ -147,6 +155,7 @@ const published = await publishGenerated(kafka, {
   nowUs,
   keys: KEYS,
   compression: COMPRESSION,
+  projects: PROJECTS,
 });
 results.publishEventsPerSecond = Math.round(EVENTS / published);
 console.log(
@@ -337,6 +346,8 @@ await new Promise<void>((resolve, reject) => {
     String(FRESHNESS_SECONDS),
     '--keys',
     KEYS,
+    '--projects',
+    String(PROJECTS),
   ], {
     env: { ...process.env, KAFKA_TOPIC_PREFIX: prefix },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -365,6 +376,10 @@ const liveRedisCommands = (await nodes.commandStats()).slice(0, 10).map((stat) =
   callsPerEvent: Number((stat.calls / liveEvents).toFixed(2)),
 }));
 results.liveRedisCommands = liveRedisCommands;
+// What the consumers sent Redis (every request's bytes: each part written whole, each member).
+results.liveRedisInputBytesPerEvent = liveEvents > 0
+  ? Math.round(sum(await nodes.netInputBytes()) / liveEvents)
+  : null;
 results.freshnessRate = rate;
 results.freshnessFlushes = freshness.length;
 results.freshnessP50Ms = percentile(freshness, 0.5);
@@ -381,7 +396,9 @@ console.log(
 );
 
 console.log(
-  `   Redis per live event, by command: ${
+  `   Redis per live event: ${
+    results.liveRedisInputBytesPerEvent ?? '?'
+  } bytes received; by command: ${
     liveRedisCommands.map((stat) =>
       `${stat.command} ${stat.usPerEvent} µs (${stat.callsPerEvent} calls)`
     ).join(', ')

@@ -3,15 +3,15 @@
  * share a CPU thread with the consumer being measured: publishes generated events at a fixed
  * rate for a fixed time, then exits.
  *
- * `node tools/bench/produce.ts --rate 20000 --seconds 20 [--keys project|random]` (KAFKA_BROKERS,
- * KAFKA_TOPIC_PREFIX)
+ * `node tools/bench/produce.ts --rate 20000 --seconds 20 [--keys project|random] [--projects N]`
+ * (KAFKA_BROKERS, KAFKA_TOPIC_PREFIX); N projects (default 1,000), Zipf-skewed.
  *
  * @module
  */
 import { parseArgs } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
 import { topicNames } from '../../src/kafka/topics.ts';
-import { generateEvents } from '../../src/synthetic/generator.ts';
+import { generateEvents, GENERATOR_DEFAULTS } from '../../src/synthetic/generator.ts';
 import { publishLines, replayProducer } from '../replay/publish.ts';
 import { kafkaService } from '../services/kafka.ts';
 
@@ -21,14 +21,20 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     seed: { type: 'string', default: '7' },
     keys: { type: 'string', default: 'project' },
+    projects: { type: 'string', default: String(GENERATOR_DEFAULTS.projects) },
   },
 });
 const keys = values.keys;
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
-if (!(rate > 0) || !(seconds > 0) || seconds > 600 || (keys !== 'project' && keys !== 'random')) {
+const projects = Number(values.projects);
+if (
+  !(rate > 0) || !(seconds > 0) || seconds > 600 || (keys !== 'project' && keys !== 'random') ||
+  !Number.isSafeInteger(projects) || projects < 1
+) {
   console.error(
-    'usage: produce.ts --rate EVENTS_PER_SECOND --seconds 1..600 [--keys project|random]',
+    'usage: produce.ts --rate EVENTS_PER_SECOND --seconds 1..600 [--keys project|random] ' +
+      '[--projects N]',
   );
   process.exit(2);
 }
@@ -43,6 +49,7 @@ const sent = await publishLines(
     events,
     nowUs: Date.now() * 1000,
     spanUs: 60_000_000,
+    projects,
   }),
   {
     producer,

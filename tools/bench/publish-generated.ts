@@ -1,13 +1,18 @@
 /**
  * The events the ingest benchmarks publish (seed 1, the hour before `nowUs`, 1,000 projects
- * with Zipf-skewed activity), and their publishing as fast as the broker takes them.
+ * unless told otherwise, with Zipf-skewed activity), and their publishing as fast as the broker
+ * takes them.
  *
  * @module
  */
 import type { Kafka } from 'kafkajs';
 import type { CompressionName } from '../../src/kafka/codecs/register.ts';
 import type { TopicNames } from '../../src/kafka/topics.ts';
-import { type GeneratedLine, generateEvents } from '../../src/synthetic/generator.ts';
+import {
+  type GeneratedLine,
+  generateEvents,
+  GENERATOR_DEFAULTS,
+} from '../../src/synthetic/generator.ts';
 import { publishLines, replayProducer } from '../replay/publish.ts';
 
 /**
@@ -19,8 +24,12 @@ import { publishLines, replayProducer } from '../replay/publish.ts';
  * for (const { source, line } of benchEvents(1000, Date.now() * 1000)) parse(line, source, { nowUs });
  * ```
  */
-export function benchEvents(events: number, nowUs: number): Generator<GeneratedLine> {
-  return generateEvents({ seed: 1, events, nowUs, spanUs: 3_600_000_000 });
+export function benchEvents(
+  events: number,
+  nowUs: number,
+  projects: number = GENERATOR_DEFAULTS.projects,
+): Generator<GeneratedLine> {
+  return generateEvents({ seed: 1, events, nowUs, spanUs: 3_600_000_000, projects });
 }
 
 /**
@@ -40,13 +49,15 @@ export async function publishGenerated(
     readonly nowUs: number;
     readonly keys: 'project' | 'random';
     readonly compression: CompressionName;
+    /** Projects the events are spread over (Zipf-skewed); default 1,000. */
+    readonly projects?: number;
   },
 ): Promise<number> {
   const producer = replayProducer(kafka);
   await producer.connect();
   const started = Date.now();
   try {
-    await publishLines(benchEvents(options.events, options.nowUs), {
+    await publishLines(benchEvents(options.events, options.nowUs, options.projects), {
       producer,
       topics: options.topics,
       batchSize: 1000,

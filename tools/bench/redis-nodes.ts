@@ -83,6 +83,14 @@ export class RedisNodes {
     }));
   }
 
+  /** Bytes each server has read from its clients since it started or its last {@link resetStats}. */
+  netInputBytes(): Promise<number[]> {
+    return Promise.all(this.clients.map(async (client) => {
+      const info = await client.info('stats');
+      return Number(/total_net_input_bytes:(\d+)/.exec(info)?.[1] ?? 0);
+    }));
+  }
+
   /** Zeroes every server's statistics (CONFIG RESETSTAT), so {@link commandStats} counts from now. */
   async resetStats(): Promise<void> {
     await Promise.all(this.clients.map((client) => client.configResetStat()));
