@@ -22,8 +22,11 @@
  * 4. Redis bytes per active project (used_memory growth / projects, and per-key MEMORY USAGE of
  *    the hottest and the median project);
  * 5. freshness at 80% of the end-to-end rate: a separate producer process publishes live events
- *    for a fixed time; per flush, produce-to-visible = flush end - oldest Kafka CreateTime in it;
- *    and the flush latency at that rate.
+ *    for a fixed time (over `--projects` projects of a population of its own, drawn with another
+ *    seed: their keys start empty); per flush, produce-to-visible = flush end - oldest Kafka
+ *    CreateTime in it; the flush latency at that rate; and over the phase, the CPU per event of
+ *    Redis and of the consumers, Redis's time per event by command (`INFO commandstats`) and the
+ *    bytes Redis received per event (`INFO stats`).
  *
  * At the end, each consumer process's peak RSS (`VmHWM`). `--profile DIR` runs the consumers
  * with `node --cpu-prof --cpu-prof-dir=DIR`: one CPU profile per consumer, written as it stops.
@@ -428,7 +431,7 @@ mkdirSync('bench-results', { recursive: true });
 writeFileSync(
   `bench-results/ingest-${STORE}-${KEYS}-${CONSUMERS}${
     COMPRESSION === 'none' ? '' : `-${COMPRESSION}`
-  }.json`,
+  }${PROJECTS === 1000 ? '' : `-${PROJECTS}projects`}.json`,
   `${JSON.stringify(results, null, 2)}\n`,
 );
 console.log(JSON.stringify(results));
