@@ -1,13 +1,13 @@
 /**
  * The ingest benchmark (`npm run bench:ingest -- [--events 1000000] [--store redis|redis-cluster]
- * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd] [--projects 1000]`), on the broker of
- * `npm run services:up` and an empty Redis (or three-master Redis Cluster) of its own, started for
+ * [--keys project|random] [--compression none|gzip|snappy|lz4|zstd] [--projects 1000]`), on the
+ * broker of `npm run services:up` and an empty Redis (or three-master Redis Cluster) of its own, started for
  * the run and stopped after it (`own-store.ts`), all on this machine. `--keys random` plays a producer that does not key
  * by project: every partition, and so every consumer, writes every project. Phases, each printed
  * with its figures:
  *
- * 1. publish N generated events (`--projects`, default 1,000, Zipf-skewed) to fresh 12-partition topics, in
- *    batches of `--compression` (default none); with a codec, 1b: the codec alone, decompressing
+ * 1. publish N generated events (`--projects`, default 1,000, Zipf-skewed) to fresh
+ *    12-partition topics, in batches of `--compression` (default none); with a codec, 1b: the codec alone, decompressing
  *    batches of 100 of those events, CPU per event;
  * 2. bare kafkajs consume-and-discard of the N events: the client's ceiling, and its CPU per event
  *    (this process's), which with a codec includes decompressing: the difference from a run
@@ -56,7 +56,7 @@ import {
 import type { FlushReport } from '../../consumers/processor-options.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
 import { RedisStore } from '../../src/store/redis.ts';
-import { generateEvents } from '../../src/synthetic/generator.ts';
+import { generateEvents, GENERATOR_DEFAULTS } from '../../src/synthetic/generator.ts';
 import { bareConsume } from './bare-consume.ts';
 import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import { processCpuSeconds, processPeakRssBytes } from './measure.ts';
@@ -76,7 +76,7 @@ const { values } = parseArgs({
     consumers: { type: 'string', default: String(availableParallelism()) },
     store: { type: 'string', default: 'redis' },
     keys: { type: 'string', default: 'project' },
-    projects: { type: 'string', default: '1000' },
+    projects: { type: 'string', default: String(GENERATOR_DEFAULTS.projects) },
     compression: { type: 'string', default: 'none' },
     profile: { type: 'string' },
     'memory-probe': { type: 'string' },
@@ -431,7 +431,7 @@ mkdirSync('bench-results', { recursive: true });
 writeFileSync(
   `bench-results/ingest-${STORE}-${KEYS}-${CONSUMERS}${
     COMPRESSION === 'none' ? '' : `-${COMPRESSION}`
-  }${PROJECTS === 1000 ? '' : `-${PROJECTS}projects`}.json`,
+  }${PROJECTS === GENERATOR_DEFAULTS.projects ? '' : `-${PROJECTS}projects`}.json`,
   `${JSON.stringify(results, null, 2)}\n`,
 );
 console.log(JSON.stringify(results));

@@ -67,27 +67,29 @@ export class RedisNodes {
   }
 
   /** CPU seconds (user + system) each server has used since it started, from INFO cpu. */
-  cpuSeconds(): Promise<number[]> {
-    return Promise.all(this.clients.map(async (client) => {
-      const info = await client.info('cpu');
-      const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-      return field('used_cpu_user') + field('used_cpu_sys');
-    }));
+  async cpuSeconds(): Promise<number[]> {
+    const fields = await this.#infoFields('cpu', ['used_cpu_user', 'used_cpu_sys']);
+    return fields.map(([user = 0, sys = 0]) => user + sys);
   }
 
   /** Bytes each server's data set uses, from INFO memory. */
-  usedMemory(): Promise<number[]> {
-    return Promise.all(this.clients.map(async (client) => {
-      const info = await client.info('memory');
-      return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
-    }));
+  async usedMemory(): Promise<number[]> {
+    return (await this.#infoFields('memory', ['used_memory'])).map(([bytes = 0]) => bytes);
   }
 
-  /** Bytes each server has read from its clients since it started or its last {@link resetStats}. */
-  netInputBytes(): Promise<number[]> {
+  /** Bytes each server has read from its clients since it started or the last {@link resetStats}. */
+  async netInputBytes(): Promise<number[]> {
+    const fields = await this.#infoFields('stats', ['total_net_input_bytes']);
+    return fields.map(([bytes = 0]) => bytes);
+  }
+
+  /** The numeric fields `names` of INFO `section`, per server (0 where a field is missing). */
+  #infoFields(section: string, names: readonly string[]): Promise<number[][]> {
     return Promise.all(this.clients.map(async (client) => {
-      const info = await client.info('stats');
-      return Number(/total_net_input_bytes:(\d+)/.exec(info)?.[1] ?? 0);
+      const info = await client.info(section);
+      return names.map((name) =>
+        Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0)
+      );
     }));
   }
 
