@@ -36,6 +36,20 @@ function digitsOf(value: number): number {
   return value < 100_000 ? 5 : value < 1_000_000 ? 6 : value < 10_000_000 ? 7 : 8;
 }
 
+/** Writes `value` (below {@link SMALL}) in `digits` digits at `at`, zero-padded. */
+function writeDigits(out: Uint8Array, at: number, value: number, digits: number): void {
+  let end = at + digits;
+  let rest = value;
+  while (end - at >= 2) {
+    const next = (rest / 100) | 0;
+    const pair = (rest - next * 100) * 2;
+    out[--end] = PAIRS[pair + 1] as number;
+    out[--end] = PAIRS[pair] as number;
+    rest = next;
+  }
+  if (end > at) out[--end] = ZERO + rest;
+}
+
 /** A growing array of UTF-8 bytes, written from the front. */
 export class JsonBytes {
   #bytes: Uint8Array<ArrayBuffer>;
@@ -112,6 +126,27 @@ export class JsonBytes {
   }
 
   /**
+   * Writes the `digits` decimal digits of `value` (a natural below 10^`digits`, zero-padded) over
+   * the bytes at `at`, already written: a number in a row copied with {@link again}.
+   */
+  digitsAt(at: number, value: number, digits: number): this {
+    if (!(at >= 0 && at + digits <= this.#length)) {
+      throw new RangeError(
+        `digits must be written over bytes already written: ${digits} at ${at} of ${this.#length}`,
+      );
+    }
+    let rest = value;
+    let end = at + digits;
+    for (; end - at > 8; end -= 8) {
+      const high = Math.floor(rest / SMALL);
+      writeDigits(this.#bytes, end - 8, rest - high * SMALL, 8);
+      rest = high;
+    }
+    writeDigits(this.#bytes, at, rest, end - at);
+    return this;
+  }
+
+  /**
    * Appends a timestamp in microseconds as {@link number} does; one on a whole second (every
    * bucket's) as its seconds and six zeros, which is faster.
    */
@@ -172,19 +207,8 @@ export class JsonBytes {
   /** `value` (below {@link SMALL}) in `digits` digits, with leading zeros where it has fewer. */
   #small(value: number, digits: number): this {
     this.#room(digits);
-    const out = this.#bytes;
-    const end = this.#length + digits;
-    let at = end;
-    let rest = value;
-    while (at - this.#length >= 2) {
-      const next = (rest / 100) | 0;
-      const pair = (rest - next * 100) * 2;
-      out[--at] = PAIRS[pair + 1] as number;
-      out[--at] = PAIRS[pair] as number;
-      rest = next;
-    }
-    if (at > this.#length) out[--at] = ZERO + rest;
-    this.#length = end;
+    writeDigits(this.#bytes, this.#length, value, digits);
+    this.#length += digits;
     return this;
   }
 

@@ -82,4 +82,20 @@ describe('JSON as bytes', () => {
     expect(new JsonBytes(4).ascii('x'.repeat(100)).copy().length).toBe(100);
     expect(new JsonBytes(100).bytes(new Uint8Array(100).fill(0x61)).copy().length).toBe(100);
   });
+
+  test('digits written over bytes already written are the number, zero-padded', () => {
+    const digitsAndValue = fc.integer({ min: 1, max: 15 }).chain((digits) =>
+      fc.tuple(fc.constant(digits), fc.integer({ min: 0, max: 10 ** digits - 1 }))
+    );
+    fc.assert(
+      fc.property(digitsAndValue, fc.integer({ min: 0, max: 8 }), ([digits, value], at) => {
+        const out = new JsonBytes(4).ascii('x'.repeat(at + digits + 2));
+        out.digitsAt(at, value, digits);
+        expect(text(out)).toBe('x'.repeat(at) + String(value).padStart(digits, '0') + 'xx');
+      }),
+    );
+    expect(() => new JsonBytes(4).ascii('12').digitsAt(1, 5, 2)).toThrow(
+      'digits must be written over bytes already written: 2 at 1 of 2',
+    );
+  });
 });

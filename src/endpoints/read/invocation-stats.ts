@@ -82,6 +82,48 @@ export function writeInvocationStatsRow(
   out.byte(CLOSE_BRACE);
 }
 
+/**
+ * Writes the rows of empty buckets (most of a `5min` series): each as a copy of the last one
+ * written with its timestamp's digits written over, where both start on a whole second whose
+ * number has as many digits (the buckets of a series do), else whole as
+ * {@link writeInvocationStatsRow} writes it. One per answer: it remembers where its last row is.
+ */
+export class EmptyRows {
+  /** Where the last row written starts and ends in the answer's bytes. */
+  #start = 0;
+  #end = 0;
+  /** The digits of the last row's seconds; 0 when none was written or its timestamp is not one. */
+  #digits = 0;
+
+  /** Appends the row of an empty bucket starting at `timestampUs`. */
+  write(out: JsonBytes, timestampUs: number): void {
+    const start = out.length;
+    const seconds = timestampUs / 1_000_000;
+    const digits = this.#digits;
+    // A timestamp below 2^53 µs is a whole second exactly when this quotient is an integer: a
+    // remainder of 1 µs or more moves it further than half a double's step there.
+    if (
+      digits > 0 && Math.floor(seconds) === seconds && timestampUs <= Number.MAX_SAFE_INTEGER &&
+      seconds >= (POWERS_OF_TEN[digits - 1] ?? Infinity) &&
+      seconds < (POWERS_OF_TEN[digits] ?? 0)
+    ) {
+      out.again(this.#start, this.#end).digitsAt(start + TIMESTAMP.length, seconds, digits);
+    } else {
+      out.bytes(TIMESTAMP).timestamp(timestampUs).bytes(EMPTY_ROW_TAIL);
+      // The timestamps `JsonBytes.timestamp` writes as their seconds and six zeros.
+      this.#digits = timestampUs > 0 && timestampUs % 1_000_000 === 0 &&
+          timestampUs <= Number.MAX_SAFE_INTEGER
+        ? String(seconds).length
+        : 0;
+    }
+    this.#start = start;
+    this.#end = out.length;
+  }
+}
+
+/** 10^0 to 10^16: the bounds of a number of seconds with as many digits. */
+const POWERS_OF_TEN = Array.from({ length: 17 }, (_, i) => 10 ** i);
+
 /** Each bucket of the series, ascending, and its statistics ({@link EMPTY_RESULT} when empty). */
 async function readResults(
   context: ReadContext,
@@ -131,8 +173,12 @@ export async function readInvocationStatsJson(
   after: Uint8Array,
 ): Promise<RowsJson> {
   const { series, results } = await readResults(context, params);
+  const empty = new EmptyRows();
   const rows = writeRows(limits, before, after, series.length, (out, i) => {
-    writeInvocationStatsRow(out, series[i] as number, results[i] ?? EMPTY_RESULT);
+    const timestamp = series[i] as number;
+    const result = results[i] ?? EMPTY_RESULT;
+    if (result === EMPTY_RESULT) empty.write(out, timestamp);
+    else writeInvocationStatsRow(out, timestamp, result);
   });
   return { ...rows, digest: digestOf(series, results) };
 }
@@ -145,7 +191,9 @@ function digestOf(
   series: readonly number[],
   results: readonly InvocationStatsResult[],
 ): Uint8Array {
-  const digest = new ValueDigest(2 + series.length);
+  let values = 2;
+  for (const result of results) values += result === EMPTY_RESULT ? 1 : 7;
+  const digest = new ValueDigest(values);
   digest.add(series[0] ?? null).add(series.length);
   for (const result of results) {
     if (result === EMPTY_RESULT) {

@@ -1,10 +1,14 @@
 /**
  * An invocation-stats row's JSON, written straight as bytes, is byte for byte what
- * `JSON.stringify` writes for the row, for any numbers (non-finite ones, -0 and extremes too).
+ * `JSON.stringify` writes for the row, for any numbers (non-finite ones, -0 and extremes too); so
+ * are the rows of empty buckets written as copies of the one before, in any series.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { writeInvocationStatsRow } from '../../../src/endpoints/read/invocation-stats.ts';
+import {
+  EmptyRows,
+  writeInvocationStatsRow,
+} from '../../../src/endpoints/read/invocation-stats.ts';
 import { JsonBytes } from '../../../src/text/json-bytes.ts';
 import type { InvocationStatsRow } from '../../../src/contract/rows.ts';
 
@@ -62,6 +66,53 @@ describe('an invocation-stats row as JSON bytes', () => {
         };
         expect(rowJson(row)).toBe(JSON.stringify(row));
       }),
+    );
+  });
+
+  test('empty rows written as copies of the one before are what JSON.stringify writes', () => {
+    const empty = (timestamp: number): InvocationStatsRow => ({
+      timestamp,
+      count: 0,
+      error_count: 0,
+      min_execution_time: null,
+      max_execution_time: null,
+      avg_execution_time: null,
+      p95_execution_time: null,
+      p99_execution_time: null,
+    });
+    // Runs of whole seconds across a change of digit count, other timestamps between them, and
+    // rows of counted buckets between empty ones.
+    const second = fc.integer({ min: 1, max: 9_007_199_254 }).map((s) => s * 1_000_000);
+    const run = fc.tuple(second, fc.integer({ min: 1, max: 12 }), fc.constantFrom(1, 60, 3_600))
+      .map(([start, length, step]) =>
+        Array.from({ length }, (_, i) => start + i * step * 1_000_000)
+      );
+    const row = fc.oneof(
+      run.map((timestamps) => timestamps.map(empty)),
+      anyNumber.map((timestamp) => [empty(timestamp)]),
+      // Across a change of digit count, one way and the other.
+      fc.constantFrom([999_999_998, 999_999_999, 1_000_000_000], [1_000_000_000, 999_999_999])
+        .map((seconds) => seconds.map((s) => empty(s * 1_000_000))),
+      fc.record({ timestamp: second, count: fc.integer({ min: 1 }) }).map((
+        { timestamp, count },
+      ) => [
+        { ...empty(timestamp), count },
+      ]),
+    );
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 12 }), (groups) => {
+        const rows = groups.flat();
+        const out = new JsonBytes(16).byte(0x5b);
+        const rowsWriter = new EmptyRows();
+        rows.forEach(({ timestamp, ...result }, i) => {
+          if (i > 0) out.byte(0x2c);
+          if (result.count === 0) rowsWriter.write(out, timestamp);
+          else writeInvocationStatsRow(out, timestamp, result);
+        });
+        out.byte(0x5d);
+        expect(new TextDecoder().decode(out.view())).toBe(JSON.stringify(rows));
+      }),
+      { numRuns: 2_000 },
     );
   });
 });
