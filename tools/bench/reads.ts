@@ -7,19 +7,30 @@
  *   npm run bench:reads                   # answers one at a time
  *   npm run bench:reads -- --concurrent 50
  *   npm run bench:reads -- --endpoint logs.all
+ *   npm run bench:reads -- --replay      # Redis's replies recorded once, then replayed
+ *   npm run bench:reads -- --replay --vs /tmp/before   # and another checkout's code, in turn
  *
  * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
  * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a
  * fixed now; then, in a fresh process, 3 rounds of 40 answers per project at now + 100 s,
  * `--concurrent` at a time; that process's CPU from
  * `process.cpuUsage`, Redis's from `INFO cpu`. Beside `bench:api`, which adds HTTP and shares the
- * two cores with the load generator, it shows what a read itself costs.
+ * two cores with the load generator, it shows what a read itself costs. With `--replay`, each
+ * answer's store calls are made once against Redis and their replies kept (`replay-store.ts`); the
+ * rounds then answer from those replies: the answer's computation alone, without the Redis client
+ * (whose cost varies by a fifth from run to run, more than most changes to the computation). With
+ * `--vs DIR`, the endpoints of the checkout in DIR (its own `node_modules` not needed) answer too,
+ * in the same process, from the same replies, the two in turn each round (first one, then the
+ * other, then the other way round), after a check that both write the same bytes: a before and
+ * after whose only difference is the code.
  *
  * @module
  */
 import { spawnSync } from 'node:child_process';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Buffer } from 'node:buffer';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
 import { RESULT_FRAME } from '../../api/answer/answer.ts';
@@ -30,6 +41,7 @@ import { DirectIngest } from '../../src/rollup/direct-ingest.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
+import { ReplayStore } from './replay-store.ts';
 import { REDIS_URL } from '../services/redis.ts';
 
 /** The Redis of `REDIS_URL` (default: `npm run services:up`'s), always its database 13, which it empties. */
@@ -39,13 +51,14 @@ const URL = (() => {
   return url.toString();
 })();
 const EVENTS = 1_000_000;
-const ROUNDS = 3;
 const ANSWERS_PER_PROJECT = 40;
 
 const { values } = parseArgs({
   options: {
     concurrent: { type: 'string', default: '1' },
     endpoint: { type: 'string', default: 'functions.invocation-stats' },
+    replay: { type: 'boolean', default: false },
+    vs: { type: 'string' },
     // Internal: the measuring child's now and projects (see the end of this file).
     measure: { type: 'string' },
   },
@@ -61,7 +74,12 @@ if (endpoint !== 'functions.invocation-stats' && endpoint !== 'logs.all') {
   );
 }
 const read = READS[endpoint];
+if (values.vs !== undefined && !values.replay) {
+  throw new Error('--vs compares the computation alone: give --replay with it');
+}
 const concurrent = Number(values.concurrent);
+/** Rounds: three, or ten when two checkouts take turns (their order alternates). */
+const rounds = values.vs === undefined ? 3 : 10;
 if (!Number.isInteger(concurrent) || concurrent < 1) {
   throw new Error(`--concurrent must be a positive integer, got ${values.concurrent}`);
 }
@@ -128,12 +146,36 @@ if (values.measure === undefined) {
 }
 const { nowUs, projects } = JSON.parse(values.measure) as { nowUs: number; projects: string[] };
 const client = await createClient({ url: URL }).connect();
-const store = await RedisStore.connect(URL);
-const context = { store, nowUs: nowUs + 100_000_000, maxFutureSkewUs: 5 * 60_000_000 };
+const redis = await RedisStore.connect(URL);
+const replay = values.replay ? new ReplayStore(redis) : null;
+const context = {
+  store: replay?.store ?? redis,
+  nowUs: nowUs + 100_000_000,
+  maxFutureSkewUs: 5 * 60_000_000,
+};
+/** An answer's frame, as the API wraps its rows. */
+type Frame = typeof RESULT_FRAME;
+type Registry = Pick<typeof import('../../src/endpoints/registry.ts'), 'answerEndpointJson'>;
+/** The code that answers: this checkout's, and with `--vs` another's. */
+const sides: { readonly name: string; readonly registry: Registry; readonly frame: Frame }[] = [
+  { name: 'this checkout', registry: { answerEndpointJson }, frame: RESULT_FRAME },
+];
+if (values.vs !== undefined) {
+  const root = resolve(values.vs);
+  sides.push({
+    name: root,
+    registry: (await import(pathToFileURL(`${root}/src/endpoints/registry.ts`).href)) as Registry,
+    frame: ((await import(pathToFileURL(`${root}/api/answer/answer.ts`).href)) as {
+      RESULT_FRAME: Frame;
+    }).RESULT_FRAME,
+  });
+}
 /** The answer's body, as the API sends it (its ETag aside): text is encoded. */
-const answer = async (project: string) => {
+const answer = async (project: string, side = sides[0] as (typeof sides)[number]) => {
   const params = new URLSearchParams(`project=${project}&${read.query}`);
-  const result = await answerEndpointJson(endpoint, params, context, { frame: RESULT_FRAME });
+  const result = await side.registry.answerEndpointJson(endpoint, params, context, {
+    frame: side.frame,
+  });
   if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
   return result.json;
 };
@@ -150,31 +192,60 @@ for (const project of projects) {
   bytes += body.length;
   const { result } = JSON.parse(new TextDecoder().decode(body)) as { result: { count?: number }[] };
   rows += result.filter((r) => r.count !== 0).length;
+  for (const side of sides.slice(1)) {
+    if (!Buffer.from(await answer(project, side)).equals(body)) {
+      throw new Error(`${side.name} answers project=${project} with other bytes`);
+    }
+  }
 }
+replay?.replaying();
 console.log(`read benchmark: ${environment()}`);
 console.log(
   `method: ${EVENTS} events in Redis (${URL}); ${endpoint} ${read.query} of the ` +
     `${projects.length} busiest projects at now + 100 s: ${rows} non-empty rows, ` +
     `${
       bytes.toLocaleString('en-US')
-    } bytes of bodies (each encoded as the API sends it); ${ROUNDS} rounds of ${ANSWERS_PER_PROJECT} answers ` +
-    `per project, ${concurrent} at a time; CPU from process.cpuUsage and Redis's INFO cpu`,
+    } bytes of bodies (each encoded as the API sends it); ${rounds} rounds of ${ANSWERS_PER_PROJECT} answers ` +
+    `per project, ${concurrent} at a time; CPU from process.cpuUsage and Redis's INFO cpu` +
+    (replay === null ? '' : '; every reply recorded once, then replayed from memory') +
+    (sides.length > 1
+      ? `; each round by ${sides.map((side) => side.name).join(' and ')} in turn`
+      : ''),
 );
-for (let round = 0; round < ROUNDS; round++) {
-  const redisBefore = await redisCpuUs();
-  const before = process.cpuUsage();
-  for (let i = 0; i < ANSWERS_PER_PROJECT; i++) {
-    for (let j = 0; j < projects.length; j += concurrent) {
-      await Promise.all(projects.slice(j, j + concurrent).map(answer));
+/** CPU per answer (µs) of each round, by side. */
+const perRound = new Map(sides.map((side) => [side.name, [] as number[]]));
+for (let round = 0; round < rounds; round++) {
+  for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+    const redisBefore = await redisCpuUs();
+    const before = process.cpuUsage();
+    for (let i = 0; i < ANSWERS_PER_PROJECT; i++) {
+      for (let j = 0; j < projects.length; j += concurrent) {
+        await Promise.all(projects.slice(j, j + concurrent).map((p) => answer(p, side)));
+      }
     }
+    const used = process.cpuUsage(before);
+    const redisUsed = (await redisCpuUs()) - redisBefore;
+    const answers = ANSWERS_PER_PROJECT * projects.length;
+    perRound.get(side.name)?.push((used.user + used.system) / answers);
+    console.log(
+      `round ${round + 1}${sides.length > 1 ? ` (${side.name})` : ''}: ` +
+        `${Math.round((used.user + used.system) / answers)} µs of this process's CPU` +
+        (replay === null ? ` and ${Math.round(redisUsed / answers)} µs of Redis CPU` : '') +
+        ' per answer',
+    );
   }
-  const used = process.cpuUsage(before);
-  const redisUsed = (await redisCpuUs()) - redisBefore;
-  const answers = ANSWERS_PER_PROJECT * projects.length;
+}
+if (sides.length > 1) {
+  const median = (values: readonly number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const [mine, theirs] = sides.map((side) => perRound.get(side.name) ?? []);
+  const below = (mine ?? []).filter((value, i) => value < (theirs?.[i] ?? Number.NaN)).length;
   console.log(
-    `round ${round + 1}: ${Math.round((used.user + used.system) / answers)} µs of this ` +
-      `process's CPU and ${Math.round(redisUsed / answers)} µs of Redis CPU per answer`,
+    `median per answer: this checkout ${median(mine ?? []).toFixed(0)} µs, ${values.vs} ` +
+      `${median(theirs ?? []).toFixed(0)} µs (ratio ${
+        (median(mine ?? []) / median(theirs ?? [])).toFixed(2)
+      }); this checkout below in ${below} of ${rounds} rounds`,
   );
 }
 await client.close();
-await store.close();
+await redis.close();

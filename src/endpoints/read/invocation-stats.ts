@@ -88,11 +88,14 @@ export function writeInvocationStatsRow(
  * number has as many digits (the buckets of a series do), else whole as
  * {@link writeInvocationStatsRow} writes it. One per answer: it remembers where its last row is.
  */
-export class EmptyRows {
+export class EmptyRowWriter {
   /** Where the last row written starts and ends in the answer's bytes. */
   #start = 0;
   #end = 0;
-  /** The digits of the last row's seconds; 0 when none was written or its timestamp is not one. */
+  /**
+   * The digits of the last row's seconds; 0 before the first row, and when its timestamp is not
+   * a positive whole second at or below 2^53 µs (as `JsonBytes.timestamp` writes those).
+   */
   #digits = 0;
 
   /** Appends the row of an empty bucket starting at `timestampUs`. */
@@ -100,8 +103,8 @@ export class EmptyRows {
     const start = out.length;
     const seconds = timestampUs / 1_000_000;
     const digits = this.#digits;
-    // A timestamp below 2^53 µs is a whole second exactly when this quotient is an integer: a
-    // remainder of 1 µs or more moves it further than half a double's step there.
+    // A timestamp below 2^53 µs is a whole second exactly when this quotient is an integer (no
+    // fmod): any remainder moves it more than half a double's step away from one there.
     if (
       digits > 0 && Math.floor(seconds) === seconds && timestampUs <= Number.MAX_SAFE_INTEGER &&
       seconds >= (POWERS_OF_TEN[digits - 1] ?? Infinity) &&
@@ -121,8 +124,11 @@ export class EmptyRows {
   }
 }
 
-/** 10^0 to 10^16: the bounds of a number of seconds with as many digits. */
-const POWERS_OF_TEN = Array.from({ length: 17 }, (_, i) => 10 ** i);
+/**
+ * 10^0 to 10^10, the bounds of a number of seconds with as many digits: a whole second at or below
+ * 2^53 µs has at most ten.
+ */
+const POWERS_OF_TEN = Array.from({ length: 11 }, (_, i) => 10 ** i);
 
 /** Each bucket of the series, ascending, and its statistics ({@link EMPTY_RESULT} when empty). */
 async function readResults(
@@ -173,7 +179,7 @@ export async function readInvocationStatsJson(
   after: Uint8Array,
 ): Promise<RowsJson> {
   const { series, results } = await readResults(context, params);
-  const empty = new EmptyRows();
+  const empty = new EmptyRowWriter();
   const rows = writeRows(limits, before, after, series.length, (out, i) => {
     const timestamp = series[i] as number;
     const result = results[i] ?? EMPTY_RESULT;

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
-  EmptyRows,
+  EmptyRowWriter,
   writeInvocationStatsRow,
 } from '../../../src/endpoints/read/invocation-stats.ts';
 import { JsonBytes } from '../../../src/text/json-bytes.ts';
@@ -90,6 +90,9 @@ describe('an invocation-stats row as JSON bytes', () => {
     const row = fc.oneof(
       run.map((timestamps) => timestamps.map(empty)),
       anyNumber.map((timestamp) => [empty(timestamp)]),
+      // After a timestamp of zero or below, whose text is not its seconds and six zeros.
+      fc.constantFrom([0, 5e6], [-0, 5e6], [-1e6, 10e6], [-5e6, 5e6])
+        .map((timestamps) => timestamps.map(empty)),
       // Across a change of digit count, one way and the other.
       fc.constantFrom([999_999_998, 999_999_999, 1_000_000_000], [1_000_000_000, 999_999_999])
         .map((seconds) => seconds.map((s) => empty(s * 1_000_000))),
@@ -103,10 +106,10 @@ describe('an invocation-stats row as JSON bytes', () => {
       fc.property(fc.array(row, { maxLength: 12 }), (groups) => {
         const rows = groups.flat();
         const out = new JsonBytes(16).byte(0x5b);
-        const rowsWriter = new EmptyRows();
+        const emptyRows = new EmptyRowWriter();
         rows.forEach(({ timestamp, ...result }, i) => {
           if (i > 0) out.byte(0x2c);
-          if (result.count === 0) rowsWriter.write(out, timestamp);
+          if (result.count === 0) emptyRows.write(out, timestamp);
           else writeInvocationStatsRow(out, timestamp, result);
         });
         out.byte(0x5d);
