@@ -9,27 +9,22 @@ import { ReplayStore } from '../../tools/bench/replay-store.ts';
 describe('the replay store', () => {
   test('replays what was recorded, however the store changed since, and refuses the rest', async () => {
     const memory = new MemoryStore({ nowMs: () => 1_000 });
-    await memory.updateSortedSet({
-      key: 'ring',
-      members: [{ score: 1, member: 'a' }],
-      mode: 'add',
-      keepHighest: null,
-      dropBelow: null,
-      expireAtMs: null,
-    });
+    const add = (score: number, member: string) =>
+      memory.updateSortedSet({
+        key: 'ring',
+        members: [{ score, member }],
+        mode: 'add',
+        keepHighest: null,
+        dropBelow: null,
+        expireAtMs: null,
+      });
+    await add(1, 'a');
     const replay = new ReplayStore(memory);
     const range = { max: Number.POSITIVE_INFINITY, minExclusive: 0, limit: 10 };
     const recorded = await replay.store.rangeByScore('ring', range);
     expect(recorded.map((member) => new TextDecoder().decode(member))).toEqual(['a']);
     replay.replaying();
-    await memory.updateSortedSet({
-      key: 'ring',
-      members: [{ score: 2, member: 'b' }],
-      mode: 'add',
-      keepHighest: null,
-      dropBelow: null,
-      expireAtMs: null,
-    });
+    await add(2, 'b');
     expect(await replay.store.rangeByScore('ring', range)).toBe(recorded);
     expect(() => replay.store.rangeByScore('other', range)).toThrow(
       /^no reply recorded for rangeByScore \["other"/,

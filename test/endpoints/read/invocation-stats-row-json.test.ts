@@ -22,6 +22,20 @@ const anyNumber = fc.oneof(
 );
 const nullable = fc.option(anyNumber, { nil: null });
 
+/** The row of a bucket of `count` invocations, none of them timed. */
+function untimed(timestamp: number, count: number): InvocationStatsRow {
+  return {
+    timestamp,
+    count,
+    error_count: 0,
+    min_execution_time: null,
+    max_execution_time: null,
+    avg_execution_time: null,
+    p95_execution_time: null,
+    p99_execution_time: null,
+  };
+}
+
 /** The row as the read side writes it. */
 function rowJson({ timestamp, ...result }: InvocationStatsRow): string {
   const out = new JsonBytes(64);
@@ -54,32 +68,14 @@ describe('an invocation-stats row as JSON bytes', () => {
   test('a row with nothing timed, at any timestamp', () => {
     fc.assert(
       fc.property(anyNumber, fc.constantFrom(0, -0), (timestamp, count) => {
-        const row: InvocationStatsRow = {
-          timestamp,
-          count,
-          error_count: 0,
-          min_execution_time: null,
-          max_execution_time: null,
-          avg_execution_time: null,
-          p95_execution_time: null,
-          p99_execution_time: null,
-        };
+        const row = untimed(timestamp, count);
         expect(rowJson(row)).toBe(JSON.stringify(row));
       }),
     );
   });
 
   test('empty rows written as copies of the one before are what JSON.stringify writes', () => {
-    const empty = (timestamp: number): InvocationStatsRow => ({
-      timestamp,
-      count: 0,
-      error_count: 0,
-      min_execution_time: null,
-      max_execution_time: null,
-      avg_execution_time: null,
-      p95_execution_time: null,
-      p99_execution_time: null,
-    });
+    const empty = (timestamp: number) => untimed(timestamp, 0);
     // Runs of whole seconds across a change of digit count, other timestamps between them, and
     // rows of counted buckets between empty ones.
     const second = fc.integer({ min: 1, max: 9_007_199_254 }).map((s) => s * 1_000_000);
@@ -99,7 +95,7 @@ describe('an invocation-stats row as JSON bytes', () => {
       fc.record({ timestamp: second, count: fc.integer({ min: 1 }) }).map((
         { timestamp, count },
       ) => [
-        { ...empty(timestamp), count },
+        untimed(timestamp, count),
       ]),
     );
     fc.assert(
