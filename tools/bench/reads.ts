@@ -12,17 +12,17 @@
  *
  * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
  * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a
- * fixed now; then, in a fresh process, 3 rounds of 40 answers per project at now + 100 s,
- * `--concurrent` at a time; that process's CPU from
- * `process.cpuUsage`, Redis's from `INFO cpu`. Beside `bench:api`, which adds HTTP and shares the
+ * fixed now; then, in a fresh process, 3 rounds (10 with `--vs`) of 40 answers per project at
+ * now + 100 s, `--concurrent` at a time; that process's CPU from `process.cpuUsage`, Redis's from
+ * `INFO cpu`. Beside `bench:api`, which adds HTTP and shares the
  * two cores with the load generator, it shows what a read itself costs. With `--replay`, each
  * answer's store calls are made once against Redis and their replies kept (`replay-store.ts`); the
  * rounds then answer from those replies: the answer's computation alone, without the Redis client
  * (whose cost varies by a fifth from run to run, more than most changes to the computation). With
- * `--vs DIR`, the endpoints of the checkout in DIR (its own `node_modules` not needed) answer too,
- * in the same process, from the same replies, the two in turn each round (first one, then the
- * other, then the other way round), after a check that both write the same bytes: a before and
- * after whose only difference is the code.
+ * `--vs DIR`, the endpoints of the checkout in DIR (with its `node_modules`, or a link to these)
+ * answer too, in the same process, from the same replies, the two in turn each round (first one,
+ * then the other, then the other way round), checked to write the same bytes before and after the
+ * rounds: a before and after whose only difference is the code.
  *
  * @module
  */
@@ -187,17 +187,28 @@ async function redisCpuUs(): Promise<number> {
 
 let rows = 0;
 let bytes = 0;
-for (const project of projects) {
-  const body = await answer(project);
-  bytes += body.length;
-  const { result } = JSON.parse(new TextDecoder().decode(body)) as { result: { count?: number }[] };
-  rows += result.filter((r) => r.count !== 0).length;
-  for (const side of sides.slice(1)) {
-    if (!Buffer.from(await answer(project, side)).equals(body)) {
-      throw new Error(`${side.name} answers project=${project} with other bytes`);
+/** Each project's answer before the rounds: every side's answers must stay these bytes. */
+const bodies = new Map<string, Uint8Array>();
+/** Throws unless every side answers every project with the bytes it answered first. */
+async function sameBytes(): Promise<void> {
+  for (const project of projects) {
+    for (const side of sides) {
+      if (
+        !Buffer.from(await answer(project, side)).equals(bodies.get(project) ?? Buffer.alloc(0))
+      ) {
+        throw new Error(`${side.name} answers project=${project} with other bytes`);
+      }
     }
   }
 }
+for (const project of projects) {
+  const body = await answer(project);
+  bodies.set(project, body);
+  bytes += body.length;
+  const { result } = JSON.parse(new TextDecoder().decode(body)) as { result: { count?: number }[] };
+  rows += result.filter((r) => r.count !== 0).length;
+}
+await sameBytes();
 replay?.replaying();
 console.log(`read benchmark: ${environment()}`);
 console.log(
@@ -235,6 +246,8 @@ for (let round = 0; round < rounds; round++) {
     );
   }
 }
+// A replayed reply changed by a reader (or another side's code) would show here.
+await sameBytes();
 if (sides.length > 1) {
   const median = (values: readonly number[]) =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
