@@ -30,4 +30,29 @@ describe('the replay store', () => {
       /^no reply recorded for rangeByScore \["other"/,
     );
   });
+
+  test('makes every recorded call again on the recorded store, in order, and nothing after', async () => {
+    const memory = new MemoryStore({ nowMs: () => 1_000 });
+    const asked: string[] = [];
+    const counted = new Proxy(memory, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          asked.push(`${String(property)} ${JSON.stringify(args)}`);
+          return value.apply(target, args);
+        };
+      },
+    });
+    const replay = new ReplayStore(counted);
+    await replay.store.readOffset('a');
+    await replay.store.readBuckets(['b', 'c']);
+    await replay.store.readOffset('a');
+    expect(replay.recordedCalls).toBe(3);
+    replay.replaying();
+    await replay.store.readOffset('a');
+    asked.length = 0;
+    await replay.callAgain();
+    expect(asked).toEqual(['readOffset ["a"]', 'readBuckets [["b","c"]]', 'readOffset ["a"]']);
+  });
 });

@@ -9,6 +9,7 @@
  *   npm run bench:reads -- --endpoint logs.all
  *   npm run bench:reads -- --replay      # Redis's replies recorded once, then replayed
  *   npm run bench:reads -- --replay --vs /tmp/before   # and another checkout's code, in turn
+ *   npm run bench:reads -- --floor       # and what the answers' store calls alone cost
  *
  * Method: 1,000,000 generated events (seed 20261121, last hour, 1000 projects, Zipf), folded into
  * database 13 of the Redis of `REDIS_URL` (emptied first and after) by HTTP ingest's writer at a
@@ -22,7 +23,10 @@
  * `--vs DIR`, the endpoints of the checkout in DIR (with its `node_modules`, or a link to these)
  * answer too, in the same process, from the same replies, the two in turn each round (first one,
  * then the other, then the other way round), checked to write the same bytes before and after the
- * rounds: a before and after whose only difference is the code.
+ * rounds: a before and after whose only difference is the code. With `--floor`, before the rounds:
+ * one `PING` round trip on a bare socket and through node-redis (`round-trip.ts`), and the
+ * answers' store calls made again against Redis with nothing computed from their replies (median
+ * of 3 runs of 20 per project): what an answer costs beneath its computation.
  *
  * @module
  */
@@ -42,6 +46,7 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
 import { ReplayStore } from './replay-store.ts';
+import { roundTripCpuUs } from './round-trip.ts';
 import { REDIS_URL } from '../services/redis.ts';
 
 /** The Redis of `REDIS_URL` (default: `npm run services:up`'s), always its database 13, which it empties. */
@@ -58,6 +63,7 @@ const { values } = parseArgs({
     concurrent: { type: 'string', default: '1' },
     endpoint: { type: 'string', default: 'functions.invocation-stats' },
     replay: { type: 'boolean', default: false },
+    floor: { type: 'boolean', default: false },
     vs: { type: 'string' },
     // Internal: the measuring child's now and projects (see the end of this file).
     measure: { type: 'string' },
@@ -147,9 +153,11 @@ if (values.measure === undefined) {
 const { nowUs, projects } = JSON.parse(values.measure) as { nowUs: number; projects: string[] };
 const client = await createClient({ url: URL }).connect();
 const redis = await RedisStore.connect(URL);
-const replay = values.replay ? new ReplayStore(redis) : null;
+/** Records the first answers' store calls and replies (for `--replay` and `--floor`). */
+const recorder = values.replay || values.floor ? new ReplayStore(redis) : null;
+const replay = values.replay ? recorder : null;
 const context = {
-  store: replay?.store ?? redis,
+  store: recorder?.store ?? redis,
   nowUs: nowUs + 100_000_000,
   maxFutureSkewUs: 5 * 60_000_000,
 };
@@ -179,6 +187,25 @@ const answer = async (project: string, side = sides[0] as (typeof sides)[number]
   if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
   return result.json;
 };
+/** Prints what the answers cost beneath their computation (`--floor`). */
+async function printFloor(recorded: ReplayStore): Promise<void> {
+  const { bareUs, clientUs } = await roundTripCpuUs(URL, 5_000);
+  const runs: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 20; i++) await recorded.callAgain();
+    const used = process.cpuUsage(before);
+    runs.push((used.user + used.system) / (20 * projects.length));
+  }
+  const storeUs = runs.sort((a, b) => a - b)[1] ?? Number.NaN;
+  console.log(
+    `floor: one PING round trip costs this process ${bareUs.toFixed(1)} µs of CPU on a bare ` +
+      `socket, ${clientUs.toFixed(1)} µs through node-redis; an answer's ` +
+      `${recorded.recordedCalls / projects.length} store calls alone (made again against Redis, ` +
+      `nothing computed) ${storeUs.toFixed(0)} µs`,
+  );
+}
+
 async function redisCpuUs(): Promise<number> {
   const info = await client.info('cpu');
   const seconds = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
@@ -208,10 +235,12 @@ for (const project of projects) {
   const { result } = JSON.parse(new TextDecoder().decode(body)) as { result: { count?: number }[] };
   rows += result.filter((r) => r.count !== 0).length;
 }
+console.log(`read benchmark: ${environment()}`);
+if (values.floor && recorder !== null) await printFloor(recorder);
 // The bytes just answered are this checkout's: the other side's are checked against them.
 await sameBytes(sides.slice(1));
-replay?.replaying();
-console.log(`read benchmark: ${environment()}`);
+if (replay === null) context.store = redis;
+else replay.replaying();
 console.log(
   `method: ${EVENTS} events in Redis (${URL}); ${endpoint} ${read.query} of the ` +
     `${projects.length} busiest projects at now + 100 s: ${rows} non-empty rows, ` +

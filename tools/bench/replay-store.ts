@@ -15,15 +15,25 @@
  */
 import type { RollupStore } from '../../src/store/port.ts';
 
+/** One call made through the store while recording. */
+interface RecordedCall {
+  readonly method: string;
+  readonly args: readonly unknown[];
+}
+
 /** Records the replies of a store's calls, then replays them. */
 export class ReplayStore {
   readonly #replies = new Map<string, unknown>();
+  readonly #calls: RecordedCall[] = [];
+  readonly #recorded: RollupStore;
   #recording = true;
   /** The store to read through: `recorded` until {@link replaying}, then the replies kept. */
   readonly store: RollupStore;
 
   constructor(recorded: RollupStore) {
+    this.#recorded = recorded;
     const replies = this.#replies;
+    const calls = this.#calls;
     const isRecording = () => this.#recording;
     this.store = new Proxy(recorded, {
       get(target, property, receiver) {
@@ -32,6 +42,7 @@ export class ReplayStore {
         return (...args: unknown[]) => {
           const call = `${String(property)} ${JSON.stringify(args)}`;
           if (isRecording()) {
+            calls.push({ method: String(property), args });
             return Promise.resolve(value.apply(target, args)).then((reply: unknown) => {
               replies.set(call, reply);
               return reply;
@@ -44,6 +55,23 @@ export class ReplayStore {
         };
       },
     });
+  }
+
+  /**
+   * Makes every call recorded so far again, in the order it was first made, each awaited before
+   * the next, on the recorded store itself (its replies dropped): what those answers cost the
+   * store and its client, with nothing computed from the replies.
+   */
+  async callAgain(): Promise<void> {
+    for (const { method, args } of this.#calls) {
+      const call: unknown = Reflect.get(this.#recorded, method, this.#recorded);
+      if (typeof call === 'function') await call.apply(this.#recorded, args);
+    }
+  }
+
+  /** Calls recorded so far. */
+  get recordedCalls(): number {
+    return this.#calls.length;
   }
 
   /** From now on, every call is answered with its recorded reply. */
