@@ -92,6 +92,9 @@ describe('an invocation-stats row as JSON bytes', () => {
       // Across a change of digit count, one way and the other.
       fc.constantFrom([999_999_998, 999_999_999, 1_000_000_000], [1_000_000_000, 999_999_999])
         .map((seconds) => seconds.map((s) => empty(s * 1_000_000))),
+      // Carries across several digits, a second twice, and back down.
+      fc.constantFrom([1_795_099_999, 1_795_100_000, 1_795_100_000, 1_795_000_001, 1_794_999_999])
+        .map((seconds) => seconds.map((s) => empty(s * 1_000_000))),
       fc.record({ timestamp: second, count: fc.integer({ min: 1 }) }).map((
         { timestamp, count },
       ) => [
