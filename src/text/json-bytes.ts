@@ -50,104 +50,6 @@ function writeDigits(out: Uint8Array, at: number, value: number, digits: number)
   if (end > at) out[--end] = ZERO + rest;
 }
 
-/**
- * Most bytes {@link putNumber} writes: `String` gives a double at most 25 characters
- * (`-0.000001` and 16 more digits), `null` 4, a safe integer 17.
- */
-export const NUMBER_MAX_BYTES = 25;
-
-/**
- * The `put` functions write into `out` at `at`, where the caller made room (see
- * {@link JsonBytes.reserve}), and answer the index after what they wrote: a row written with one
- * check of its room, not one per value (twice as fast as a method call per value).
- */
-export function putBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  // A loop beats `set` on the short constants of a row (a call into the runtime each).
-  if (bytes.length < 64) {
-    for (let i = 0; i < bytes.length; i++) out[at++] = bytes[i] as number;
-    return at;
-  }
-  out.set(bytes, at);
-  return at + bytes.length;
-}
-
-/** Writes a copy of `out[start, end)` (a value already written once) at `at`. */
-export function putAgain(out: Uint8Array, at: number, start: number, end: number): number {
-  for (let i = start; i < end; i++) out[at++] = out[i] as number;
-  return at;
-}
-
-/** Writes text whose every character is ASCII (below 0x80), as it is. */
-function putAscii(out: Uint8Array, at: number, text: string): number {
-  for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
-  return at;
-}
-
-/** Writes a natural's digits (`-0` is written `0`, as `JSON.stringify` writes it). */
-function putNatural(out: Uint8Array, at: number, value: number): number {
-  if (value < SMALL) {
-    const digits = digitsOf(value);
-    writeDigits(out, at, value, digits);
-    return at + digits;
-  }
-  const high = Math.floor(value / SMALL);
-  const end = putNatural(out, at, high);
-  writeDigits(out, end, value - high * SMALL, 8);
-  return end + 8;
-}
-
-/**
- * Writes `value` (finite, not an integer) when it is a whole number of thousandths below
- * {@link THOUSANDTHS_BELOW} in magnitude (execution times in milliseconds are), as V8 writes
- * it, without asking V8 for its shortest text; -1, writing nothing, otherwise. Such a text is the
- * shortest that reads back as `value`: `k / 1000` is the double nearest to k thousandths, as
- * reading the text gives, and two texts of at most three decimals differ by a thousandth, far
- * more than the doubles below 1e9 are apart, so no shorter one reads back the same.
- */
-function putThousandths(out: Uint8Array, at: number, value: number): number {
-  const thousandths = Math.round(value * 1000);
-  if (thousandths / 1000 !== value) return -1;
-  const magnitude = thousandths < 0 ? -thousandths : thousandths;
-  if (magnitude >= THOUSANDTHS_BELOW * 1000) return -1;
-  if (thousandths < 0) out[at++] = MINUS;
-  const whole = Math.floor(magnitude / 1000);
-  let fraction = magnitude - whole * 1000;
-  let digits = 3;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
-    digits--;
-  }
-  // Not an integer, so some thousandths are left: the loop ends.
-  const point = putNatural(out, at, whole);
-  out[point] = POINT;
-  writeDigits(out, point + 1, fraction, digits);
-  return point + 1 + digits;
-}
-
-/** Writes a number as `JSON.stringify` writes it: null for null and any non-finite number. */
-export function putNumber(out: Uint8Array, at: number, value: number | null): number {
-  if (value === null) return putBytes(out, at, NULL);
-  if (Number.isSafeInteger(value)) {
-    if (value >= 0) return putNatural(out, at, value);
-    out[at] = MINUS;
-    return putNatural(out, at + 1, -value);
-  }
-  if (!Number.isFinite(value)) return putBytes(out, at, NULL);
-  const end = putThousandths(out, at, value);
-  return end === -1 ? putAscii(out, at, String(value)) : end;
-}
-
-/**
- * Writes a timestamp in microseconds as {@link putNumber} does; one on a whole second (every
- * bucket's) as its seconds and six zeros, which is faster. At most {@link NUMBER_MAX_BYTES}.
- */
-export function putTimestamp(out: Uint8Array, at: number, timestampUs: number): number {
-  if (timestampUs > 0 && timestampUs % 1_000_000 === 0 && timestampUs <= Number.MAX_SAFE_INTEGER) {
-    return putBytes(out, putNatural(out, at, timestampUs / 1_000_000), SIX_ZEROS);
-  }
-  return putNumber(out, at, timestampUs);
-}
-
 /** A growing array of UTF-8 bytes, written from the front. */
 export class JsonBytes {
   #bytes: Uint8Array<ArrayBuffer>;
@@ -178,22 +80,41 @@ export class JsonBytes {
   /** Appends bytes. */
   bytes(bytes: Uint8Array): this {
     this.#room(bytes.length);
-    this.#length = putBytes(this.#bytes, this.#length, bytes);
+    const out = this.#bytes;
+    let at = this.#length;
+    // A loop beats `set` on the short constants of a row (a call into the runtime each).
+    if (bytes.length < 64) {
+      for (let i = 0; i < bytes.length; i++) {
+        out[at++] = bytes[i] as number;
+      }
+    } else {
+      out.set(bytes, at);
+      at += bytes.length;
+    }
+    this.#length = at;
     return this;
   }
 
   /** Appends text whose every character is ASCII (below 0x80), as it is. */
   ascii(text: string): this {
     this.#room(text.length);
-    this.#length = putAscii(this.#bytes, this.#length, text);
+    const out = this.#bytes;
+    let at = this.#length;
+    for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+    this.#length = at;
     return this;
   }
 
   /** Appends a number as `JSON.stringify` writes it: null for null and any non-finite number. */
   number(value: number | null): this {
-    this.#room(NUMBER_MAX_BYTES);
-    this.#length = putNumber(this.#bytes, this.#length, value);
-    return this;
+    if (value === null) return this.bytes(NULL);
+    if (Number.isSafeInteger(value)) {
+      if (value >= 0) return this.#natural(value);
+      this.byte(MINUS);
+      return this.#natural(-value);
+    }
+    if (!Number.isFinite(value)) return this.bytes(NULL);
+    return this.#thousandths(value) ? this : this.ascii(String(value));
   }
 
   /** Appends a copy of the bytes written at `[start, end)` (a value already written once). */
@@ -201,26 +122,6 @@ export class JsonBytes {
     this.#room(end - start);
     this.#bytes.copyWithin(this.#length, start, end);
     this.#length += end - start;
-    return this;
-  }
-
-  /**
-   * Room for `more` bytes after those written: the array to write them into with the `put`
-   * functions, from {@link length} on; {@link advanceTo} then counts them as written.
-   */
-  reserve(more: number): Uint8Array {
-    this.#room(more);
-    return this.#bytes;
-  }
-
-  /** Counts the bytes up to `end`, written into the array {@link reserve} gave, as written. */
-  advanceTo(end: number): this {
-    if (!(end >= this.#length && end <= this.#bytes.length)) {
-      throw new RangeError(
-        `bytes written past the room reserved: to ${end} of ${this.#bytes.length}`,
-      );
-    }
-    this.#length = end;
     return this;
   }
 
@@ -250,9 +151,12 @@ export class JsonBytes {
    * bucket's) as its seconds and six zeros, which is faster.
    */
   timestamp(timestampUs: number): this {
-    this.#room(NUMBER_MAX_BYTES);
-    this.#length = putTimestamp(this.#bytes, this.#length, timestampUs);
-    return this;
+    if (
+      timestampUs > 0 && timestampUs % 1_000_000 === 0 && timestampUs <= Number.MAX_SAFE_INTEGER
+    ) {
+      return this.#natural(timestampUs / 1_000_000).bytes(SIX_ZEROS);
+    }
+    return this.number(timestampUs);
   }
 
   /** The bytes written, as a view of the array written into (valid until the next write). */
@@ -263,6 +167,49 @@ export class JsonBytes {
   /** The bytes written, as an array of their own. */
   copy(): Uint8Array<ArrayBuffer> {
     return this.#bytes.slice(0, this.#length);
+  }
+
+  /**
+   * Appends `value` (finite, not an integer) when it is a whole number of thousandths below
+   * {@link THOUSANDTHS_BELOW} in magnitude (execution times in milliseconds are), as V8 writes
+   * it, without asking V8 for its shortest text; false, writing nothing, otherwise. Such a text
+   * is the shortest that reads back as `value`: `k / 1000` is the double nearest to k
+   * thousandths, as reading the text gives, and two texts of at most three decimals differ by a
+   * thousandth, far more than the doubles below 1e9 are apart, so no shorter one reads back
+   * the same.
+   */
+  #thousandths(value: number): boolean {
+    const thousandths = Math.round(value * 1000);
+    if (thousandths / 1000 !== value) return false;
+    const magnitude = thousandths < 0 ? -thousandths : thousandths;
+    if (magnitude >= THOUSANDTHS_BELOW * 1000) return false;
+    if (thousandths < 0) this.byte(MINUS);
+    const whole = Math.floor(magnitude / 1000);
+    let fraction = magnitude - whole * 1000;
+    let digits = 3;
+    while (fraction % 10 === 0) {
+      fraction /= 10;
+      digits--;
+    }
+    // Not an integer, so some thousandths are left: the loop ends.
+    this.#natural(whole).byte(POINT).#small(fraction, digits);
+    return true;
+  }
+
+  /** A natural's digits (`-0` is written `0`, as `JSON.stringify` writes it). */
+  #natural(value: number): this {
+    if (value < SMALL) return this.#small(value, digitsOf(value));
+    const high = Math.floor(value / SMALL);
+    this.#natural(high);
+    return this.#small(value - high * SMALL, 8);
+  }
+
+  /** `value` (below {@link SMALL}) in `digits` digits, with leading zeros where it has fewer. */
+  #small(value: number, digits: number): this {
+    this.#room(digits);
+    writeDigits(this.#bytes, this.#length, value, digits);
+    this.#length += digits;
+    return this;
   }
 
   #room(more: number): void {

@@ -19,14 +19,7 @@ import {
   projectPrefix,
 } from '../../rollup/keys.ts';
 import { mergeParts, readStateOrReport } from '../../rollup/unreadable.ts';
-import {
-  type JsonBytes,
-  NUMBER_MAX_BYTES,
-  putAgain,
-  putBytes,
-  putNumber,
-  putTimestamp,
-} from '../../text/json-bytes.ts';
+import type { JsonBytes } from '../../text/json-bytes.ts';
 import { CLOSE_BRACE } from '../../text/json-chars.ts';
 import { INVOCATION_INTERVALS, invocationSeries } from '../../time/series.ts';
 import type { InvocationStatsParams } from '../../contract/params/invocation-stats.ts';
@@ -60,41 +53,33 @@ const EMPTY_ROW_TAIL = UTF8.encode(
     `"avg_execution_time":null,"p95_execution_time":null,"p99_execution_time":null}`,
 );
 
-/** The most bytes a counted bucket's row takes: its names, eight values and its brace. */
-const ROW_MAX_BYTES = TIMESTAMP.length + COUNT.length + ERROR_COUNT.length + MIN.length +
-  MAX.length + AVG.length + P95.length + P99.length + 8 * NUMBER_MAX_BYTES + 1;
-
-/**
- * A bucket's row, written as `JSON.stringify` writes {@link rowOf}'s object: a counted bucket's
- * with one check of its room (see `putBytes`), not one per value.
- */
+/** A bucket's row, written as `JSON.stringify` writes {@link rowOf}'s object. */
 export function writeInvocationStatsRow(
   out: JsonBytes,
   timestamp: number,
   result: InvocationStatsResult,
 ): void {
+  out.bytes(TIMESTAMP).timestamp(timestamp);
   if (result === EMPTY_RESULT) {
-    out.bytes(TIMESTAMP).timestamp(timestamp).bytes(EMPTY_ROW_TAIL);
+    out.bytes(EMPTY_ROW_TAIL);
     return;
   }
-  const bytes = out.reserve(ROW_MAX_BYTES);
-  let at = putTimestamp(bytes, putBytes(bytes, out.length, TIMESTAMP), timestamp);
-  at = putNumber(bytes, putBytes(bytes, at, COUNT), result.count);
-  at = putNumber(bytes, putBytes(bytes, at, ERROR_COUNT), result.error_count);
-  at = putNumber(bytes, putBytes(bytes, at, MIN), result.min_execution_time);
   const max = result.max_execution_time;
-  const maxStart = putBytes(bytes, at, MAX);
-  const maxEnd = putNumber(bytes, maxStart, max);
-  at = putNumber(bytes, putBytes(bytes, maxEnd, AVG), result.avg_execution_time);
+  out.bytes(COUNT).number(result.count).bytes(ERROR_COUNT).number(result.error_count)
+    .bytes(MIN).number(result.min_execution_time).bytes(MAX);
+  const maxStart = out.length;
+  out.number(max);
+  const maxEnd = out.length;
+  out.bytes(AVG).number(result.avg_execution_time).bytes(P95);
   // The high quantiles of a small bucket are its maximum: its text, copied.
   const p95 = result.p95_execution_time;
-  at = putBytes(bytes, at, P95);
-  at = p95 === max ? putAgain(bytes, at, maxStart, maxEnd) : putNumber(bytes, at, p95);
+  if (p95 === max) out.again(maxStart, maxEnd);
+  else out.number(p95);
   const p99 = result.p99_execution_time;
-  at = putBytes(bytes, at, P99);
-  at = p99 === max ? putAgain(bytes, at, maxStart, maxEnd) : putNumber(bytes, at, p99);
-  bytes[at] = CLOSE_BRACE;
-  out.advanceTo(at + 1);
+  out.bytes(P99);
+  if (p99 === max) out.again(maxStart, maxEnd);
+  else out.number(p99);
+  out.byte(CLOSE_BRACE);
 }
 
 /**
