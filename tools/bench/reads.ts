@@ -23,7 +23,7 @@
  * `--vs DIR`, the endpoints of the checkout in DIR (with its `node_modules`, or a link to these)
  * answer too, in the same process, from the same replies, the two in turn each round (first one,
  * then the other, then the other way round), checked to write the same bytes before and after the
- * rounds: a before and after whose only difference is the code. With `--floor`, before the rounds:
+ * rounds: a before and after whose only difference is the code. With `--floor`, after the rounds:
  * one `PING` round trip on a bare socket and through node-redis (`round-trip.ts`), and the
  * answers' store calls made again against Redis with nothing computed from their replies (median
  * of 3 runs of 20 per project): what an answer costs beneath its computation.
@@ -80,6 +80,9 @@ if (endpoint !== 'functions.invocation-stats' && endpoint !== 'logs.all') {
   );
 }
 const read = READS[endpoint];
+if (values.vs !== undefined && values.floor) {
+  throw new Error('--floor measures this checkout alone: give it without --vs');
+}
 if (values.vs !== undefined && !values.replay) {
   throw new Error('--vs compares the computation alone: give --replay with it');
 }
@@ -201,8 +204,8 @@ async function printFloor(recorded: ReplayStore): Promise<void> {
   console.log(
     `floor: one PING round trip costs this process ${bareUs.toFixed(1)} µs of CPU on a bare ` +
       `socket, ${clientUs.toFixed(1)} µs through node-redis; an answer's ` +
-      `${recorded.recordedCalls / projects.length} store calls alone (made again against Redis, ` +
-      `nothing computed) ${storeUs.toFixed(0)} µs`,
+      `${(recorded.recordedCalls / projects.length).toFixed(1)} store calls alone ` +
+      `(made again against Redis, nothing computed) ${storeUs.toFixed(0)} µs`,
   );
 }
 
@@ -236,7 +239,6 @@ for (const project of projects) {
   rows += result.filter((r) => r.count !== 0).length;
 }
 console.log(`read benchmark: ${environment()}`);
-if (values.floor && recorder !== null) await printFloor(recorder);
 // The bytes just answered are this checkout's: the other side's are checked against them.
 await sameBytes(sides.slice(1));
 if (replay === null) context.store = redis;
@@ -278,6 +280,8 @@ for (let round = 0; round < rounds; round++) {
 }
 // A replayed reply changed by a reader (or another side's code) would show here.
 await sameBytes(sides);
+// After the rounds, which it would warm otherwise.
+if (values.floor && recorder !== null) await printFloor(recorder);
 if (sides.length > 1) {
   const median = (values: readonly number[]) =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;

@@ -42,7 +42,7 @@ export class ReplayStore {
         return (...args: unknown[]) => {
           const call = `${String(property)} ${JSON.stringify(args)}`;
           if (isRecording()) {
-            calls.push({ method: String(property), args });
+            calls.push({ method: String(property), args: structuredClone(args) });
             return Promise.resolve(value.apply(target, args)).then((reply: unknown) => {
               replies.set(call, reply);
               return reply;
@@ -59,13 +59,15 @@ export class ReplayStore {
 
   /**
    * Makes every call recorded so far again, in the order it was first made, each awaited before
-   * the next, on the recorded store itself (its replies dropped): what those answers cost the
-   * store and its client, with nothing computed from the replies.
+   * the next, on the recorded store itself (its replies dropped, nothing recorded): what those
+   * answers cost the store and its client, with nothing computed from the replies.
    */
   async callAgain(): Promise<void> {
-    for (const { method, args } of this.#calls) {
+    // A copy: calls made meanwhile through `store` are recorded, not made again.
+    for (const { method, args } of [...this.#calls]) {
       const call: unknown = Reflect.get(this.#recorded, method, this.#recorded);
-      if (typeof call === 'function') await call.apply(this.#recorded, args);
+      if (typeof call !== 'function') throw new Error(`the recorded store has no ${method}`);
+      await call.apply(this.#recorded, args);
     }
   }
 
