@@ -46,7 +46,7 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment } from './measure.ts';
 import { ReplayStore } from './replay-store.ts';
-import { roundTripCpuUs } from './round-trip.ts';
+import { cpuUsPerCall, roundTripCpuUs } from './round-trip.ts';
 import { REDIS_URL } from '../services/redis.ts';
 
 /** The Redis of `REDIS_URL` (default: `npm run services:up`'s), always its database 13, which it empties. */
@@ -193,14 +193,8 @@ const answer = async (project: string, side = sides[0] as (typeof sides)[number]
 /** Prints what the answers cost beneath their computation (`--floor`). */
 async function printFloor(recorded: ReplayStore): Promise<void> {
   const { bareUs, clientUs } = await roundTripCpuUs(URL, 5_000);
-  const runs: number[] = [];
-  for (let run = 0; run < 3; run++) {
-    const before = process.cpuUsage();
-    for (let i = 0; i < 20; i++) await recorded.callAgain();
-    const used = process.cpuUsage(before);
-    runs.push((used.user + used.system) / (20 * projects.length));
-  }
-  const storeUs = runs.sort((a, b) => a - b)[1] ?? Number.NaN;
+  // Each call makes every project's answer's store calls once.
+  const storeUs = (await cpuUsPerCall(20, () => recorded.callAgain())) / projects.length;
   console.log(
     `floor: one PING round trip costs this process ${bareUs.toFixed(1)} µs of CPU on a bare ` +
       `socket, ${clientUs.toFixed(1)} µs through node-redis; an answer's ` +

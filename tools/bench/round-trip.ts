@@ -17,12 +17,12 @@ import { createClient } from 'redis';
 const PING = '*1\r\n$4\r\nPING\r\n';
 const PONG = '+PONG\r\n';
 
-/** CPU of this process per round trip (µs), median of three runs of `count`. */
-async function perRoundTrip(count: number, roundTrip: () => Promise<unknown>): Promise<number> {
+/** CPU of this process per call of `call` (µs), median of three runs of `count` calls in turn. */
+export async function cpuUsPerCall(count: number, call: () => Promise<unknown>): Promise<number> {
   const runs: number[] = [];
   for (let run = 0; run < 3; run++) {
     const before = process.cpuUsage();
-    for (let i = 0; i < count; i++) await roundTrip();
+    for (let i = 0; i < count; i++) await call();
     const used = process.cpuUsage(before);
     runs.push((used.user + used.system) / count);
   }
@@ -74,10 +74,10 @@ export async function roundTripCpuUs(
   socket.setNoDelay(true);
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   try {
-    const bareUs = await perRoundTrip(count, bareRoundTrips(socket));
+    const bareUs = await cpuUsPerCall(count, bareRoundTrips(socket));
     const client = await createClient({ url }).connect();
     try {
-      return { bareUs, clientUs: await perRoundTrip(count, () => client.ping()) };
+      return { bareUs, clientUs: await cpuUsPerCall(count, () => client.ping()) };
     } finally {
       await client.close();
     }
