@@ -196,6 +196,32 @@ export async function discoverServices(environment: Variables = process.env): Pr
 }
 
 /**
+ * Whether Kafka, Redis, the REST endpoint and the Cluster all answer at addresses set in
+ * `environment` or in .services/env, as {@link discoverServices} reads them: then several vitest
+ * processes at once find the same services, and none of them starts any (test/support/run-tiers.ts).
+ */
+export async function stackAnswers(environment: Variables = process.env): Promise<boolean> {
+  const fromFile = readEnvFile();
+  const kafka = kafkaFrom(environment) ?? kafkaFrom(fromFile);
+  const redis = redisFrom(environment) ?? redisFrom(fromFile);
+  const upstash = upstashFrom(environment) ?? upstashFrom(fromFile);
+  const cluster = clusterFrom(environment) ?? clusterFrom(fromFile);
+  if (kafka === undefined || redis === undefined) return false;
+  if (upstash === undefined || cluster === undefined) return false;
+  try {
+    await Promise.all([
+      probeKafka(kafka.brokers),
+      probeRedis(redis.url),
+      probeUpstashRest(upstash.url, upstash.token),
+      probeRedisCluster(cluster.nodes),
+    ]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The names under which `tools/services` reports a failure to start each service (the REST
  * endpoint needs its Redis), as the beginning of the line.
  */

@@ -4,7 +4,8 @@
  * - `faults`: the scenarios that break something on purpose and wait for it to heal (processes
  *   killed or churned, failovers, stores stopped, paused or rolled back, a cluster's node unknown
  *   or slot without a master, the soak), listed in {@link FAULT_FILES}. Each runs on a Redis of
- *   its own (or the shared one without emptying it), so several run side by side;
+ *   its own (or a database of the shared one that no services file empties), so several run side
+ *   by side, and beside the services tier (test/support/run-tiers.ts);
  * - `services`: every other file that needs a real service or tool: it imports, directly or
  *   through test helpers, `test/support/services.ts` (which gives out the services and skips or
  *   fails a suite whose service or tool is missing);
