@@ -1,7 +1,8 @@
 /**
  * .ci/run's `counts`: the `N passed, N failed` CI ends with comes from every vitest summary in a
  * log, as `npm test` runs its tiers as several vitest processes (test/support/run-tiers.ts), each
- * printing its own. The function is taken from .ci/run itself and run by bash on sample logs.
+ * printing its own. The function is taken from .ci/run itself and run by bash, under .ci/run's
+ * `set -euo pipefail`, on sample logs.
  *
  * @module
  */
@@ -32,7 +33,8 @@ describe('.ci/run counts', () => {
     writeFileSync(log, text);
     const run = spawnSync('bash', [
       '-c',
-      `${countsFunction()}\ncounts "$1" "$2"`,
+      // Under .ci/run's own options: a pipeline whose grep finds nothing must not end the run.
+      `set -euo pipefail\n${countsFunction()}\ncounts "$1" "$2"`,
       'counts',
       log,
       `${exitCode}`,
@@ -40,6 +42,7 @@ describe('.ci/run counts', () => {
       encoding: 'utf8',
     });
     expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
     return run.stdout.trim();
   };
 
