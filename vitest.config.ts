@@ -1,8 +1,8 @@
 /**
  * The test tiers, one vitest project each (test/support/tiers.ts decides which file is in which),
  * run in this order by `npx vitest run`; `npm test` runs the services and faults tiers side by side
- * instead, as two vitest processes (test/support/run-tiers.ts: vitest runs projects together only
- * with one worker count):
+ * instead, as two vitest processes, when the services answer at configured addresses
+ * (test/support/run-tiers.ts: vitest runs projects together only with one worker count):
  *
  * - `unit`: no service, no global setup, files in parallel (`npm run test:unit`);
  * - `services`: the real Kafka, Redis, Redis Cluster, browser and tools, found or started once by

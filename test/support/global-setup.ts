@@ -40,8 +40,9 @@ const HOW_TO_START = [
 ];
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The services and faults tiers are two projects with this one setup: they share one run of
-  // it (vitest runs both setups in this process, each with its own copy of this module).
+  // The services and faults tiers are two projects with this one setup: in one vitest process
+  // (`npx vitest run`) they share one run of it (vitest runs both setups in this process, each
+  // with its own copy of this module); `npm test` runs them as two processes, one run each.
   const shared = sharedRun();
   shared.users += 1;
   const run = await shared.run;
