@@ -17,7 +17,7 @@ import { topicNames } from '../../src/kafka/topics.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { drained } from '../support/drained.ts';
 import { startReadyService } from '../support/service.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 import { TEST_KEY } from './helpers/app.ts';
 import { type Call } from './helpers/http.ts';
 import { expectIngestedAnswers } from './helpers/ingested-answers.ts';
@@ -37,16 +37,10 @@ const KONG_QUERIES = [
 ] as const;
 const PARTITIONS = 3;
 
-function withDatabase(url: string, database: number): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
-
 describeWithServices(['kafka', 'redis'], 'HTTP API on Kafka and Redis', ({ kafka, redis }) => {
   const prefix = `api-e2e-${randomUUID().slice(0, 8)}.`;
   const topics = topicNames(prefix);
-  const redisUrl = withDatabase(redis.url, DATABASE);
+  const redisUrl = redisDatabaseUrl(redis.url, DATABASE);
   const nowUs = Date.now() * 1000;
   const stream = generatedStream(nowUs, 4_000);
   let service: Service | null = null;

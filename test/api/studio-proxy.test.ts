@@ -27,7 +27,7 @@ import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
 import { generatedStream } from '../rollup/fold-and-read.ts';
 import { expectSameAnswer } from '../support/answers.ts';
 import { startReadyService } from '../support/service.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 import { TEST_KEY } from './helpers/app.ts';
 import { type Call, ingestLines } from './helpers/http.ts';
 import { responseValidator } from './helpers/openapi-validator.ts';
@@ -139,12 +139,11 @@ describeWithServices(['redis'], "Supabase Studio's proxy against the service on 
   let analyticsUrl = '';
 
   beforeAll(async () => {
-    const url = new URL(redis.url);
-    url.pathname = `/${DATABASE}`;
-    const client = await createClient({ url: url.toString() }).connect();
+    const url = redisDatabaseUrl(redis.url, DATABASE);
+    const client = await createClient({ url }).connect();
     await client.flushDb();
     await client.close();
-    const config = loadConfig({ REDIS_URL: url.toString(), API_KEYS: TEST_KEY, PORT: '0' });
+    const config = loadConfig({ REDIS_URL: url, API_KEYS: TEST_KEY, PORT: '0' });
     let call: Call;
     ({ service, call } = await startReadyService(config, 'studio-proxy', TEST_KEY, () => nowUs));
     analyticsUrl = `${service.url}/api/`;

@@ -27,9 +27,10 @@ describe('.ci/run counts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ci-counts-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  let logs = 0;
   /** `counts` of a log holding `text`, for a run that exited with `exitCode`. */
   const counts = (text: string, exitCode: number): string => {
-    const log = join(dir, `log-${Math.random().toString(36).slice(2)}`);
+    const log = join(dir, `log-${logs++}`);
     writeFileSync(log, text);
     const run = spawnSync('bash', [
       '-c',

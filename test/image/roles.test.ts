@@ -19,7 +19,7 @@ import { expectIngestedAnswers } from '../api/helpers/ingested-answers.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { drained } from '../support/drained.ts';
 import { freePort, until } from '../support/poll.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 import { type Container, GRACE_SECONDS, IMAGE, startContainer } from './engine.ts';
 
 const DATABASE = 14;
@@ -32,7 +32,7 @@ describeWithServices(
     const id = randomUUID().slice(0, 8);
     const prefix = `image-${id}.`;
     const topics = topicNames(prefix);
-    const redisUrl = new URL(`/${DATABASE}`, redis.url).toString();
+    const redisUrl = redisDatabaseUrl(redis.url, DATABASE);
     const nowUs = Date.now() * 1000;
     const stream = generatedStream(nowUs, 3_000);
     let api: Container | null = null;

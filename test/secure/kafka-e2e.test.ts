@@ -29,7 +29,7 @@ import { queriesFor, validEvents } from '../rollup/fold-and-read.ts';
 import { secureTarget } from '../support/secure-target.ts';
 import { startReadyService } from '../support/service.ts';
 import { offsetsReachEnds } from '../support/drained.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 import { emptyStore, openStore } from '../support/store-target.ts';
 
 const DATABASE = 13;
@@ -56,7 +56,7 @@ describeWithServices(
   ({ secureKafka, secureRedis }) => {
     const prefix = `secure-e2e-${randomUUID().slice(0, 8)}.`;
     const topics = topicNames(prefix);
-    const redisUrl = `${secureRedis.url}/${DATABASE}`;
+    const redisUrl = redisDatabaseUrl(secureRedis.url, DATABASE);
     const settings: Record<string, string> = {
       ...secureKafka.settings,
       ...secureRedis.settings,

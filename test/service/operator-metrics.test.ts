@@ -17,7 +17,7 @@ import { generatedStream } from '../rollup/fold-and-read.ts';
 import { createWorld, PARTITIONS, type World } from '../consumers/harness.ts';
 import { exportedNames, metricNames, type Sample, samples } from '../deploy/exposition.ts';
 import { startTestService } from '../support/service.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const KEY = 'operator-metrics-test-key-0123456789';
@@ -100,7 +100,7 @@ describeWithServices(
     let consumers: Service | null = null;
     let api: Service | null = null;
     // A database of its own: emptied at the start, and no other suite's flush disturbs it.
-    const redisUrl = new URL('/6', services.redis.url).toString();
+    const redisUrl = redisDatabaseUrl(services.redis.url, 6);
     const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
     const stream = generatedStream(nowUs, 400);
     const invalid = Array.from({ length: 4 }, (_, i) => ({

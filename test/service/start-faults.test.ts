@@ -20,7 +20,7 @@ import { down, up } from '../../tools/services/lifecycle.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
 import { redisServerService } from '../../tools/services/redis.ts';
 import type { Service } from '../../tools/services/service.ts';
-import { describeWithServices } from '../support/services.ts';
+import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 import { freePort } from '../../tools/services/free-port.ts';
 
 const KEY = 'start-faults-test-key-0123456789';
@@ -159,7 +159,7 @@ describeWithServices(
       const prefix = `start-race-${round}-${randomUUID().slice(0, 8)}.`;
       const project = `startrace${round}${randomUUID().replaceAll('-', '').slice(0, 10)}`;
       // A database no other file empties: the services tier may run at the same time.
-      const redisUrl = new URL('/11', redis.url).toString();
+      const redisUrl = redisDatabaseUrl(redis.url, 11);
       const env = { ...kafkaEnv(prefix), KAFKA_BROKERS: brokers, REDIS_URL: redisUrl };
       const roles = [startRole('consumers', env), startRole('api', env)];
       const [consumers, api] = roles;

@@ -167,6 +167,17 @@ export function redisUrl(): string {
   return addressOf('redis').url;
 }
 
+/**
+ * `url`, a Redis URL, on its database `database`: a suite that empties what it uses takes a
+ * database of its own, and one that runs beside the services tier (a fault scenario) takes one no
+ * services file empties.
+ */
+export function redisDatabaseUrl(url: string, database: number): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
 /** Upstash REST `{ url, token }`; throws when it is not available. */
 export function upstashRest(): { url: string; token: string } {
   const { url, token } = addressOf('upstash');
