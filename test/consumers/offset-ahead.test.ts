@@ -50,20 +50,39 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     return { runner, reports, cleared };
   }
 
-  /** Deletes the source topics and creates them again, empty, with the same names. */
+  /**
+   * Deletes the source topics and creates them again, empty, with the same names. A deletion
+   * lands a moment after its request: each topic is first waited out of the listing (else
+   * `ensureTopics` finds it there, creates nothing, and the topic is gone for good), then every
+   * partition of each waited back at offset 0.
+   */
   async function recreateTopics(): Promise<void> {
     const sources = [world.topics.edge, world.topics['function-edge']];
     await world.admin.deleteTopics({ topics: sources });
     const deadline = Date.now() + 60_000;
+    const retry = async (why: unknown) => {
+      if (Date.now() > deadline) throw new Error('topics not recreated in 60 s', { cause: why });
+      await sleep(250);
+    };
     for (;;) {
+      const listed = new Set(await world.admin.listTopics());
+      const still = sources.filter((topic) => listed.has(topic));
+      if (still.length === 0) break;
+      await retry(`${still.join(', ')} still listed`);
+    }
+    for (;;) {
+      let why: unknown = 'a partition is not empty yet';
       try {
         await ensureTopics(world.admin, { partitions: PARTITIONS, topics: sources });
-        const offsets = await world.admin.fetchTopicOffsets(sources[0] ?? '');
-        if (offsets.every((entry) => entry.high === '0')) return;
+        const ends = await Promise.all(sources.map((t) => world.admin.fetchTopicOffsets(t)));
+        const empty = ends.every((offsets) =>
+          offsets.length === PARTITIONS && offsets.every((entry) => entry.high === '0')
+        );
+        if (empty) return;
       } catch (error) {
-        if (Date.now() > deadline) throw error;
+        why = error;
       }
-      await sleep(250);
+      await retry(why);
     }
   }
 
