@@ -1,8 +1,9 @@
 /**
  * The cost budget of one consumer (`npm run bench:consumer -- [--events 200000]
- * [--partitions 12] [--interval 1000] [--profile-dir DIR] [--allocations]`): where its CPU per
- * event goes, stage by stage, beside the floor it cannot go below, measured in the same run on the
- * same events; with `--allocations`, where its allocated bytes go too.
+ * [--partitions 12] [--interval 1000] [--profile-dir DIR] [--allocations] [--survivors]`): where
+ * its CPU per event goes, stage by stage, beside the floor it cannot go below, measured in the same
+ * run on the same events; with `--allocations`, where its allocated bytes go too; with
+ * `--survivors`, where the bytes go that outlive a young-generation collection.
  *
  * 1. N generated events (`bench:ingest`'s: seed 1, the last hour, 1,000 projects, Zipf-skewed)
  *    are published, keyed by project, to fresh topics of `--partitions` partitions on the broker
@@ -28,7 +29,10 @@
  *    allocated per event, split by the same stages and by allocating frame
  *    (tools/bench/allocation-stages.ts), and the profile is kept in the profile directory as
  *    `consumer.heapprofile`. The sampler costs CPU of its own: read that run's CPU
- *    figures as perturbed, and take them from a run without it.
+ *    figures as perturbed, and take them from a run without it. With `--survivors` instead, the
+ *    sampler drops the samples of objects a scavenge collected: what is left outlived one (and
+ *    was copied or promoted, then collected by a mark-compact or still alive at the end), the
+ *    bytes that make V8's old generation and its concurrent marking work.
  *
  * The ratio printed is the consumer process's CPU per event over the floor (issue 33's target:
  * at most 1.5). Figures also go to bench-results/consumer.json.
@@ -72,6 +76,7 @@ const { values } = parseArgs({
     interval: { type: 'string', default: '1000' },
     'profile-dir': { type: 'string' },
     allocations: { type: 'boolean', default: false },
+    survivors: { type: 'boolean', default: false },
   },
 });
 const EVENTS = positiveFlag('events', values.events);
@@ -79,6 +84,8 @@ const PARTITIONS = positiveFlag('partitions', values.partitions);
 const INTERVAL_US = positiveFlag('interval', values.interval);
 /** How long the consumer may take to join its group before the run is given up. */
 const JOIN_DEADLINE_MS = 120_000;
+/** Whether the heap profiler runs, and whether it keeps what a scavenge collected. */
+const SAMPLED = values.allocations || values.survivors;
 /** Mean bytes between two samples of the heap profiler of `--allocations`. */
 const ALLOCATION_SAMPLING_BYTES = 16_384;
 const brokers = (process.env.KAFKA_BROKERS ?? kafkaService().address).split(',');
@@ -137,7 +144,7 @@ try {
   // 3. One profiled consumer catching up.
   const store = await RedisStore.connect(redis.address);
   const nodes = await RedisNodes.connect('redis', { REDIS_URL: redis.address });
-  const inspectorPort = values.allocations ? await freePort() : null;
+  const inspectorPort = SAMPLED ? await freePort() : null;
   child = startConsumerProcess({
     brokers,
     store: 'redis',
@@ -183,7 +190,7 @@ try {
   await inspector?.send('HeapProfiler.startSampling', {
     samplingInterval: ALLOCATION_SAMPLING_BYTES,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !values.survivors,
   });
   const from = {
     us: nowHrUs(),
@@ -371,15 +378,19 @@ function printAllocations(profile: SamplingHeapProfile, results: Record<string, 
   const frames = [...split.frames].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 20)
     .map(([frame, { stage, bytes }]) => ({ frame, stage, bytesPerEvent: perEventBytes(bytes) }));
   Object.assign(results, {
+    sampledObjects: values.survivors ? 'outlived a scavenge' : 'all',
     sampledAllocatedBytesPerEvent: perEventBytes(split.total),
     allocationsByStage: byStage,
     allocationsByFrame: frames,
   });
+  const [what, column] = values.survivors
+    ? ['the objects that outlived a scavenge', 'bytes outliving a scavenge per event']
+    : ['every object, collected ones kept', 'bytes allocated per event'];
   console.log(
     `\n5. allocations (V8's sampling heap profiler, a sample every ${ALLOCATION_SAMPLING_BYTES} ` +
-      `bytes on average, collected objects kept): ${perEventBytes(split.total)} bytes per event\n`,
+      `bytes on average, ${what}): ${perEventBytes(split.total)} bytes per event\n`,
   );
-  console.log('| stage | bytes allocated per event | share |');
+  console.log(`| stage | ${column} | share |`);
   console.log('| --- | ---: | ---: |');
   for (const { stage, bytesPerEvent } of byStage) {
     const share = split.total === 0 ? 0 : bytesPerEvent * EVENTS / split.total;
