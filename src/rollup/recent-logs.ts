@@ -331,8 +331,18 @@ export function writeRecentLogRow(member: Uint8Array, out: Uint8Array, at: numbe
 }
 
 /**
- * Whether two members hold the same event: the same head (id, position and timestamp, up to the
- * last NUL, which JSON text never holds), whatever form follows. `previous` may be undefined.
+ * The length of `member`'s head: its id, position and timestamp with their separators, up to and
+ * including the last NUL (JSON text never holds one); 0 for a member without one. The head names
+ * the event: every write of it (a replay too) gives a member of the same head, and a member is
+ * written whole, never changed in place.
+ */
+export function recentLogHeadLength(member: Uint8Array): number {
+  return member.lastIndexOf(NUL) + 1;
+}
+
+/**
+ * Whether two members hold the same event: the same head ({@link recentLogHeadLength}), whatever
+ * form follows. `previous` may be undefined.
  */
 export function sameEntry(previous: Uint8Array | undefined, member: Uint8Array): boolean {
   if (previous === undefined) return false;
@@ -341,8 +351,8 @@ export function sameEntry(previous: Uint8Array | undefined, member: Uint8Array):
   while (common < shorter && previous[common] === member[common]) common++;
   // Members of different ids part before the first NUL: the common case costs no more.
   if (member.indexOf(NUL) >= common) return false;
-  const head = member.lastIndexOf(NUL) + 1;
-  return head <= common && previous.lastIndexOf(NUL) + 1 === head;
+  const head = recentLogHeadLength(member);
+  return head <= common && recentLogHeadLength(previous) === head;
 }
 
 /** The error of a corrupt member, quoting its first 80 bytes only (it may hold personal data). */

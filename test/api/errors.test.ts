@@ -328,6 +328,48 @@ describe('success headers, CORS, caching', () => {
     expect(changed.headers.get('ETag')).not.toBe(etag);
   });
 
+  test("logs.all's ETag names the entries read: 304 while none changes, 200 once one does", async () => {
+    const path = `${LOGS}?project=etaglogs&project_tier=PRO`;
+    const edge = (id: string, seconds: number, project = 'etaglogs') =>
+      JSON.stringify({
+        id,
+        timestamp: TEST_NOW_US - seconds * 1_000_000,
+        project,
+        event_message: `GET | 200 | ${id}`,
+        metadata: [{ request: [{ host: `${project}.supabase.co`, method: 'GET' }] }],
+      });
+    const ingest = async (...lines: string[]) => {
+      const response = await get('/api/ingest/edge', { method: 'POST', body: lines.join('\n') });
+      expect(response.status, response.body).toBe(202);
+    };
+    const ids = async (response: ReadResponse) =>
+      JSON.parse(response.body).result.map((row: { id: string }) => row.id);
+    // 100 entries, 10 s apart: as many as an answer holds.
+    await ingest(...Array.from({ length: 100 }, (_, i) => edge(`logs-etag-${i}`, 100 + 10 * i)));
+    const first = await get(path);
+    expect(await ids(first)).toHaveLength(100);
+    const etag = first.headers.get('ETag') ?? '';
+    expect(etag).toMatch(/^W\/"v.+"$/);
+    const again = await get(path, { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('ETag')).toBe(etag);
+
+    // Neither another project's entry nor one older than the 100 read changes the answer.
+    await ingest(edge('logs-etag-elsewhere', 50, 'etagother'), edge('logs-etag-oldest', 5_000));
+    expect((await get(path, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+
+    // One newer than the oldest read: as many rows, all but the last the same (it takes the
+    // place of the oldest).
+    await ingest(edge('logs-etag-between', 1_085));
+    const changed = await get(path, { headers: { 'If-None-Match': etag } });
+    expect(changed.status).toBe(200);
+    const now = await ids(changed);
+    expect(now).toHaveLength(100);
+    expect(now.slice(0, 99)).toEqual((await ids(first)).slice(0, 99));
+    expect(now[99]).toBe('logs-etag-between');
+    expect(changed.headers.get('ETag')).not.toBe(etag);
+  });
+
   test('HEAD answers the headers without the body', async () => {
     const response = await app.call(`${LOGS}?project=p&project_tier=PRO`, { method: 'HEAD' });
     expect(response.status).toBe(200);

@@ -1,8 +1,8 @@
 /**
  * Benchmark of one read's CPU in process, without HTTP: `functions.invocation-stats` `5min` (or
  * `logs.all` `project_tier=PRO`) for the 50 busiest generated projects, answered from Redis as
- * the API answers it (its body as UTF-8 bytes, the ETag aside), with the CPU it costs this
- * process and Redis per answer.
+ * the API answers it (its body as UTF-8 bytes and its ETag), with the CPU it costs this process
+ * and Redis per answer.
  *
  *   npm run bench:reads                   # answers one at a time
  *   npm run bench:reads -- --concurrent 50
@@ -38,6 +38,7 @@ import { Buffer } from 'node:buffer';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
 import { RESULT_FRAME } from '../../api/answer/answer.ts';
+import { etagOfAnswer } from '../../api/middleware/etag.ts';
 import { answerEndpointJson } from '../../src/endpoints/registry.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { LogEvent } from '../../src/events/types.ts';
@@ -167,9 +168,20 @@ const context = {
 /** An answer's frame, as the API wraps its rows. */
 type Frame = typeof RESULT_FRAME;
 type Registry = Pick<typeof import('../../src/endpoints/registry.ts'), 'answerEndpointJson'>;
+type EntityTags = Pick<typeof import('../../api/middleware/etag.ts'), 'etagOfAnswer'>;
 /** The code that answers: this checkout's, and with `--vs` another's. */
-const sides: { readonly name: string; readonly registry: Registry; readonly frame: Frame }[] = [
-  { name: 'this checkout', registry: { answerEndpointJson }, frame: RESULT_FRAME },
+const sides: {
+  readonly name: string;
+  readonly registry: Registry;
+  readonly frame: Frame;
+  readonly tags: EntityTags;
+}[] = [
+  {
+    name: 'this checkout',
+    registry: { answerEndpointJson },
+    frame: RESULT_FRAME,
+    tags: { etagOfAnswer },
+  },
 ];
 if (values.vs !== undefined) {
   const root = resolve(values.vs);
@@ -179,15 +191,19 @@ if (values.vs !== undefined) {
     frame: ((await import(pathToFileURL(`${root}/api/answer/answer.ts`).href)) as {
       RESULT_FRAME: Frame;
     }).RESULT_FRAME,
+    tags: (await import(pathToFileURL(`${root}/api/middleware/etag.ts`).href)) as EntityTags,
   });
 }
-/** The answer's body, as the API sends it (its ETag aside): text is encoded. */
+/** Every ETag an answer was given (each side's, all kept: none is computed for nothing). */
+const tags = new Set<string>();
+/** The answer's body, as the API sends it (text is encoded), its ETag computed as the API does. */
 const answer = async (project: string, side = sides[0] as (typeof sides)[number]) => {
   const params = new URLSearchParams(`project=${project}&${read.query}`);
   const result = await side.registry.answerEndpointJson(endpoint, params, context, {
     frame: side.frame,
   });
   if (!result.ok) throw new Error(`${endpoint} refused project=${project}`);
+  tags.add(side.tags.etagOfAnswer(result));
   return result.json;
 };
 /** Prints what the answers cost beneath their computation (`--floor`). */
@@ -274,6 +290,7 @@ for (let round = 0; round < rounds; round++) {
 }
 // A replayed reply changed by a reader (or another side's code) would show here.
 await sameBytes(sides);
+console.log(`${tags.size} distinct ETags given`);
 // After the rounds, which it would warm otherwise.
 if (values.floor && recorder !== null) await printFloor(recorder);
 if (sides.length > 1) {

@@ -8,11 +8,13 @@
 import { recentLogsKey } from '../../rollup/keys.ts';
 import {
   parseRecentLog,
+  recentLogHeadLength,
   ROW_EXTRA_BYTES,
   sameEntry,
   writeRecentLogRow,
 } from '../../rollup/recent-logs.ts';
-import { CLOSE_BRACKET, COMMA, OPEN_BRACKET } from '../../text/json-chars.ts';
+import { JsonBytes } from '../../text/json-bytes.ts';
+import { CLOSE_BRACKET, COLON, COMMA, OPEN_BRACKET } from '../../text/json-chars.ts';
 import { readStateOrReport } from '../../rollup/unreadable.ts';
 import type { LogsAllParams } from '../../contract/params/logs-all.ts';
 import { LOGS_ALL_LIMIT } from '../../contract/registry.ts';
@@ -71,10 +73,28 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
 }
 
 /**
+ * What names the entries an answer is written from, in their order: each member's head (the
+ * event: `recentLogHeadLength`) and its length, each head preceded by its own length so that no
+ * two lists give the same bytes. A member is never changed in place, so the same digest reads the
+ * same members, and they write the same rows. About 100 bytes an entry, where the rows take about
+ * 1,200: the answer's entity tag hashes this, not the body (a SHA-1 of a 115 KB answer took 77 µs).
+ */
+function entriesDigest(members: readonly Uint8Array[]): Uint8Array {
+  const digest = new JsonBytes(members.length * 128);
+  for (const member of members) {
+    const head = recentLogHeadLength(member);
+    digest.number(head).byte(COLON)
+      .bytes(new Uint8Array(member.buffer, member.byteOffset, head))
+      .number(member.length).byte(COMMA);
+  }
+  return digest.view();
+}
+
+/**
  * The rows of {@link readLogsAll} (within `limits`) as the UTF-8 bytes of a JSON array, with
  * `before` and `after` around it, each row's values copied from its stored entry's bytes: no
  * entry is decoded, parsed or encoded again. The rows that would take the answer over
- * `limits.maxBytes` are left out whole.
+ * `limits.maxBytes` are left out whole. Its digest names the entries read ({@link entriesDigest}).
  */
 export async function readLogsAllJson(
   context: ReadContext,
@@ -120,5 +140,10 @@ export async function readLogsAllJson(
   }
   out[end] = CLOSE_BRACKET;
   out.set(after, end + 1);
-  return { json: out.subarray(0, end + 1 + after.length), rows, truncated };
+  return {
+    json: out.subarray(0, end + 1 + after.length),
+    rows,
+    truncated,
+    digest: entriesDigest(members),
+  };
 }

@@ -17,9 +17,10 @@ export interface RowsJson {
   /** True when at least one more row was read and left out for the byte limit. */
   readonly truncated: boolean;
   /**
-   * Where the endpoint gives one: the values every row of the whole answer (before any limit) is
-   * written from ({@link ./value-digest.ts}), far fewer bytes than `json`. Two answers of one
-   * request with equal digests and as many rows are the same bytes.
+   * Where the endpoint gives one: what every row of the whole answer (before any limit) is written
+   * from, far fewer bytes than `json`: the values of `functions.invocation-stats`
+   * ({@link ./value-digest.ts}), the entries of `logs.all`. Two answers of one request with equal
+   * digests and as many rows are the same bytes.
    */
   readonly digest?: Uint8Array;
 }
