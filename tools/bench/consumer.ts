@@ -32,7 +32,9 @@
  *    figures as perturbed, and take them from a run without it. With `--survivors` instead, the
  *    sampler drops the samples of objects a scavenge collected: what is left outlived one (and
  *    was copied or promoted, then collected by a mark-compact or still alive at the end), the
- *    bytes that make V8's old generation and its concurrent marking work.
+ *    bytes that make V8's old generation and its concurrent marking work (the same samples as
+ *    `memory-probe.ts`'s `MEMORY_PROBE_SAMPLING_S` takes inside any role process, here per event
+ *    and by stage over the measured window).
  *
  * The ratio printed is the consumer process's CPU per event over the floor (issue 33's target:
  * at most 1.5). Figures also go to bench-results/consumer.json.
