@@ -23,14 +23,23 @@ export function etagOf(body: string | Uint8Array): string {
 }
 
 /**
- * The weak entity tag of an answer: of the values its rows were written from where its endpoint
- * gives them (with how many rows were sent), else of its body. The two kinds never meet: a tag
- * of values is one character longer (`v` and the hash).
+ * The form of the rows an answer's digest stands for. Two builds that write the same values or
+ * entries as different bytes (a row written otherwise, another frame) must not give one tag, or a
+ * client revalidating against a replica of the other build keeps bytes it no longer gets: raise it
+ * with any change to how an endpoint that gives a digest writes its rows.
+ */
+export const DIGEST_ROWS_FORM = 'rows-v1';
+
+/**
+ * The weak entity tag of an answer: of what its rows were written from where its endpoint gives
+ * it (with how many rows were sent, and {@link DIGEST_ROWS_FORM}), else of its body. The two kinds
+ * never meet: a tag of a digest is one character longer (`v` and the hash).
  */
 export function etagOfAnswer(answer: RowsJson): string {
   const { digest } = answer;
   if (digest === undefined) return etagOf(answer.json);
-  const hash = createHash('sha1').update(digest).update(`${answer.rows}`).digest('base64url');
+  const hash = createHash('sha1').update(DIGEST_ROWS_FORM).update(digest)
+    .update(`${answer.rows}`).digest('base64url');
   return `W/"v${hash}"`;
 }
 

@@ -60,18 +60,26 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
     const sources = [world.topics.edge, world.topics['function-edge']];
     await world.admin.deleteTopics({ topics: sources });
     const deadline = Date.now() + 60_000;
+    /** Waits, unless the deadline passed: then fails saying what was last seen. */
     const retry = async (why: unknown) => {
-      if (Date.now() > deadline) throw new Error('topics not recreated in 60 s', { cause: why });
-      await sleep(250);
+      if (Date.now() <= deadline) return await sleep(250);
+      const reason = why instanceof Error ? why.message : String(why);
+      throw new Error(`topics not recreated in 60 s: ${reason}`, { cause: why });
     };
     for (;;) {
-      const listed = new Set(await world.admin.listTopics());
-      const still = sources.filter((topic) => listed.has(topic));
-      if (still.length === 0) break;
-      await retry(`${still.join(', ')} still listed`);
+      let why: unknown;
+      try {
+        const listed = new Set(await world.admin.listTopics());
+        const still = sources.filter((topic) => listed.has(topic));
+        if (still.length === 0) break;
+        why = `${still.join(', ')} still listed`;
+      } catch (error) {
+        why = error;
+      }
+      await retry(why);
     }
     for (;;) {
-      let why: unknown = 'a partition is not empty yet';
+      let why: unknown;
       try {
         await ensureTopics(world.admin, { partitions: PARTITIONS, topics: sources });
         const ends = await Promise.all(sources.map((t) => world.admin.fetchTopicOffsets(t)));
@@ -79,6 +87,9 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
           offsets.length === PARTITIONS && offsets.every((entry) => entry.high === '0')
         );
         if (empty) return;
+        why = `partitions and ends: ${
+          ends.map((offsets) => offsets.map((entry) => entry.high).join(' ')).join(' / ')
+        }`;
       } catch (error) {
         why = error;
       }

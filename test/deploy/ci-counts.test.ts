@@ -82,6 +82,7 @@ describe('.ci/run failures', () => {
   const failures = (text: string): string => run('failures', text);
   /** What vitest 4 prints of two failed tests and an unhandled rejection, colours and all. */
   const log = [
+    '   ✓ an Unhandled Rejection in a test name opens nothing 3ms',
     ' \u001b[31m❯\u001b[39m services test/a.test.ts (2 tests | 2 failed) 40ms',
     '   × kafka fails',
     '\u001b[31m⎯⎯⎯⎯⎯⎯⎯ Failed Tests 2 ⎯⎯⎯⎯⎯⎯⎯\u001b[39m',

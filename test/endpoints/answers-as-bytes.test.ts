@@ -99,8 +99,10 @@ describe('answers as bytes are the answers as values, serialized', () => {
     // An answer's digest (where its endpoint gives one) and row count name its bytes exactly.
     const byDigest = new Map<string, string>();
     const digests = new Set<string>();
+    const withDigest = new Set<EndpointName>();
     const named = (name: EndpointName, query: string, answer: RowsJson) => {
       if (answer.digest === undefined) return;
+      withDigest.add(name);
       const key = `${name} ${query} ${Buffer.from(answer.digest).toString('hex')} ${answer.rows}`;
       const body = `${name} ${query} ${Buffer.from(answer.json).toString('hex')}`;
       expect(byDigest.get(key) ?? body, key).toBe(body);
@@ -144,6 +146,7 @@ describe('answers as bytes are the answers as values, serialized', () => {
     expect(nonEmpty).toBeGreaterThan(queries.length);
     expect(compared).toBe(2 * queries.length * 7);
     // invocation-stats and logs.all give digests: many answers were named by one.
+    expect([...withDigest].sort()).toEqual(['functions.invocation-stats', 'logs.all']);
     expect(digests.size).toBeGreaterThan(100);
   }, 60_000);
 });

@@ -76,8 +76,8 @@ export async function readLogsAll(context: ReadContext, params: LogsAllParams): 
  * What names the entries an answer is written from, in their order: each member's head (the
  * event: `recentLogHeadLength`) and its length, each head preceded by its own length so that no
  * two lists give the same bytes. A member is never changed in place, so the same digest reads the
- * same members, and they write the same rows. About 100 bytes an entry, where the rows take about
- * 1,200: the answer's entity tag hashes this, not the body (a SHA-1 of a 115 KB answer took 77 µs).
+ * same members, and they write the same rows. About 100 bytes an entry, where a row takes about
+ * 1,200: the answer's entity tag hashes this, not the body.
  */
 function entriesDigest(members: readonly Uint8Array[]): Uint8Array {
   const digest = new JsonBytes(members.length * 128);

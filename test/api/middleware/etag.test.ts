@@ -1,5 +1,11 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { etagOf, etagOfAnswer, ifNoneMatchHits } from '../../../api/middleware/etag.ts';
+import {
+  DIGEST_ROWS_FORM,
+  etagOf,
+  etagOfAnswer,
+  ifNoneMatchHits,
+} from '../../../api/middleware/etag.ts';
 
 describe('etag', () => {
   test('weak, stable, different for different bodies', () => {
@@ -21,6 +27,15 @@ describe('etag', () => {
       tag,
     );
     expect(etagOfAnswer({ json, rows: 0, truncated: false })).toBe(etagOf(json));
+  });
+
+  test("a digest's tag names the form its rows are written in: another build's differs", () => {
+    const digest = new TextEncoder().encode('12:head\u0000200,');
+    const tag = (form: string) =>
+      `W/"v${createHash('sha1').update(form).update(digest).update('1').digest('base64url')}"`;
+    const answer = { json: new Uint8Array(0), rows: 1, truncated: false, digest };
+    expect(etagOfAnswer(answer)).toBe(tag(DIGEST_ROWS_FORM));
+    expect(etagOfAnswer(answer)).not.toBe(tag(''));
   });
 
   test('If-None-Match: weak comparison, lists, the wildcard', () => {
