@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { AheadReport, ConsumerRunner } from '../../consumers/runner.ts';
 import { ensureTopics } from '../../src/kafka/topics.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
+import { until } from '../support/poll.ts';
 import { describeWithServices } from '../support/services.ts';
 import { emptyStore } from '../support/store-target.ts';
 import {
@@ -59,42 +60,22 @@ describeWithServices(['kafka', 'redis'], 'a stored offset beyond the partition',
   async function recreateTopics(): Promise<void> {
     const sources = [world.topics.edge, world.topics['function-edge']];
     await world.admin.deleteTopics({ topics: sources });
-    const deadline = Date.now() + 60_000;
-    /** Waits, unless the deadline passed: then fails saying what was last seen. */
-    const retry = async (why: unknown) => {
-      if (Date.now() <= deadline) return await sleep(250);
-      const reason = why instanceof Error ? why.message : String(why);
-      throw new Error(`topics not recreated in 60 s: ${reason}`, { cause: why });
-    };
-    for (;;) {
-      let why: unknown;
-      try {
-        const listed = new Set(await world.admin.listTopics());
-        const still = sources.filter((topic) => listed.has(topic));
-        if (still.length === 0) break;
-        why = `${still.join(', ')} still listed`;
-      } catch (error) {
-        why = error;
-      }
-      await retry(why);
-    }
-    for (;;) {
-      let why: unknown;
-      try {
-        await ensureTopics(world.admin, { partitions: PARTITIONS, topics: sources });
-        const ends = await Promise.all(sources.map((t) => world.admin.fetchTopicOffsets(t)));
-        const empty = ends.every((offsets) =>
-          offsets.length === PARTITIONS && offsets.every((entry) => entry.high === '0')
-        );
-        if (empty) return;
-        why = `partitions and ends: ${
-          ends.map((offsets) => offsets.map((entry) => entry.high).join(' ')).join(' / ')
-        }`;
-      } catch (error) {
-        why = error;
-      }
-      await retry(why);
-    }
+    await until('the deleted topics to leave the listing', 60_000, async () => {
+      const listed = new Set(await world.admin.listTopics());
+      const still = sources.filter((topic) => listed.has(topic));
+      if (still.length > 0) throw new Error(`${still.join(', ')} still listed`);
+      return true;
+    });
+    await until('the topics created again, every partition empty', 60_000, async () => {
+      await ensureTopics(world.admin, { partitions: PARTITIONS, topics: sources });
+      const ends = await Promise.all(sources.map((t) => world.admin.fetchTopicOffsets(t)));
+      const empty = ends.every((offsets) =>
+        offsets.length === PARTITIONS && offsets.every((entry) => entry.high === '0')
+      );
+      if (empty) return true;
+      const seen = ends.map((offsets) => offsets.map((entry) => entry.high).join(' '));
+      throw new Error(`partitions' ends: ${seen.join(' / ')}`);
+    });
   }
 
   test('is reported and paused, nothing skipped; rebuilt exactly after the remedy', async () => {
