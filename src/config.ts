@@ -269,6 +269,11 @@ function logflareProjectRef(env: Env): string {
   return ref;
 }
 
+/** The fewest characters of an API key. */
+export const API_KEY_MIN_LENGTH = 16;
+/** The most characters of an API key (printable ASCII: as many bytes). */
+export const API_KEY_MAX_LENGTH = 256;
+
 function apiKeys(env: Env): string[] | null {
   const file = text(env, 'API_KEYS_FILE');
   // Each key with the variable it came from, which a refusal names (never the key).
@@ -292,12 +297,16 @@ function apiKeys(env: Env): string[] | null {
     for (const key of raw.split(',').map((entry) => entry.trim())) {
       if (key === '') continue;
       keys.push(key);
-      if (key.length < 16 || key.length > 256 || !/^[\x21-\x7e]+$/.test(key)) {
+      if (
+        key.length < API_KEY_MIN_LENGTH || key.length > API_KEY_MAX_LENGTH ||
+        !/^[\x21-\x7e]+$/.test(key)
+      ) {
         // The key itself is a secret: name its position, never its value.
         throw new ConfigError(
           variable,
           `<key #${keys.length}, ${key.length} characters>`,
-          'keys of 16 to 256 printable ASCII characters, comma-separated',
+          `keys of ${API_KEY_MIN_LENGTH} to ${API_KEY_MAX_LENGTH} printable ASCII characters, ` +
+            'comma-separated',
         );
       }
     }

@@ -3,18 +3,22 @@
  * token of `Authorization: Bearer <token>`, else the `X-API-KEY` header (any letter case: HTTP
  * header names are case-insensitive), else the `api_key` query parameter. The first form
  * present is the one checked: a wrong Bearer token is refused even beside a right `X-API-KEY`.
- * Compared in constant time: both sides are hashed to SHA-256 first, so the comparison never
- * depends on where the strings differ nor on their lengths. Keys never reach a log line, a
+ * Compared in constant time: both sides are written into buffers of one width (the length in
+ * bytes, then the bytes, zero-padded to the longest key the configuration allows) and every
+ * configured key is compared whole, so the comparison never depends on where the strings differ
+ * nor on their lengths. Keys never reach a log line, a
  * metric or an error message, wherever they arrive from (request logs carry the path without
  * its query string).
  *
  * @module
  */
 import type { MiddlewareHandler } from 'hono';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { Buffer } from 'node:buffer';
+import { timingSafeEqual } from 'node:crypto';
 import type { ApiEnv } from '../context.ts';
 import { HttpError } from '../errors.ts';
 import { readParam } from '../../src/contract/params/common.ts';
+import { API_KEY_MAX_LENGTH } from '../../src/config.ts';
 
 /** The header that carries the key (the form the banner and the docs show). */
 export const API_KEY_HEADER = 'X-API-KEY';
@@ -59,9 +63,28 @@ export interface KeyVerifier {
   identify(presented: string | null): number | null;
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+/** Bytes a key is compared in: its length in bytes (2), then its bytes, zero-padded. */
+const WIDTH = 2 + API_KEY_MAX_LENGTH;
+/** The length written for a presented key longer than any configured one can be. */
+const TOO_LONG = 0xffff;
+
+/**
+ * `key` written over `into` ({@link WIDTH} bytes): its UTF-8 length, then its bytes (those past
+ * the longest key cut: its length, {@link TOO_LONG}, is then no configured key's), then zeros.
+ * One equal buffer is one equal key: UTF-8 writes no two strings alike, and the length says
+ * where the zeros start. It replaced a SHA-256 of each side, which cost an API process 10 to 20
+ * µs per answer reused (a `Hash` object each, and its native state the collector finalizes).
+ */
+function written(key: string, into: Buffer): Buffer {
+  const length = Buffer.byteLength(key, 'utf8');
+  into.fill(0);
+  into.writeUInt16BE(length > API_KEY_MAX_LENGTH ? TOO_LONG : length, 0);
+  into.write(key, 2, API_KEY_MAX_LENGTH, 'utf8');
+  return into;
 }
+
+/** Where each presented key is written (compared at once, never across an await). */
+const PRESENTED = Buffer.alloc(WIDTH);
 
 /**
  * A verifier for `keys` (at least one).
@@ -76,13 +99,20 @@ function digest(text: string): Buffer {
  */
 export function createKeyVerifier(keys: readonly string[]): KeyVerifier {
   if (keys.length === 0) throw new RangeError('createKeyVerifier needs at least one key: got 0');
-  const digests = keys.map(digest);
+  const configured = keys.map((key, position) => {
+    if (Buffer.byteLength(key, 'utf8') > API_KEY_MAX_LENGTH) {
+      throw new RangeError(
+        `API key #${position + 1} is longer than keys can be: at most ${API_KEY_MAX_LENGTH} bytes`,
+      );
+    }
+    return written(key, Buffer.alloc(WIDTH));
+  });
   const identify = (presented: string | null): number | null => {
     if (presented === null) return null;
-    const given = digest(presented);
+    const given = written(presented, PRESENTED);
     let matched: number | null = null;
     // Every configured key is compared, so the time taken does not tell which one matched.
-    for (const [position, expected] of digests.entries()) {
+    for (const [position, expected] of configured.entries()) {
       if (timingSafeEqual(given, expected)) matched = position;
     }
     return matched;
