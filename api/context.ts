@@ -18,5 +18,7 @@ export interface ApiEnv {
     caller: number | null;
     /** The caller's share of costly pattern matching; absent when matching is not limited. */
     matchShare: MatchShare | undefined;
+    /** The response that carries the answers' CORS headers itself (`carryingCors`). */
+    corsCarriedBy: Response | undefined;
   };
 }

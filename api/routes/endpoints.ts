@@ -14,6 +14,7 @@ import {
   effectiveParams,
   IGNORED_PARAMETERS_HEADER,
   MAX_PARAMETER_BODY_BYTES,
+  queryParams,
   REDACT_PII_HEADER,
 } from '../answer/query-params.ts';
 import { guardStore } from '../deadline.ts';
@@ -27,6 +28,7 @@ import { chunkedBody } from '../answer/chunked-body.ts';
 import { jsonResponse } from '../json.ts';
 import { listedRecord } from '../records.ts';
 import { asksLive, liveResponse, type LiveRouteDeps } from '../live/live-route.ts';
+import { ANSWER_CORS_HEADERS, carryingCors } from '../middleware/cors.ts';
 import type { SandboxedAnswerer } from '../answer/sandboxed-sql.ts';
 
 /** What the endpoint routes need. */
@@ -78,7 +80,7 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
     const body = c.req.method === 'POST'
       ? new TextDecoder().decode(await readBody(c.req.raw, MAX_PARAMETER_BODY_BYTES))
       : null;
-    const params = effectiveParams(new URL(c.req.url).searchParams, body);
+    const params = effectiveParams(queryParams(c.req.url), body);
     const redactPii = redactPiiHeader(c) ?? record.redactPii;
     const sandboxed = record.name === 'logs.all'
       ? deps.sandboxed?.(params, redactPii, c.get('caller')) ?? null
@@ -98,6 +100,7 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
     );
     const { truncated } = computed;
     const headers: Record<string, string> = {
+      ...ANSWER_CORS_HEADERS,
       ...JSON_HEADERS,
       ETag: computed.etag,
       'Cache-Control': cacheControl(record),
@@ -107,10 +110,10 @@ export function registerEndpointRoutes(app: Hono<ApiEnv>, deps: EndpointRoutesDe
       }),
     };
     if (ifNoneMatchHits(c.req.header('If-None-Match') ?? null, computed.etag)) {
-      return new Response(null, { status: 304, headers });
+      return carryingCors(c, new Response(null, { status: 304, headers }));
     }
     headers['Content-Length'] = String(computed.body.byteLength);
-    return new Response(chunkedBody(computed.body), { status: 200, headers });
+    return carryingCors(c, new Response(chunkedBody(computed.body), { status: 200, headers }));
   };
 
   app.get('/api/endpoints', (c) => {
