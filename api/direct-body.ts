@@ -32,10 +32,26 @@ export interface DirectSource {
 }
 
 const offered = new WeakMap<ReadableStream<Uint8Array>, DirectSource>();
+/** The responses whose body may have been offered: the only ones an adapter looks into. */
+const offering = new WeakSet<Response>();
 
 /** Offers `body` to be written by `source` instead of read (see the module's notes). */
 export function offerDirect(body: ReadableStream<Uint8Array>, source: DirectSource): void {
   offered.set(body, source);
+}
+
+/**
+ * `response`, marked as one whose body may have been offered: an adapter asks no other
+ * response for its body or its headers (on Node, asking either of a plain answer copies it).
+ */
+export function offeringDirect(response: Response): Response {
+  offering.add(response);
+  return response;
+}
+
+/** Whether `response` was marked by {@link offeringDirect}. */
+export function mayOfferDirect(response: Response): boolean {
+  return offering.has(response);
 }
 
 /** The source that writes `body`, if it was offered and nobody has read it; else undefined. */

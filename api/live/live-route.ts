@@ -14,6 +14,7 @@ import { addressPrefix } from '../address-prefix.ts';
 import { type Computed, requestKey } from '../answer/answer.ts';
 import type { ApiEnv } from '../context.ts';
 import { HttpError } from '../errors.ts';
+import { offeringDirect } from '../direct-body.ts';
 import { clientAddress } from '../middleware/client-address.ts';
 import { EventStream } from './event-stream.ts';
 import type { LiveAnswers } from './live-answers.ts';
@@ -39,10 +40,15 @@ export interface LiveRouteDeps {
   readonly reconnectMs: () => number;
 }
 
+/** A header that holds this nowhere accepts no event stream. */
+const EVENT_STREAM_ANYWHERE = /text\/event-stream/i;
+
 /** Whether the request asks for the live form: a `GET` that accepts an event stream. */
 export function asksLive(c: Context<ApiEnv>): boolean {
   if (c.req.method !== 'GET') return false;
   const accept = c.req.header('Accept') ?? '';
+  // Most requests accept no event stream: told apart without splitting their header.
+  if (!EVENT_STREAM_ANYWHERE.test(accept)) return false;
   return accept.split(',').some((part) =>
     part.split(';')[0]?.trim().toLowerCase() === EVENT_STREAM_TYPE
   );
@@ -82,14 +88,16 @@ export function liveResponse(
     stream,
     first,
   );
-  return new Response(stream.body(), {
-    status: 200,
-    headers: {
-      'Content-Type': `${EVENT_STREAM_TYPE}; charset=utf-8`,
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      // Proxies that buffer (nginx) would hold the events back.
-      'X-Accel-Buffering': 'no',
-    },
-  });
+  return offeringDirect(
+    new Response(stream.body(), {
+      status: 200,
+      headers: {
+        'Content-Type': `${EVENT_STREAM_TYPE}; charset=utf-8`,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        // Proxies that buffer (nginx) would hold the events back.
+        'X-Accel-Buffering': 'no',
+      },
+    }),
+  );
 }
