@@ -14,20 +14,30 @@
  * const lags = await withTimeout(runner.lag(), 2_000, () => null);
  * ```
  */
-export async function withTimeout<T, U>(
+export function withTimeout<T, U>(
   work: Promise<T>,
   ms: number,
   late: () => U,
 ): Promise<T | U> {
-  const LATE = Symbol('late');
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<typeof LATE>((resolve) => {
-    timer = setTimeout(() => resolve(LATE), ms);
+  // One promise settled by whichever comes first (the later one changes nothing): half the cost
+  // of a race of two, which every store call of an answer pays.
+  return new Promise<T | U>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  try {
-    const outcome = await Promise.race([work, expired]);
-    return outcome === LATE ? late() : outcome as T;
-  } finally {
-    clearTimeout(timer);
-  }
 }
