@@ -18,6 +18,27 @@ export const REDACT_PII_HEADER = 'LF-ENDPOINT-REDACT-PII';
 /** Largest POST body of parameters, in bytes (parameters are short; a pattern is 256 characters). */
 export const MAX_PARAMETER_BODY_BYTES = 64 * 1024;
 
+/**
+ * The parameters of `url`'s query string (after its `?`, before any `#`), as
+ * `new URL(url).searchParams` reads them, without parsing the rest of the URL (about 4 µs of an
+ * API process's CPU per answer reused). `url` is a request's URL as the runtimes hand it: a URL
+ * serialized (its query escaped, ASCII only), or a raw target of plain characters; raw text
+ * beyond ASCII beside escapes would be read otherwise.
+ *
+ * @example
+ * ```ts
+ * queryParams('http://h/api/endpoints/x?project=p&interval=1hr').get('interval'); // '1hr'
+ * ```
+ */
+export function queryParams(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  const end = url.indexOf('#');
+  // A `?` inside the fragment starts no query.
+  if (start < 0 || (end >= 0 && end < start)) return new URLSearchParams();
+  // From the `?` on: the constructor drops one leading `?`, so a second one stays in the name.
+  return new URLSearchParams(url.slice(start, end < 0 ? url.length : end));
+}
+
 function invalid(detail: string, options?: ErrorOptions): HttpError {
   return new HttpError(
     'invalid_body',
