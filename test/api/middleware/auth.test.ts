@@ -54,9 +54,11 @@ describe('createKeyVerifier', () => {
     }
   });
 
-  test('refuses to compare keys longer than any configuration allows', () => {
-    expect(() => createKeyVerifier(['k'.repeat(API_KEY_MAX_LENGTH + 1)])).toThrow(
-      `at most ${API_KEY_MAX_LENGTH}`,
-    );
+  test('refuses to compare keys no configuration allows', () => {
+    for (const key of ['k'.repeat(API_KEY_MAX_LENGTH + 1), `${'k'.repeat(15)}é`, 'k k'.repeat(6)]) {
+      expect(() => createKeyVerifier([key]), key.slice(0, 20)).toThrow(
+        `printable ASCII, at most ${API_KEY_MAX_LENGTH} characters`,
+      );
+    }
   });
 });
