@@ -9,6 +9,8 @@ import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { serveNode } from '../../../api/adapters/node.ts';
 import { writeDirect } from '../../../api/adapters/node-direct.ts';
+import { mayOfferDirect, offerDirect, offeringDirect } from '../../../api/direct-body.ts';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Served } from '../../../api/adapters/serve.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { TEST_KEY, TEST_NOW_US, type TestApp, testApp } from '../helpers/app.ts';
@@ -116,6 +118,31 @@ describe('a live answer written to the Node socket', () => {
     socket.resume();
     await until('the connection to close', 5_000, () => Promise.resolve(closed ? true : null));
   }, 60_000);
+});
+
+describe('which responses the adapter writes itself', () => {
+  test("the live route's answer is marked, through the app's middleware", async () => {
+    const { app } = await start();
+    const response = await app.call(LOGS, { headers: { Accept: 'text/event-stream' } });
+    expect(response.status).toBe(200);
+    expect(mayOfferDirect(response)).toBe(true);
+    await response.body?.cancel();
+    const plain = await app.call(LOGS);
+    expect(mayOfferDirect(plain)).toBe(false);
+  });
+
+  test('a marked response with an offered body is written by its source, not read', () => {
+    const attached: unknown[] = [];
+    const body = new ReadableStream<Uint8Array>();
+    offerDirect(body, { attach: (sink) => attached.push(sink), gone: () => undefined });
+    const response = offeringDirect(
+      new Response(body, { headers: { 'Content-Type': 'text/event-stream; charset=utf-8' } }),
+    );
+    const outgoing = new ServerResponse(new IncomingMessage(new net.Socket()));
+    expect(writeDirect(response, outgoing)).toBe(RESPONSE_ALREADY_SENT);
+    expect(attached).toHaveLength(1);
+    expect(outgoing.headersSent).toBe(true);
+  });
 });
 
 describe('a response that is not a live answer', () => {
