@@ -28,9 +28,9 @@ export const CONSUMER_HEAP_FLAGS: readonly string[] = [
  * machine's memory (up to 64 MiB each on 24 GiB). A burst of connections grows them to their
  * most, where they stay: with 5,000 live streams that was a quarter of the API's RSS. With 8 MiB,
  * 64 answers computed at once without reuse outlived the young generation (a scavenge every 18
- * ms, the collector 27% of the API's time); with 16, 20% less CPU per answer and less RSS under
- * that load, 265 MiB instead of 242 with 5,000 live streams (docs/OPERATIONS.md, "An API
- * replica's memory").
+ * ms, the collector 27% of the API's time). With 16: a fifth less CPU per answer and less RSS
+ * under that load (218 MiB against 297), for 23 MiB more with 5,000 live streams (265 against
+ * 242; docs/OPERATIONS.md, "An API replica's memory").
  */
 export const API_SEMI_SPACE_MIB = 16;
 

@@ -1,6 +1,7 @@
 /**
  * Each role's heap flags have one home (service/heap-flags.ts): every launcher of the role says
- * the same (`npm run consumers` and `npm run api`, their containers in docker-compose.yml), and
+ * the same (`npm run consumers` and `npm run api`, their containers in docker-compose.yml, Deno's
+ * `deno task api`), and
  * docs/OPERATIONS.md states the same bounds. Every role sets one more V8 flag on itself.
  */
 import { readFileSync } from 'node:fs';
@@ -48,11 +49,23 @@ test.each(ROLES)("docker-compose.yml's $role containers get them in NODE_OPTIONS
   }
 });
 
-test('docs/OPERATIONS.md states the same bounds', () => {
+test("docs/OPERATIONS.md states the same bounds, each in its role's section", () => {
   const operations = read('docs/OPERATIONS.md');
-  expect(operations).toContain(`--max-old-space-size=${CONSUMER_OLD_SPACE_MIB}`);
-  expect(operations).toContain(`--max-semi-space-size=${CONSUMER_SEMI_SPACE_MIB}`);
-  expect(operations).toContain(`--max-semi-space-size=${API_SEMI_SPACE_MIB}`);
+  const api = operations.indexOf("## An API replica's memory");
+  const consumerSection = operations.slice(operations.indexOf("## A consumer's memory"), api);
+  const apiSection = operations.slice(api, operations.indexOf('\n## ', api + 1));
+  expect(consumerSection).toContain(`--max-old-space-size=${CONSUMER_OLD_SPACE_MIB}`);
+  expect(consumerSection).toContain(`--max-semi-space-size=${CONSUMER_SEMI_SPACE_MIB}`);
+  // The API's own: how to give it to a container and to Deno, and its row of bounds.
+  const flag = `--max-semi-space-size=${API_SEMI_SPACE_MIB}`;
+  expect(apiSection).toContain(`-e NODE_OPTIONS=${flag}\``);
+  expect(apiSection).toContain(`\`--v8-flags=${flag}\``);
+  expect(apiSection).toMatch(new RegExp(`\\| 2 × ${API_SEMI_SPACE_MIB} MiB +\\| \`${flag}\``));
+});
+
+test("deno.json's api task gives Deno the API's heap flags", () => {
+  const tasks = (JSON.parse(read('deno.json')) as { tasks: Record<string, string> }).tasks;
+  expect((tasks['api'] ?? '').split(' ')).toContain(`--v8-flags=${API_HEAP_FLAGS.join(',')}`);
 });
 
 test('every role turns allocation-site pretenuring off itself, as it starts', () => {
