@@ -73,8 +73,8 @@ const TOO_LONG = 0xffff;
  * the longest key cut: its length, {@link TOO_LONG}, is then no configured key's), then zeros.
  * One equal buffer is one equal key: keys are printable ASCII (their bytes are their characters),
  * a presented string with anything else writes a byte of 0x80 or more, which no key has, and the
- * length says where the zeros start. It replaced a SHA-256 of each side, which cost an API process 10 to 20
- * µs per answer reused (a `Hash` object each, and its native state the collector finalizes).
+ * length says where the zeros start. It replaced a SHA-256 of each side: a `Hash` object per
+ * request, and its native state, which the collector finalizes.
  */
 function written(key: string, into: Buffer): Buffer {
   const length = Buffer.byteLength(key, 'utf8');
