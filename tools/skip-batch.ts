@@ -16,6 +16,10 @@ import { topicNames } from '../src/kafka/topics.ts';
 import { createLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open.ts';
 import { skipBatch, SkipError } from './skip/skip.ts';
+import { withTimeout } from '../src/async/timeout.ts';
+
+/** How long the skip waits for the store to answer before giving up. */
+const STORE_WAIT_MS = 30_000;
 
 const USAGE = 'usage: npm run consumers:skip -- --topic T --partition P --from A --to B ' +
   '--reason "why"';
@@ -60,7 +64,24 @@ try {
 }
 if (config.kafkaBrokers === null) fail('set KAFKA_BROKERS, as for the consumers');
 const logger = createLogger('warn', 'consumers:skip');
-const { store } = openStore(config.store, { nowMs: () => Date.now() });
+// A Redis connects in the background, and a call before it has fails at once (the client is
+// offline): the skip waits for the store first, as long as STORE_WAIT_MS, then says why not.
+let storeError: Error | null = null;
+let storeReady: () => void = () => undefined;
+const reached = new Promise<void>((resolve) => (storeReady = resolve));
+const { store } = openStore(config.store, {
+  nowMs: () => Date.now(),
+  onReady: () => storeReady(),
+  onError: (error) => (storeError = error),
+});
+await withTimeout(reached, STORE_WAIT_MS, () => {
+  const why = (storeError as Error | null)?.message ?? 'no answer';
+  process.stderr.write(
+    `consumers:skip: the store did not answer within ${STORE_WAIT_MS / 1000} s (${why}): ` +
+      'nothing was skipped; check the store settings (as for the consumers) and retry\n',
+  );
+  process.exit(1);
+});
 const producer = kafkaClient(config, logger, config.kafkaBrokers).producer({
   allowAutoTopicCreation: false,
   createPartitioner: Partitioners.DefaultPartitioner,
@@ -73,10 +94,12 @@ const request = {
   reason: values.reason,
 };
 try {
-  await producer.connect();
   await skipBatch(
     store,
-    producer,
+    async () => {
+      await producer.connect();
+      return producer;
+    },
     topicNames(config.kafkaTopicPrefix).deadLetter,
     request,
     () => Date.now(),

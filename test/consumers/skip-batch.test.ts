@@ -112,7 +112,7 @@ describeWithServices(['kafka', 'redis'], 'an operator skipping a batch', ({ kafk
   });
 
   test('a skip of offsets the consumers are not paused at is refused', () => {
-    expect(refused.code).toBe(2);
+    expect(refused.code, refused.output).toBe(2);
     expect(refused.output).toContain(
       `the consumers of ${world.topics.edge}/${PAUSED} are at offset ${paused.from}, not ${
         paused.from + 1
@@ -121,7 +121,7 @@ describeWithServices(['kafka', 'redis'], 'an operator skipping a batch', ({ kafk
   });
 
   test('the skip is recorded on the dead-letter topic', () => {
-    expect(skipped.code).toBe(0);
+    expect(skipped.code, skipped.output).toBe(0);
     expect(letters).toHaveLength(1);
     expect(letters[0]?.headers).toMatchObject({
       'rejection-kind': 'skipped',

@@ -30,11 +30,12 @@ export class SkipError extends Error {
 /**
  * Records and performs `request`. The record (a message on `deadLetterTopic`, `rejection-kind:
  * skipped`, with the range and the reason in its headers) is published before the offset moves:
- * a skip is never done without its record.
+ * a skip is never done without its record. `producer` is asked for only once the skip goes ahead:
+ * a refusal needs the store alone.
  */
 export async function skipBatch(
   store: RollupStore,
-  producer: Producer,
+  producer: () => Promise<Producer>,
   deadLetterTopic: string,
   request: SkipRequest,
   nowMs: () => number,
@@ -52,7 +53,7 @@ export async function skipBatch(
     );
   }
   const record = { skipped: { topic, partition, from, to }, reason, atMs: nowMs() };
-  await producer.send({
+  await (await producer()).send({
     topic: deadLetterTopic,
     acks: -1,
     messages: [{
