@@ -19,7 +19,7 @@ import { startOwnRedis, stopOwnRedis } from '../../tools/services/own-redis.ts';
 import type { Service } from '../../tools/services/service.ts';
 import { expectStoreMatchesReference, generatedStream } from '../rollup/fold-and-read.ts';
 import { describeWithServices } from '../support/services.ts';
-import { createWorld, exited, type World } from './harness.ts';
+import { committedOffsets, createWorld, exited, type World } from './harness.ts';
 import { memberMetricsOnceUp } from './member-metrics.ts';
 
 /** Stops of a member; CHURN_STOPS makes a longer (or shorter) run. */
@@ -134,10 +134,10 @@ describeWithServices(['kafka', 'redis-server'], 'a consumer group that churns', 
       // its partitions' next owners acknowledge but have not stored yet would be counted.
       let replayed: number | null = null;
       if (before !== null && signal === 'SIGKILL') {
-        const committed = await world.admin.fetchOffsets({
-          groupId: world.groupId,
-          topics: [world.topics.edge, world.topics['function-edge']],
-        });
+        const committed = await committedOffsets(world.admin, world.groupId, [
+          world.topics.edge,
+          world.topics['function-edge'],
+        ]);
         replayed = 0;
         for (const { topic, partitions } of committed) {
           for (const { partition, offset } of partitions) {

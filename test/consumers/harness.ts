@@ -15,6 +15,7 @@ import { resumeKey } from '../../src/rollup/keys.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { publishLines, replayProducer, type SourcedLine } from '../../tools/replay/publish.ts';
 import { emptyStore, openStore, storeEnv, type StoreTarget } from '../support/store-target.ts';
+import { until } from '../support/poll.ts';
 
 /** Partitions of each test topic. */
 export const PARTITIONS = 12;
@@ -90,6 +91,23 @@ export interface World {
 }
 
 /** Resolves once `child` has exited. */
+/**
+ * The committed offsets of `groupId` on `topics`. Asked again for up to 30 s: after a member is
+ * killed the broker may answer for a moment that it is not the group's coordinator, a retriable
+ * error kafkajs's admin does not retry (it failed CI's churn test once).
+ */
+export async function committedOffsets(
+  admin: Admin,
+  groupId: string,
+  topics: string[],
+): ReturnType<Admin['fetchOffsets']> {
+  return await until(
+    `the committed offsets of ${groupId}`,
+    30_000,
+    () => admin.fetchOffsets({ groupId, topics }),
+  );
+}
+
 export function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
@@ -228,7 +246,7 @@ export async function createWorld(
     storedTotal,
     async committedAheadOfStore() {
       const sources = [topics.edge, topics['function-edge']];
-      const committed = await admin.fetchOffsets({ groupId: `${prefix}group`, topics: sources });
+      const committed = await committedOffsets(admin, `${prefix}group`, sources);
       let ahead = 0;
       for (const { topic, partitions } of committed) {
         for (const { partition, offset } of partitions) {
