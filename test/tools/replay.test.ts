@@ -5,6 +5,7 @@
  * `--speed 1` pacing as a measured figure; the load-test report; Ctrl-C mid-replay; missing and
  * malformed files.
  */
+import { until } from '../support/poll.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -276,7 +277,11 @@ describeWithServices(['kafka', 'redis'], 'npm run replay on a real broker', ({ k
       };
       const before = await ends();
       const run = await replay([path, '--rate', '2000'], env, {
-        onStart: (interrupt) => setTimeout(interrupt, 2_000),
+        // Once it publishes (its Ctrl-C handler is set by then): a fixed 2 s interrupted a replay
+        // still starting on CI's loaded machine, which Node's default SIGINT ends with no code.
+        onStart: (interrupt) =>
+          void until('the replay to publish', 60_000, async () => (await ends()) > before || null)
+            .then(interrupt),
       });
       expect(run.code).toBe(130);
       const published = Number(/interrupted: published (\d+) events/.exec(run.stdout)?.[1]);
