@@ -90,7 +90,6 @@ export interface World {
   close(): Promise<void>;
 }
 
-/** Resolves once `child` has exited. */
 /**
  * The committed offsets of `groupId` on `topics`. Asked again for up to 30 s: after a member is
  * killed the broker may answer for a moment that it is not the group's coordinator, a retriable
@@ -108,6 +107,7 @@ export async function committedOffsets(
   );
 }
 
+/** Resolves once `child` has exited. */
 export function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
