@@ -15,12 +15,15 @@
  *   npm run bench:api -- --only 5min        # only the workloads whose label contains '5min'
  *   npm run bench:api -- --profile DIR      # each API process writes a CPU profile into DIR
  *   npm run bench:api -- --wrk              # also Debian's wrk, closed loop, beside each figure
+ *   npm run bench:api -- --framework        # also the same bytes through Hono (its own floor)
  *   npm run bench:api -- --api-node-flags '' # the API on V8's defaults, not `npm run api`'s flags
  *
  * Per workload it also measures the CPU time per request of the API process and of Redis (from
  * /proc, when Redis runs on this machine), and a ceiling: the same answers, captured from the API
  * and served as fixed bytes by a bare `node:http` server (`./bench/api/fixed-body-server.ts`),
- * driven the same way.
+ * driven the same way. With `--framework`, the same bytes also through a Hono app of one route on
+ * `@hono/node-server`, as the API serves them, without and with six pass-through middlewares:
+ * what the framework costs before the API does any work of its own.
  *
  * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
  * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
@@ -45,7 +48,15 @@ import { type Flags, flags, redisUrl } from './api/flags.ts';
 import { API_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { drive, type DriveResult } from './api/load.ts';
 import { runWrk } from './api/wrk.ts';
-import { micro, type Mode, ms, perSecond, printTable, type WorkloadFigures } from './api/table.ts';
+import {
+  type FrameworkFloor,
+  micro,
+  type Mode,
+  ms,
+  perSecond,
+  printTable,
+  type WorkloadFigures,
+} from './api/table.ts';
 import { environment, processCpuSeconds } from './measure.ts';
 
 const KEY = 'bench-key-0123456789abcdef';
@@ -213,15 +224,21 @@ async function captureAnswers(
   return answers;
 }
 
-/** Drives the fixed-bytes server over `answers` (closed loop): the ceiling of a workload. */
-async function ceiling(
+/**
+ * Drives the fixed-bytes server over `answers` (closed loop), with `env` (its `FRAMEWORK` and
+ * `MIDDLEWARES`): the ceiling of a workload, or a framework's floor.
+ */
+async function fixedBytes(
   answers: Record<string, { body: string; etag: string }>,
+  env: Readonly<Record<string, string>>,
   drive0: (url: string, pid: number) => Promise<DriveResult>,
 ): Promise<DriveResult> {
   const directory = mkdtempSync(join(tmpdir(), 'bench-api-'));
   const file = join(directory, 'answers.json');
   writeFileSync(file, JSON.stringify(answers));
-  const server = await startApi({ ANSWERS_FILE: file }, ['tools/bench/api/fixed-body-server.ts']);
+  const server = await startApi({ ANSWERS_FILE: file, ...env }, [
+    'tools/bench/api/fixed-body-server.ts',
+  ]);
   try {
     return await drive0(server.url, server.pid);
   } finally {
@@ -229,6 +246,15 @@ async function ceiling(
     rmSync(directory, { recursive: true, force: true });
   }
 }
+
+/** The frameworks' floors of `--framework`: the environment of each fixed-bytes server. */
+const FLOORS: readonly { label: string; env: Readonly<Record<string, string>> }[] = [
+  { label: 'Hono, one route', env: { FRAMEWORK: 'hono', MIDDLEWARES: '0' } },
+  {
+    label: "Hono, one route after six pass-through middlewares (the API's count)",
+    env: { FRAMEWORK: 'hono', MIDDLEWARES: '6' },
+  },
+];
 
 function memoryEvents(total: number, nowUs: number): LogEvent[] {
   const events: LogEvent[] = [];
@@ -264,6 +290,7 @@ function printWrk(label: string, url: string, paths: readonly string[], options:
 interface ApiFigures {
   readonly api: WorkloadFigures['api'];
   readonly ceiling: DriveResult;
+  readonly floors: readonly FrameworkFloor[];
   /** The answers of the mode without reuse, by path. */
   readonly answers: Record<string, Captured>;
 }
@@ -331,7 +358,7 @@ async function measureApi(
       await child.stop();
     }
   }
-  const fixed = await ceiling(answers, async (url, pid) => {
+  const driveFixed = (label: string) => async (url: string, pid: number) => {
     const result = await drive({
       url,
       headers: {},
@@ -341,17 +368,23 @@ async function measureApi(
       warmupSeconds: 2,
       serverCpuSeconds: () => processCpuSeconds(pid),
     });
-    if (options.wrk) printWrk(`ceiling: ${workload.label}`, url, paths, options);
+    if (options.wrk) printWrk(`${label}: ${workload.label}`, url, paths, options);
+    process.stderr.write(
+      `${label}: ${workload.label}: max ${perSecond(result.perSecond)} req/s, ${
+        micro(result.serverCpuUsPerRequest)
+      } µs of server CPU per request; failures ${JSON.stringify(result.failures)}\n`,
+    );
     return result;
-  });
-  process.stderr.write(
-    `ceiling (fixed bytes, bare node:http): ${workload.label}: max ${
-      perSecond(fixed.perSecond)
-    } req/s, ${micro(fixed.serverCpuUsPerRequest)} µs of server CPU per request; failures ${
-      JSON.stringify(fixed.failures)
-    }\n`,
-  );
-  return { api, ceiling: fixed, answers };
+  };
+  const fixed = await fixedBytes(answers, {}, driveFixed('ceiling (fixed bytes, bare node:http)'));
+  const floors: FrameworkFloor[] = [];
+  for (const { label, env } of options.framework ? FLOORS : []) {
+    floors.push({
+      label,
+      result: await fixedBytes(answers, env, driveFixed(`fixed bytes, ${label}`)),
+    });
+  }
+  return { api, ceiling: fixed, floors, answers };
 }
 
 async function main(): Promise<void> {

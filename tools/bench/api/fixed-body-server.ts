@@ -4,7 +4,13 @@
  * nothing. What the load generator reaches against it is the most any HTTP service in Node can
  * answer on this machine at that answer size; the API's share of it is what is left to gain.
  *
+ * With `FRAMEWORK=hono`, the same bytes come from a Hono app of one route through
+ * `@hono/node-server`, as the API's are, with `MIDDLEWARES` (default 0) pass-through middlewares
+ * before it (the API has six: `api/app.ts`): the floor of the framework the API is built on,
+ * beneath any work of the API's own.
+ *
  *   ANSWERS_FILE=answers.json node tools/bench/api/fixed-body-server.ts
+ *   ANSWERS_FILE=answers.json FRAMEWORK=hono MIDDLEWARES=6 node tools/bench/api/fixed-body-server.ts
  *
  * `ANSWERS_FILE` is a JSON object from path (with query) to `{ "body": text, "etag": tag }`.
  * Listens on `PORT` (0: any free port) on 127.0.0.1 and prints `listening on <url>`.
@@ -12,8 +18,10 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import process from 'node:process';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
 
 interface Captured {
   readonly body: string;
@@ -30,21 +38,62 @@ const answers = new Map(
   }]),
 );
 
-const server = createServer((request, response) => {
-  const answer = answers.get(request.url ?? '');
-  if (answer === undefined) {
-    response.writeHead(404).end();
-    return;
+/** The headers the API answers with, but for the entity tag. */
+const HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'private, no-cache',
+  'Access-Control-Allow-Origin': '*',
+} as const;
+
+/** Bare `node:http`: the ceiling. */
+function bare(): RequestListener {
+  return (request, response) => {
+    const answer = answers.get(request.url ?? '');
+    if (answer === undefined) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, {
+      ...HEADERS,
+      'Content-Length': answer.bytes.byteLength,
+      ETag: answer.etag,
+    });
+    response.end(answer.bytes);
+  };
+}
+
+/** A Hono app of one route after `middlewares` pass-through middlewares. */
+function hono(middlewares: number): RequestListener {
+  const app = new Hono();
+  for (let i = 0; i < middlewares; i++) {
+    app.use(async (_c, next) => {
+      await next();
+    });
   }
-  response.writeHead(200, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': answer.bytes.byteLength,
-    ETag: answer.etag,
-    'Cache-Control': 'private, no-cache',
-    'Access-Control-Allow-Origin': '*',
+  app.get('/api/endpoints/:name', (c) => {
+    const url = c.req.url;
+    const answer = answers.get(url.slice(url.indexOf('/', url.indexOf('//') + 2)));
+    if (answer === undefined) return c.body(null, 404);
+    return new Response(answer.bytes, {
+      headers: {
+        ...HEADERS,
+        'Content-Length': String(answer.bytes.byteLength),
+        ETag: answer.etag,
+      },
+    });
   });
-  response.end(answer.bytes);
-});
+  return getRequestListener(app.fetch);
+}
+
+const framework = process.env.FRAMEWORK ?? 'none';
+if (framework !== 'none' && framework !== 'hono') {
+  throw new Error(`FRAMEWORK must be none or hono, not ${framework}`);
+}
+const middlewares = Number(process.env.MIDDLEWARES ?? '0');
+if (!Number.isSafeInteger(middlewares) || middlewares < 0) {
+  throw new Error(`MIDDLEWARES must be a natural number, not ${process.env.MIDDLEWARES}`);
+}
+const server = createServer(framework === 'hono' ? hono(middlewares) : bare());
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('not listening on TCP');

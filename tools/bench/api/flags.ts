@@ -14,6 +14,11 @@ export interface Flags {
   profile: string;
   /** Also drive each API and the ceiling with Debian's `wrk` (`./wrk.ts`). */
   wrk: boolean;
+  /**
+   * Also drive the same bytes through a Hono app of one route, without and with the API's six
+   * middlewares as pass-throughs (`./fixed-body-server.ts`): the framework's own floor.
+   */
+  framework: boolean;
   /** The API's node flags; null: `npm run api`'s heap flags (service/heap-flags.ts). */
   apiNodeFlags: string[] | null;
   events: number;
@@ -30,6 +35,7 @@ export function flags(args: readonly string[]): Flags {
     only: '',
     profile: '',
     wrk: false,
+    framework: false,
     apiNodeFlags: null,
     events: 1_000_000,
     seconds: 10,
@@ -40,7 +46,7 @@ export function flags(args: readonly string[]): Flags {
   };
   const names: Record<
     string,
-    Exclude<keyof Flags, 'only' | 'profile' | 'wrk' | 'apiNodeFlags'>
+    Exclude<keyof Flags, 'only' | 'profile' | 'wrk' | 'framework' | 'apiNodeFlags'>
   > = {
     '--events': 'events',
     '--seconds': 'seconds',
@@ -50,8 +56,8 @@ export function flags(args: readonly string[]): Flags {
     '--baseline-seconds': 'baselineSeconds',
   };
   for (let i = 0; i < args.length; i += 2) {
-    if (args[i] === '--wrk') {
-      result.wrk = true;
+    if (args[i] === '--wrk' || args[i] === '--framework') {
+      result[args[i] === '--wrk' ? 'wrk' : 'framework'] = true;
       i -= 1;
       continue;
     }
@@ -69,7 +75,7 @@ export function flags(args: readonly string[]): Flags {
       throw new Error(
         `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
           '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT, ' +
-          "--profile DIR, --api-node-flags \"FLAGS\" ('' for V8's defaults) or --wrk",
+          "--profile DIR, --api-node-flags \"FLAGS\" ('' for V8's defaults), --wrk or --framework",
       );
     }
     result[name] = value;

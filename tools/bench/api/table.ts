@@ -19,8 +19,16 @@ export interface WorkloadFigures {
   /** By mode name: saturation, the offered rate and the figures at it. */
   readonly api: ReadonlyMap<string, { saturation: DriveResult; atRate: DriveResult; rate: number }>;
   readonly ceiling?: DriveResult;
+  /** The same bytes through the framework the API is built on, computing nothing (`--framework`). */
+  readonly floors?: readonly FrameworkFloor[];
   readonly reference?: BaselineResult;
   readonly duckdb?: BaselineResult;
+}
+
+/** The fixed bytes served through a framework: what it costs beneath any work of the API's. */
+export interface FrameworkFloor {
+  readonly label: string;
+  readonly result: DriveResult;
 }
 
 /** Milliseconds, two decimals below 10. */
@@ -90,6 +98,13 @@ export function printTable(
           perSecond(ceiling.perSecond)
         } | | | ${micro(ceiling.serverCpuUsPerRequest)} | | 100% | | | | | | |`,
       );
+      for (const { label, result } of workload.floors ?? []) {
+        console.log(
+          `| ${workload.label} | fixed bytes, ${label} | ${perSecond(result.perSecond)} | | | ${
+            micro(result.serverCpuUsPerRequest)
+          } | | ${Math.round((100 * result.perSecond) / ceiling.perSecond)}% | | | | | | |`,
+        );
+      }
     }
   }
 }
