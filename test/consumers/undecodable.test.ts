@@ -14,7 +14,8 @@ import { generateEvents } from '../../src/synthetic/generator.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { projectKey } from '../../tools/replay/publish.ts';
 import { expectStoreMatchesReference, validEvents } from '../rollup/fold-and-read.ts';
-import { freePort, until } from '../support/poll.ts';
+import { freePort } from '../../tools/services/free-port.ts';
+import { until } from '../support/poll.ts';
 import { describeWithServices } from '../support/services.ts';
 import { createWorld, exited, PARTITIONS, type World } from './harness.ts';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { composeValidator } from './compose-schema.ts';
-import { freePort } from '../support/poll.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { defaultQuery } from '../fixtures/supabase/studio-sql.ts';
 import { recentFixture } from '../fixtures/supabase/vector-events.ts';
 import { readOverride, type Tagged } from '../fixtures/supabase/override.ts';

@@ -17,7 +17,8 @@ import { TEST_KEY } from '../api/helpers/app.ts';
 import { type Call } from '../api/helpers/http.ts';
 import { expectIngestedAnswers } from '../api/helpers/ingested-answers.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
-import { freePort, until } from '../support/poll.ts';
+import { freePort } from '../../tools/services/free-port.ts';
+import { until } from '../support/poll.ts';
 import { type Container, engineOk, GRACE_SECONDS, IMAGE, startContainer } from './engine.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -18,7 +18,8 @@ import { type Call } from '../api/helpers/http.ts';
 import { expectIngestedAnswers } from '../api/helpers/ingested-answers.ts';
 import { generatedStream, queriesFor } from '../rollup/fold-and-read.ts';
 import { drained } from '../support/drained.ts';
-import { freePort, until } from '../support/poll.ts';
+import { freePort } from '../../tools/services/free-port.ts';
+import { until } from '../support/poll.ts';
 import { describeWithServices, redisDatabaseUrl } from '../support/services.ts';
 import { type Container, GRACE_SECONDS, IMAGE, startContainer } from './engine.ts';
 

@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { freePort } from '../support/poll.ts';
+import { freePort } from '../../tools/services/free-port.ts';
 import { recentFixture, VECTOR_SOURCES } from '../fixtures/supabase/vector-events.ts';
 import { readOverride } from '../fixtures/supabase/override.ts';
 import { type Container, engine, startContainer } from './engine.ts';

@@ -16,7 +16,10 @@ import { RedisStore } from '../../src/store/redis.ts';
 import { freePort } from '../../tools/services/free-port.ts';
 import { down, up } from '../../tools/services/lifecycle.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
-import { redisClusterNodeServices } from '../../tools/services/redis-cluster.ts';
+import {
+  CLUSTER_BUS_OFFSET,
+  redisClusterNodeServices,
+} from '../../tools/services/redis-cluster.ts';
 import type { Service } from '../../tools/services/service.ts';
 import { type OwnCluster, startOwnCluster } from '../support/own-cluster.ts';
 import { describeWithServices } from '../support/services.ts';
@@ -28,7 +31,9 @@ describeWithServices(['redis-server'], 'a slot moving to a master the client doe
 
   beforeAll(async () => {
     cluster = await startOwnCluster();
-    const [node] = redisClusterNodeServices({ ports: [await freePort()] });
+    const [node] = redisClusterNodeServices({
+      ports: [await freePort({ alsoAbove: CLUSTER_BUS_OFFSET })],
+    });
     if (node === undefined) throw new Error('no node');
     added = node;
     rmSync(serviceDir(added.name), { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { down, up } from '../../tools/services/lifecycle.ts';
 import { serviceDir } from '../../tools/services/paths.ts';
 import { readPid } from '../../tools/services/process.ts';
 import {
+  CLUSTER_BUS_OFFSET,
   clusterNodes,
   formRedisCluster,
   redisClusterNodeServices,
@@ -50,10 +51,8 @@ export function infoField(info: string, name: string): string | undefined {
 /** Starts three masters and three replicas on free ports and forms them into one cluster. */
 export async function startOwnCluster(): Promise<OwnCluster> {
   const ports: number[] = [];
-  while (ports.length < 6) {
-    const port = await freePort();
-    if (!ports.includes(port)) ports.push(port);
-  }
+  // Each node binds its bus at its port + 10000 too.
+  while (ports.length < 6) ports.push(await freePort({ alsoAbove: CLUSTER_BUS_OFFSET }));
   const spec: RedisClusterSpec = {
     ports: ports.slice(0, 3),
     replicaPorts: ports.slice(3),

@@ -1,20 +1,9 @@
 /**
- * Waiting for a service to reach a state, and a free port for one to listen on.
+ * Waiting for a service to reach a state (a free port for one: tools/services/free-port.ts).
  *
  * @module
  */
-import { createServer } from 'node:net';
 import { messageOf } from '../../src/text/error-message.ts';
-
-/** A port nothing listens on now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port was given');
-  return address.port;
-}
 
 /**
  * Polls `probe` until it answers a value (not null, not a rejection), or throws after

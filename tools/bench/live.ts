@@ -36,7 +36,7 @@ import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { API_HEAP_FLAGS } from '../../service/heap-flags.ts';
-import { freePort } from '../../test/support/poll.ts';
+import { freePort } from '../services/free-port.ts';
 import {
   environment,
   positiveFlag,

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { recentFixture, VECTOR_SOURCES } from '../../test/fixtures/supabase/vector-events.ts';
-import { freePort } from '../../test/support/poll.ts';
+import { freePort } from '../services/free-port.ts';
 import {
   environment,
   positiveFlag,

@@ -10,7 +10,12 @@ import { freePort } from './free-port.ts';
 import { down, up } from './lifecycle.ts';
 import { serviceDir } from './paths.ts';
 import { redisServerService } from './redis.ts';
-import { clusterNodes, formRedisCluster, redisClusterNodeServices } from './redis-cluster.ts';
+import {
+  CLUSTER_BUS_OFFSET,
+  clusterNodes,
+  formRedisCluster,
+  redisClusterNodeServices,
+} from './redis-cluster.ts';
 import type { Service } from './service.ts';
 
 /** Starts a fresh Redis named `name` (its folder under `.services/`) on a free port. */
@@ -37,10 +42,8 @@ export interface OwnRedisCluster {
 /** Starts a fresh cluster of three masters, no replicas, on free ports, and forms it. */
 export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
   const ports: number[] = [];
-  while (ports.length < 3) {
-    const port = await freePort();
-    if (!ports.includes(port)) ports.push(port);
-  }
+  // Each node binds its bus at its port + 10000 too.
+  while (ports.length < 3) ports.push(await freePort({ alsoAbove: CLUSTER_BUS_OFFSET }));
   const spec = { ports };
   const services = redisClusterNodeServices(spec);
   for (const service of services) {

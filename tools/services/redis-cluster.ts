@@ -75,6 +75,9 @@ function allNodes(spec: RedisClusterSpec): string[] {
   return [...spec.ports, ...(spec.replicaPorts ?? [])].map((port) => `${HOST}:${port}`);
 }
 
+/** Where a node binds its cluster bus, above its port (Redis's default: `cluster-port` 0). */
+export const CLUSTER_BUS_OFFSET = 10_000;
+
 /** `host:port` of every node of the development cluster. */
 export const REDIS_CLUSTER_NODES: readonly string[] = clusterNodes(PLAIN_CLUSTER);
 
