@@ -61,7 +61,8 @@ describeWithServices(['kafka', 'redis'], 'a consumer under heap pressure', ({ ka
       await world.drained(300_000).catch((error: unknown) => {
         const why = error instanceof Error ? error.message : String(error);
         const lines = said.length === 0 ? '(none)' : said.join('\n');
-        throw new Error(`${why}; the consumer's last warnings:\n${lines}`, { cause: error });
+        const exit = exits.length === 0 ? 'running' : `exited ${exits.join(', ')}`;
+        throw new Error(`${why}; the consumer (${exit}) last said:\n${lines}`, { cause: error });
       });
       expect(exits, 'the consumer exited').toEqual([]);
       expect(pressed.length, 'the heap guard never pressed').toBeGreaterThan(0);

@@ -22,17 +22,15 @@
  * /proc, when Redis runs on this machine), and a ceiling: the same answers, captured from the API
  * and served as fixed bytes by a bare `node:http` server (`./bench/api/fixed-body-server.ts`),
  * driven the same way. With `--framework`, the same bytes also through a Hono app of one route on
- * `@hono/node-server`, as the API serves them, without and with six pass-through middlewares:
- * what the framework costs before the API does any work of its own.
+ * `@hono/node-server`, as the API serves them, without and with as many pass-through middlewares
+ * as the API runs (`./bench/api/fixed-bytes.ts`): what the framework costs before any work of the
+ * API's own.
  *
  * Needs Redis (REDIS_URL, or `.services/env` from `npm run services:up`); uses database 14 of
  * it (BENCH_REDIS_DB), emptied first. Prints the figures and the method; nothing asserts.
  *
  * @module
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import process from 'node:process';
 import { createClient } from 'redis';
 import type { EndpointName } from '../../src/contract/registry.ts';
@@ -44,6 +42,7 @@ import { generateEvents } from '../../src/synthetic/generator.ts';
 import { baseline } from './api/baseline.ts';
 import { type AnswerAt, DuckDbBaseline } from './api/duckdb.ts';
 import { startApi } from './api/child.ts';
+import { CEILING, driveFixedBytes, FLOORS } from './api/fixed-bytes.ts';
 import { type Flags, flags, redisUrl } from './api/flags.ts';
 import { API_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { drive, type DriveResult } from './api/load.ts';
@@ -224,38 +223,6 @@ async function captureAnswers(
   return answers;
 }
 
-/**
- * Drives the fixed-bytes server over `answers` (closed loop), with `env` (its `FRAMEWORK` and
- * `MIDDLEWARES`): the ceiling of a workload, or a framework's floor.
- */
-async function fixedBytes(
-  answers: Record<string, { body: string; etag: string }>,
-  env: Readonly<Record<string, string>>,
-  drive0: (url: string, pid: number) => Promise<DriveResult>,
-): Promise<DriveResult> {
-  const directory = mkdtempSync(join(tmpdir(), 'bench-api-'));
-  const file = join(directory, 'answers.json');
-  writeFileSync(file, JSON.stringify(answers));
-  const server = await startApi({ ANSWERS_FILE: file, ...env }, [
-    'tools/bench/api/fixed-body-server.ts',
-  ]);
-  try {
-    return await drive0(server.url, server.pid);
-  } finally {
-    await server.stop();
-    rmSync(directory, { recursive: true, force: true });
-  }
-}
-
-/** The frameworks' floors of `--framework`: the environment of each fixed-bytes server. */
-const FLOORS: readonly { label: string; env: Readonly<Record<string, string>> }[] = [
-  { label: 'Hono, one route', env: { FRAMEWORK: 'hono', MIDDLEWARES: '0' } },
-  {
-    label: "Hono, one route after six pass-through middlewares (the API's count)",
-    env: { FRAMEWORK: 'hono', MIDDLEWARES: '6' },
-  },
-];
-
 function memoryEvents(total: number, nowUs: number): LogEvent[] {
   const events: LogEvent[] = [];
   for (const { source, line } of lines(total, nowUs)) {
@@ -376,12 +343,13 @@ async function measureApi(
     );
     return result;
   };
-  const fixed = await fixedBytes(answers, {}, driveFixed('ceiling (fixed bytes, bare node:http)'));
+  const fixed = await driveFixedBytes(answers, CEILING, driveFixed(CEILING.label));
   const floors: FrameworkFloor[] = [];
-  for (const { label, env } of options.framework ? FLOORS : []) {
+  for (const server of options.framework ? FLOORS : []) {
+    const label = `fixed bytes, ${server.label}`;
     floors.push({
-      label,
-      result: await fixedBytes(answers, env, driveFixed(`fixed bytes, ${label}`)),
+      label: server.label,
+      result: await driveFixedBytes(answers, server, driveFixed(label)),
     });
   }
   return { api, ceiling: fixed, floors, answers };

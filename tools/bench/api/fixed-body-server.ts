@@ -6,11 +6,13 @@
  *
  * With `FRAMEWORK=hono`, the same bytes come from a Hono app of one route through
  * `@hono/node-server`, as the API's are, with `MIDDLEWARES` (default 0) pass-through middlewares
- * before it (the API has six: `api/app.ts`): the floor of the framework the API is built on,
+ * before it (the API has six, `api/app.ts`; five without a rate limit, as `bench:api` runs it):
+ * the floor of the framework the API is built on,
  * beneath any work of the API's own.
  *
  *   ANSWERS_FILE=answers.json node tools/bench/api/fixed-body-server.ts
- *   ANSWERS_FILE=answers.json FRAMEWORK=hono MIDDLEWARES=6 node tools/bench/api/fixed-body-server.ts
+ *   ANSWERS_FILE=answers.json FRAMEWORK=hono MIDDLEWARES=5 \
+ *     node tools/bench/api/fixed-body-server.ts
  *
  * `ANSWERS_FILE` is a JSON object from path (with query) to `{ "body": text, "etag": tag }`.
  * Listens on `PORT` (0: any free port) on 127.0.0.1 and prints `listening on <url>`.
@@ -20,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import process from 'node:process';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 
 interface Captured {
@@ -64,15 +66,15 @@ function bare(): RequestListener {
 
 /** A Hono app of one route after `middlewares` pass-through middlewares. */
 function hono(middlewares: number): RequestListener {
-  const app = new Hono();
+  const app = new Hono<{ Bindings: HttpBindings }>();
   for (let i = 0; i < middlewares; i++) {
     app.use(async (_c, next) => {
       await next();
     });
   }
   app.get('/api/endpoints/:name', (c) => {
-    const url = c.req.url;
-    const answer = answers.get(url.slice(url.indexOf('/', url.indexOf('//') + 2)));
+    // The request's target as received, as the bare server looks it up (not re-encoded).
+    const answer = answers.get(c.env.incoming.url ?? '');
     if (answer === undefined) return c.body(null, 404);
     return new Response(answer.bytes, {
       headers: {
@@ -89,7 +91,8 @@ const framework = process.env.FRAMEWORK ?? 'none';
 if (framework !== 'none' && framework !== 'hono') {
   throw new Error(`FRAMEWORK must be none or hono, not ${framework}`);
 }
-const middlewares = Number(process.env.MIDDLEWARES ?? '0');
+const givenMiddlewares = process.env.MIDDLEWARES ?? '0';
+const middlewares = givenMiddlewares === '' ? Number.NaN : Number(givenMiddlewares);
 if (!Number.isSafeInteger(middlewares) || middlewares < 0) {
   throw new Error(`MIDDLEWARES must be a natural number, not ${process.env.MIDDLEWARES}`);
 }

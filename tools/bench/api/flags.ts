@@ -15,8 +15,8 @@ export interface Flags {
   /** Also drive each API and the ceiling with Debian's `wrk` (`./wrk.ts`). */
   wrk: boolean;
   /**
-   * Also drive the same bytes through a Hono app of one route, without and with the API's six
-   * middlewares as pass-throughs (`./fixed-body-server.ts`): the framework's own floor.
+   * Also drive the same bytes through a Hono app of one route, without and with as many
+   * pass-through middlewares as the API runs (`./fixed-bytes.ts`): the framework's own floor.
    */
   framework: boolean;
   /** The API's node flags; null: `npm run api`'s heap flags (service/heap-flags.ts). */

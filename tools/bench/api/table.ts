@@ -19,7 +19,7 @@ export interface WorkloadFigures {
   /** By mode name: saturation, the offered rate and the figures at it. */
   readonly api: ReadonlyMap<string, { saturation: DriveResult; atRate: DriveResult; rate: number }>;
   readonly ceiling?: DriveResult;
-  /** The same bytes through the framework the API is built on, computing nothing (`--framework`). */
+  /** The same bytes through the API's framework, computing nothing (`--framework`). */
   readonly floors?: readonly FrameworkFloor[];
   readonly reference?: BaselineResult;
   readonly duckdb?: BaselineResult;
@@ -30,6 +30,10 @@ export interface FrameworkFloor {
   readonly label: string;
   readonly result: DriveResult;
 }
+
+/** ` (FAILURES)` after a row whose load met any failure, else nothing. */
+const flagged = (result: DriveResult) =>
+  Object.keys(result.failures).length > 0 ? ' (FAILURES)' : '';
 
 /** Milliseconds, two decimals below 10. */
 export const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
@@ -94,15 +98,17 @@ export function printTable(
     }
     if (ceiling !== undefined) {
       console.log(
-        `| ${workload.label} | fixed bytes, bare node:http (ceiling) | ${
+        `| ${workload.label} | fixed bytes, bare node:http (ceiling)${flagged(ceiling)} | ${
           perSecond(ceiling.perSecond)
         } | | | ${micro(ceiling.serverCpuUsPerRequest)} | | 100% | | | | | | |`,
       );
       for (const { label, result } of workload.floors ?? []) {
         console.log(
-          `| ${workload.label} | fixed bytes, ${label} | ${perSecond(result.perSecond)} | | | ${
-            micro(result.serverCpuUsPerRequest)
-          } | | ${Math.round((100 * result.perSecond) / ceiling.perSecond)}% | | | | | | |`,
+          `| ${workload.label} | fixed bytes, ${label}${flagged(result)} | ${
+            perSecond(result.perSecond)
+          } | | | ${micro(result.serverCpuUsPerRequest)} | | ${
+            Math.round((100 * result.perSecond) / ceiling.perSecond)
+          }% | | | | | | |`,
         );
       }
     }
