@@ -23,7 +23,7 @@ import {
   unlinkSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** How long a port handed out stays reserved: longer than any server here takes to bind it. */
@@ -36,7 +36,10 @@ const LOWEST = 10_000;
 const EPHEMERAL_DEFAULT = 32_768;
 
 /** Where this user's reservations live (shared by every checkout and process of the user). */
-export const RESERVATIONS = join(tmpdir(), `streaming-endpoints-ports-${userInfo().username}`);
+export const RESERVATIONS = join(
+  tmpdir(),
+  `streaming-endpoints-ports-${process.getuid?.() ?? 'user'}`,
+);
 
 /** Options of {@link freePort}. */
 export interface FreePortOptions {
