@@ -25,6 +25,11 @@ export interface ConsumerProcessOptions {
   readonly logLevel: 'debug' | 'info';
   /** Flags of `node` before the script (e.g. `--cpu-prof`). */
   readonly nodeFlags?: readonly string[];
+  /**
+   * What runs the command instead of it (e.g. a memory cgroup's `wrap`,
+   * tools/bench/memory-limit.ts).
+   */
+  readonly wrap?: (command: string, args: readonly string[]) => [string, string[]];
 }
 
 /**
@@ -39,13 +44,16 @@ export interface ConsumerProcessOptions {
 export function startConsumerProcess(
   options: ConsumerProcessOptions,
 ): ChildProcessByStdio<null, Readable, null> {
-  return spawn(process.execPath, [
+  const args = [
     '--disable-warning=TimeoutNegativeWarning',
     ...(options.nodeFlags ?? []),
     'service/main.ts',
     '--role',
     'consumers',
-  ], {
+  ];
+  const [command, commandArgs] = options.wrap?.(process.execPath, args) ??
+    [process.execPath, args];
+  return spawn(command, commandArgs, {
     env: {
       ...process.env,
       KAFKA_BROKERS: options.brokers.join(','),

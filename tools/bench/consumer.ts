@@ -1,6 +1,7 @@
 /**
  * The cost budget of one consumer (`npm run bench:consumer -- [--events 200000]
- * [--partitions 12] [--interval 1000] [--profile-dir DIR] [--allocations] [--survivors]`): where
+ * [--partitions 12] [--interval 1000] [--profile-dir DIR] [--allocations] [--survivors]
+ * [--node-flags "..."] [--memory-limit MIB]`): where
  * its CPU per event goes, stage by stage, beside the floor it cannot go below, measured in the same
  * run on the same events; with `--allocations`, where its allocated bytes go too; with
  * `--survivors`, where the bytes go that outlive a young-generation collection.
@@ -17,7 +18,12 @@
  *    excluded) and closes when every partition's stored offset reaches the end; over it are read
  *    the process's CPU and its main thread's (`/proc`), its peak RSS (`VmHWM`), the bytes V8
  *    allocated and promoted to the old generation (the `allocated=` and `promoted=` of every GC
- *    traced in the window) and Redis's CPU (`INFO cpu`);
+ *    traced in the window) and Redis's CPU (`INFO cpu`), with its split by command (`INFO
+ *    commandstats`: a script's commands are counted in `EVALSHA` and under their own names).
+ *    `--node-flags` adds flags to the consumer's `node` (e.g. the role's heap flags);
+ *    `--memory-limit` starts it in a memory cgroup of that many MiB, as a container with that
+ *    limit would (tools/bench/memory-limit.ts: Linux, as root), where V8 sizes its heap from the
+ *    limit;
  * 4. the profile's samples of the window are split by stage (tools/bench/profile-stages.ts):
  *    each stage's share of the main thread's busy samples (all but idle) times the main thread's
  *    measured CPU per event gives its µs of CPU per event; samples × interval / events is printed
@@ -56,6 +62,7 @@ import { freePort } from '../services/free-port.ts';
 import { type SamplingHeapProfile, splitAllocations } from './allocation-stages.ts';
 import { bareConsume } from './bare-consume.ts';
 import { InspectorSession } from './inspector-session.ts';
+import { createMemoryCgroup, type MemoryCgroup } from './memory-limit.ts';
 import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import {
   environment,
@@ -79,11 +86,16 @@ const { values } = parseArgs({
     'profile-dir': { type: 'string' },
     allocations: { type: 'boolean', default: false },
     survivors: { type: 'boolean', default: false },
+    'node-flags': { type: 'string', default: '' },
+    'memory-limit': { type: 'string' },
   },
 });
 const EVENTS = positiveFlag('events', values.events);
 const PARTITIONS = positiveFlag('partitions', values.partitions);
 const INTERVAL_US = positiveFlag('interval', values.interval);
+const MEMORY_LIMIT_MIB = values['memory-limit'] === undefined
+  ? null
+  : positiveFlag('memory-limit', values['memory-limit']);
 /** How long the consumer may take to join its group before the run is given up. */
 const JOIN_DEADLINE_MS = 120_000;
 /** Whether the heap profiler runs, and whether it keeps what a scavenge collected. */
@@ -106,8 +118,15 @@ await ensureTopics(admin, { partitions: PARTITIONS, topics: Object.values(topics
 const redis = await startOwnRedis(`redis-bench-consumer-${process.pid}`);
 const profileDir = values['profile-dir'] ?? mkdtempSync(join(tmpdir(), 'bench-consumer-'));
 mkdirSync(profileDir, { recursive: true });
-const results: Record<string, unknown> = { events: EVENTS, partitions: PARTITIONS };
+const results: Record<string, unknown> = {
+  events: EVENTS,
+  partitions: PARTITIONS,
+  nodeFlags: values['node-flags'],
+  memoryLimitMiB: MEMORY_LIMIT_MIB,
+};
 let child: ReturnType<typeof startConsumerProcess> | undefined;
+/** The memory cgroup of `--memory-limit`, removed once the consumer has exited. */
+let cgroup: MemoryCgroup | null = null;
 try {
   // 1. Publish.
   const nowUs = Date.now() * 1000;
@@ -147,6 +166,9 @@ try {
   const store = await RedisStore.connect(redis.address);
   const nodes = await RedisNodes.connect('redis', { REDIS_URL: redis.address });
   const inspectorPort = SAMPLED ? await freePort() : null;
+  cgroup = MEMORY_LIMIT_MIB === null
+    ? null
+    : createMemoryCgroup(MEMORY_LIMIT_MIB, `bench-consumer-${process.pid}`);
   child = startConsumerProcess({
     brokers,
     store: 'redis',
@@ -159,22 +181,25 @@ try {
       `--cpu-prof-dir=${profileDir}`,
       `--cpu-prof-interval=${INTERVAL_US}`,
       '--trace-gc-nvp',
+      ...values['node-flags'].split(' ').filter((flag) => flag !== ''),
       ...(inspectorPort === null ? [] : [`--inspect=127.0.0.1:${inspectorPort}`]),
     ],
+    ...(cgroup === null ? {} : { wrap: cgroup.wrap }),
   });
   const running = child;
   const exited = new Promise<number | null>((resolve) => running.once('exit', resolve));
   /**
    * `[ms since the isolate started, bytes allocated since the GC before, bytes it promoted to the
-   * old generation]` of every GC.
+   * old generation, whether it was a scavenge]` of every GC.
    */
-  const gcs: [number, number, number][] = [];
+  const gcs: [number, number, number, boolean][] = [];
   let joined: () => void = () => undefined;
   const inGroup = new Promise<void>((resolve) => (joined = resolve));
   createInterface({ input: child.stdout }).on('line', (line) => {
     const gc = /^\[\d+:[^\]]*\]\s+(\d+) ms: .* allocated=(\d+) promoted=(\d+) /.exec(line);
-    if (gc !== null) gcs.push([Number(gc[1]), Number(gc[2]), Number(gc[3])]);
-    else if (line.includes('"msg":"consumers running"')) joined();
+    if (gc !== null) {
+      gcs.push([Number(gc[1]), Number(gc[2]), Number(gc[3]), line.includes(' gc=s ')]);
+    } else if (line.includes('"msg":"consumers running"')) joined();
   });
   const gone = exited.then((code) => {
     throw new Error(`the consumer process exited (${code}) before the run ended`);
@@ -194,6 +219,7 @@ try {
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: !values.survivors,
   });
+  await nodes.resetStats();
   const from = {
     us: nowHrUs(),
     cpu: processCpuSeconds(child.pid),
@@ -213,6 +239,13 @@ try {
     redis: (await nodes.cpuSeconds())[0] ?? 0,
   };
   const seconds = (Date.now() - wallStart) / 1000;
+  // Where Redis's CPU went, per command: a script's commands are counted both in EVALSHA and under
+  // their own names; neither counts reading requests and writing replies.
+  const redisCommands = (await nodes.commandStats()).slice(0, 8).map((stat) => ({
+    command: stat.command,
+    usPerEvent: Number((stat.usec / EVENTS).toFixed(2)),
+    callsPerEvent: Number((stat.calls / EVENTS).toFixed(3)),
+  }));
   const peakRss = processPeakRssBytes(child.pid);
   const heapProfile = inspector === null
     ? null
@@ -246,7 +279,11 @@ try {
   const profilerUs = threadsUs['v8:ProfEvntProc'] ?? 0;
 
   // 4. The profile, split by stage.
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  // Node names a profile `CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile`: this run's,
+  // not one a reused --profile-dir holds from an earlier run.
+  const file = readdirSync(profileDir).find((name) =>
+    name.endsWith('.cpuprofile') && name.split('.')[3] === String(child?.pid)
+  );
   if (file === undefined) throw new Error(`the consumer wrote no CPU profile in ${profileDir}`);
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
   const split = splitProfile(profile, { fromUs: from.us, toUs: to.us, root: process.cwd() });
@@ -255,6 +292,7 @@ try {
   const inWindow = gcs.filter(([ms]) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us));
   const allocated = inWindow.reduce((total, [, bytes]) => total + bytes, 0);
   const promoted = inWindow.reduce((total, [, , bytes]) => total + bytes, 0);
+  const scavenges = inWindow.filter(([, , , scavenge]) => scavenge).length;
   const busy = split.total - (split.samples.get('idle') ?? 0);
   // Work of the catch-up the window missed (it opens when the parent reads the joining line).
   const before = splitProfile(profile, { fromUs: 0, toUs: from.us, root: process.cwd() });
@@ -281,10 +319,13 @@ try {
     consumerCpuUsPerEventWithoutProfiler: Number((consumerUs - profilerUs).toFixed(2)),
     ratioToFloorWithoutProfiler: Number(((consumerUs - profilerUs) / floor).toFixed(2)),
     redisCpuUsPerEvent: perEvent(to.redis - from.redis),
+    redisCommands,
     ratioToFloor: Number((consumerUs / floor).toFixed(2)),
     peakRssMiB: mib(peakRss),
     allocatedBytesPerEvent: Math.round(allocated / EVENTS),
     promotedBytesPerEvent: Math.round(promoted / EVENTS),
+    scavenges,
+    otherCollections: inWindow.length - scavenges,
     profileIntervalUs: INTERVAL_US,
     samples: split.total,
     samplesBeforeWindow: missedSamples,
@@ -297,7 +338,13 @@ try {
       `other threads ${otherThreadsUs}); Redis ${results.redisCpuUsPerEvent} µs; ` +
       `peak RSS ${results.peakRssMiB ?? '?'} MiB; V8 allocated ${results.allocatedBytesPerEvent} ` +
       `B per event, promoted ${results.promotedBytesPerEvent} B of them to the old generation ` +
-      `(${gcs.length} GCs traced)`,
+      `(in the window ${scavenges} scavenges and ${inWindow.length - scavenges} other collections)`,
+  );
+  console.log(
+    `   Redis by command, µs per event (calls per event): ${
+      redisCommands.map((stat) => `${stat.command} ${stat.usPerEvent} (${stat.callsPerEvent})`)
+        .join(', ')
+    }`,
   );
   console.log(
     `4. the profile: ${split.total} samples in the window (${busy} busy), every ${INTERVAL_US} µs; ` +
@@ -359,7 +406,12 @@ try {
   );
   if (heapProfile !== null) printAllocations(heapProfile, results);
 } finally {
-  if (child !== undefined && child.exitCode === null) child.kill('SIGTERM');
+  if (child !== undefined && child.exitCode === null) {
+    const gone = new Promise((resolve) => child?.once('exit', resolve));
+    child.kill('SIGTERM');
+    await gone;
+  }
+  cgroup?.remove();
   await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
   await admin.disconnect();
   await stopOwnRedis(redis);
