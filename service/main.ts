@@ -20,6 +20,11 @@ import { createLogger } from '../src/logger.ts';
 import { type Role, ROLES, type Service, startService } from './start.ts';
 import { messageOf } from '../src/text/error-message.ts';
 import { RUNTIME_V8_FLAGS } from './heap-flags.ts';
+import {
+  processMemoryFacts,
+  unsizedYoungGeneration,
+  youngGenerationWarning,
+} from './young-generation.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 const USAGE = `usage: main.ts [--role ${ROLES.join('|')}] [--demo]\n`;
@@ -66,6 +71,8 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel, args.role === 'consumers' ? 'consumers' : 'api');
   for (const flag of RUNTIME_V8_FLAGS) v8.setFlagsFromString(flag);
+  const unsized = unsizedYoungGeneration(args.role, processMemoryFacts());
+  if (unsized !== null) logger.warn(unsized, youngGenerationWarning(unsized));
   // Whatever escapes a running part is a defect: say so once, clearly, and exit.
   const crash = (error: unknown) => {
     logger.fatal({ err: error }, 'unexpected error; exiting');
