@@ -30,8 +30,9 @@ export interface MemoryFacts {
   /** The machine's memory (`os.totalmem()`): a constraint at or above it limits nothing. */
   readonly totalBytes: number;
   /**
-   * Every flag the process was started with: its command line and `NODE_OPTIONS`; null when they
-   * cannot be known (Deno, where `/proc/self` needs more than `--allow-read`).
+   * Every flag the process was started with: its command line and the runtime's variable of
+   * flags (`NODE_OPTIONS`, Deno's `DENO_V8_FLAGS`); null when they cannot be known (Deno, where
+   * `/proc/self` needs more than `--allow-read`).
    */
   readonly flags: string | null;
 }
@@ -39,16 +40,24 @@ export interface MemoryFacts {
 /** A limit below this leaves V8's own young generation too small (16 MiB at 1 GiB, measured). */
 export const SMALL_LIMIT_BYTES = 1024 ** 3;
 
+/**
+ * The least limit a role that runs consumers was measured in with its flags (512 MiB: a peak of
+ * 409 to 462 MiB); below it, the flags alone could take the process past its limit.
+ */
+export const MEASURED_LIMIT_MIB = 512;
+
 /** A young generation sized by V8 from a small memory limit. */
 export interface UnsizedYoungGeneration {
   readonly role: Role;
   readonly limitMiB: number;
   /** The flags to start the role with. */
   readonly flags: readonly string[];
+  /** The limit to give it first, where this one is below what its flags were measured in. */
+  readonly raiseToMiB: number | null;
 }
 
-/** Any spelling V8 takes of the flag that sizes the young generation. */
-const SEMI_SPACE_FLAG = /--max[-_]semi[-_]space[-_]size\b/;
+/** Any spelling V8 takes of the flag that sizes the young generation, and nothing longer. */
+const SEMI_SPACE_FLAG = /--max[-_]semi[-_]space[-_]size(?=[=\s,]|$)/;
 
 /**
  * The flags each role should be started with: its own, and for `all` (the API and the consumers
@@ -76,34 +85,40 @@ export function unsizedYoungGeneration(
   ) {
     return null;
   }
+  const limitMiB = Math.round(constrainedBytes / 1024 ** 2);
+  const runsConsumers = role !== 'api';
   return {
     role,
-    limitMiB: Math.round(constrainedBytes / 1024 ** 2),
+    limitMiB,
     flags: ROLE_FLAGS[role],
+    raiseToMiB: runsConsumers && limitMiB < MEASURED_LIMIT_MIB ? MEASURED_LIMIT_MIB : null,
   };
 }
 
 /** What a role logs when it starts with a young generation V8 sized from a small limit. */
-export function youngGenerationWarning({ role, limitMiB, flags }: UnsizedYoungGeneration): string {
+export function youngGenerationWarning(
+  { role, limitMiB, flags, raiseToMiB }: UnsizedYoungGeneration,
+): string {
+  const raise = raiseToMiB === null ? '' : `give it a limit of at least ${raiseToMiB} MiB and `;
   return `the ${role} role runs under a memory limit of ${limitMiB} MiB without ` +
     '--max-semi-space-size, so V8 sized its young generation from the limit (1 MiB at 512 MiB): ' +
     'a consumer then spends 1.2 to 1.6 times the CPU per event it spends with the flags ' +
-    '(measured at 512 MiB); start the process ' +
-    `with ${flags.join(' ')} (in NODE_OPTIONS, or --v8-flags= on Deno; docs/OPERATIONS.md, ` +
-    `"A consumer's memory")`;
+    `(measured at 512 MiB); ${raise}start the process with ${flags.join(' ')} (in NODE_OPTIONS, ` +
+    `or --v8-flags= on Deno; docs/OPERATIONS.md, "A consumer's memory")`;
 }
 
 /**
  * This process's facts: its memory constraint, the machine's memory, and its flags, read from
  * `/proc/self/cmdline` where it may (it holds Deno's `--v8-flags=` too), else Node's `execArgv`,
- * with `NODE_OPTIONS`.
+ * with the runtime's variable of flags.
  */
 export function processMemoryFacts(): MemoryFacts {
   const line = commandLine();
+  const variable = process.versions.deno === undefined ? 'NODE_OPTIONS' : 'DENO_V8_FLAGS';
   return {
     constrainedBytes: process.constrainedMemory?.() ?? 0,
     totalBytes: totalmem(),
-    flags: line === null ? null : `${line} ${process.env.NODE_OPTIONS ?? ''}`,
+    flags: line === null ? null : `${line} ${process.env[variable] ?? ''}`,
   };
 }
 

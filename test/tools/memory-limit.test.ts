@@ -18,8 +18,10 @@ afterEach(() => {
 function fakeRoot(version: 1 | 2): string {
   const root = mkdtempSync(join(tmpdir(), 'cgroup-'));
   roots.push(root);
-  if (version === 2) writeFileSync(join(root, 'cgroup.controllers'), 'cpu memory\n');
-  else mkdirSync(join(root, 'memory'));
+  if (version === 2) {
+    writeFileSync(join(root, 'cgroup.controllers'), 'cpu memory\n');
+    writeFileSync(join(root, 'cgroup.subtree_control'), 'cpu memory\n');
+  } else mkdirSync(join(root, 'memory'));
   return root;
 }
 
@@ -56,6 +58,20 @@ test('the wrapped command joins the group as itself, then runs with its argument
   for (const file of ['cgroup.procs', 'memory.limit_in_bytes']) rmSync(join(cgroup.dir, file));
   cgroup.remove();
   expect(existsSync(cgroup.dir)).toBe(false);
+});
+
+test('cgroup v2 without the memory controller for its groups: an error saying how to hand it', () => {
+  const root = fakeRoot(2);
+  writeFileSync(join(root, 'cgroup.subtree_control'), 'cpu\n');
+  expect(() => createMemoryCgroup(512, 'bench', root)).toThrow('echo +memory >');
+});
+
+test('a group left by an earlier run: an error naming it', () => {
+  const root = fakeRoot(1);
+  mkdirSync(join(root, 'memory', 'bench'));
+  expect(() => createMemoryCgroup(512, 'bench', root)).toThrow(
+    `the cgroup ${join(root, 'memory', 'bench')} exists`,
+  );
 });
 
 test('no memory controller: an error naming where it looked', () => {

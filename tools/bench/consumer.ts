@@ -1,7 +1,7 @@
 /**
  * The cost budget of one consumer (`npm run bench:consumer -- [--events 200000]
  * [--partitions 12] [--interval 1000] [--profile-dir DIR] [--allocations] [--survivors]
- * [--node-flags "..."] [--memory-limit MIB]`): where
+ * [--node-flags="..."] [--memory-limit MIB]`): where
  * its CPU per event goes, stage by stage, beside the floor it cannot go below, measured in the same
  * run on the same events; with `--allocations`, where its allocated bytes go too; with
  * `--survivors`, where the bytes go that outlive a young-generation collection.
@@ -47,7 +47,7 @@
  *
  * @module
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -75,7 +75,7 @@ import {
 import { parseCpuUsPerEvent } from './parse-cost.ts';
 import { type CpuProfile, splitProfile, STAGE_LABELS, STAGES } from './profile-stages.ts';
 import { publishGenerated } from './publish-generated.ts';
-import { RedisNodes } from './redis-nodes.ts';
+import { commandsLine, RedisNodes } from './redis-nodes.ts';
 import { kafkaService } from '../services/kafka.ts';
 
 const { values } = parseArgs({
@@ -109,6 +109,8 @@ const mib = (bytes: number | null) => bytes === null ? null : Number((bytes / 10
 
 console.log(`consumer cost budget: ${environment()}`);
 const prefix = `bench-consumer-${randomUUID().slice(0, 8)}.`;
+/** The name of this run's CPU profile in the profile directory. */
+const PROFILE_NAME = `${prefix}cpuprofile`;
 const topics = topicNames(prefix);
 registerCodecs();
 const kafka = new Kafka({ clientId: 'bench-consumer', brokers, logLevel: logLevel.NOTHING });
@@ -179,6 +181,7 @@ try {
     nodeFlags: [
       '--cpu-prof',
       `--cpu-prof-dir=${profileDir}`,
+      `--cpu-prof-name=${PROFILE_NAME}`,
       `--cpu-prof-interval=${INTERVAL_US}`,
       '--trace-gc-nvp',
       ...values['node-flags'].split(' ').filter((flag) => flag !== ''),
@@ -239,13 +242,7 @@ try {
     redis: (await nodes.cpuSeconds())[0] ?? 0,
   };
   const seconds = (Date.now() - wallStart) / 1000;
-  // Where Redis's CPU went, per command: a script's commands are counted both in EVALSHA and under
-  // their own names; neither counts reading requests and writing replies.
-  const redisCommands = (await nodes.commandStats()).slice(0, 8).map((stat) => ({
-    command: stat.command,
-    usPerEvent: Number((stat.usec / EVENTS).toFixed(2)),
-    callsPerEvent: Number((stat.calls / EVENTS).toFixed(3)),
-  }));
+  const redisCommands = await nodes.commandsPerEvent(EVENTS, 8);
   const peakRss = processPeakRssBytes(child.pid);
   const heapProfile = inspector === null
     ? null
@@ -279,13 +276,10 @@ try {
   const profilerUs = threadsUs['v8:ProfEvntProc'] ?? 0;
 
   // 4. The profile, split by stage.
-  // Node names a profile `CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile`: this run's,
-  // not one a reused --profile-dir holds from an earlier run.
-  const file = readdirSync(profileDir).find((name) =>
-    name.endsWith('.cpuprofile') && name.split('.')[3] === String(child?.pid)
-  );
-  if (file === undefined) throw new Error(`the consumer wrote no CPU profile in ${profileDir}`);
-  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
+  // This run's profile, by its name: not one a reused --profile-dir holds from an earlier run.
+  const file = join(profileDir, PROFILE_NAME);
+  if (!existsSync(file)) throw new Error(`the consumer wrote no CPU profile ${file}`);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const split = splitProfile(profile, { fromUs: from.us, toUs: to.us, root: process.cwd() });
   // The GC trace counts from the isolate's start, which the profile's start follows closely.
   const isolateMs = (us: number) => (us - profile.startTime) / 1000;
@@ -341,10 +335,7 @@ try {
       `(in the window ${scavenges} scavenges and ${inWindow.length - scavenges} other collections)`,
   );
   console.log(
-    `   Redis by command, µs per event (calls per event): ${
-      redisCommands.map((stat) => `${stat.command} ${stat.usPerEvent} (${stat.callsPerEvent})`)
-        .join(', ')
-    }`,
+    `   Redis by command, per event: ${commandsLine(redisCommands)}`,
   );
   console.log(
     `4. the profile: ${split.total} samples in the window (${busy} busy), every ${INTERVAL_US} µs; ` +
@@ -406,12 +397,20 @@ try {
   );
   if (heapProfile !== null) printAllocations(heapProfile, results);
 } finally {
-  if (child !== undefined && child.exitCode === null) {
-    const gone = new Promise((resolve) => child?.once('exit', resolve));
-    child.kill('SIGTERM');
-    await gone;
+  if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+    // Waited for: a memory cgroup can be removed only once its process has gone.
+    const running = child;
+    const stopped = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGTERM');
+    const killLater = setTimeout(() => running.kill('SIGKILL'), 10_000);
+    await stopped;
+    clearTimeout(killLater);
   }
-  cgroup?.remove();
+  try {
+    cgroup?.remove();
+  } catch (error) {
+    console.error(`the memory cgroup ${cgroup?.dir} is left behind: ${String(error)}`);
+  }
   await admin.deleteTopics({ topics: Object.values(topics) }).catch(() => undefined);
   await admin.disconnect();
   await stopOwnRedis(redis);

@@ -64,7 +64,7 @@ import { publishGenerated } from './publish-generated.ts';
 import { describeProbe, readProbes } from './memory-report.ts';
 import { CONSUMER_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { startOwnBenchStore } from './own-store.ts';
-import { type BenchStore, RedisNodes } from './redis-nodes.ts';
+import { type BenchStore, commandsLine, RedisNodes } from './redis-nodes.ts';
 import { kafkaService } from '../services/kafka.ts';
 
 const { values } = parseArgs({
@@ -371,13 +371,8 @@ const livePerEvent = (before: number | null, after: number | null) =>
 results.liveEvents = liveEvents;
 results.liveRedisCpuUsPerEvent = livePerEvent(liveRedisBefore, sum(await nodes.cpuSeconds()));
 results.liveConsumerCpuUsPerEvent = livePerEvent(liveCpuBefore.consumers, liveCpuAfter.consumers);
-// Where that Redis CPU went, per command (a script's commands are counted both in EVALSHA and
-// under their own names; what neither counts is reading requests and writing replies).
-const liveRedisCommands = (await nodes.commandStats()).slice(0, 10).map((stat) => ({
-  command: stat.command,
-  usPerEvent: Number((stat.usec / liveEvents).toFixed(2)),
-  callsPerEvent: Number((stat.calls / liveEvents).toFixed(2)),
-}));
+// Where that Redis CPU went, per command.
+const liveRedisCommands = await nodes.commandsPerEvent(liveEvents, 10);
 results.liveRedisCommands = liveRedisCommands;
 // What the consumers sent Redis (every request's bytes: each part written whole, each member).
 results.liveRedisInputBytesPerEvent = liveEvents > 0
@@ -401,11 +396,7 @@ console.log(
 console.log(
   `   Redis per live event: ${
     results.liveRedisInputBytesPerEvent ?? '?'
-  } bytes received; by command: ${
-    liveRedisCommands.map((stat) =>
-      `${stat.command} ${stat.usPerEvent} µs (${stat.callsPerEvent} calls)`
-    ).join(', ')
-  }`,
+  } bytes received; by command, µs (calls): ${commandsLine(liveRedisCommands)}`,
 );
 
 const peaks = children.map((child) => processPeakRssBytes(child.pid));

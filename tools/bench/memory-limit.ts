@@ -1,8 +1,8 @@
 /**
  * A memory limit for a process a bench starts (`bench:consumer -- --memory-limit MIB`): a memory
  * cgroup of its own, which the process joins before it runs, so that V8 sizes its heap from the
- * limit as it does in a container with that limit (Node and Deno read it as
- * `process.constrainedMemory()`). cgroup v2's `memory.max`, or v1's `memory.limit_in_bytes`; Linux,
+ * limit as it does in a container with that limit (Node reads it as `process.constrainedMemory()`;
+ * Deno reports it too). cgroup v2's `memory.max`, or v1's `memory.limit_in_bytes`; Linux,
  * as a user who may create cgroups (root here). A bench tool, never part of the service.
  *
  * @example
@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A memory cgroup made for one process. */
@@ -48,7 +48,18 @@ export function createMemoryCgroup(
       `no memory cgroup controller under ${root}: --memory-limit needs Linux cgroups`,
     );
   }
-  mkdirSync(dir);
+  if (v2 && !/\bmemory\b/.test(readText(join(root, 'cgroup.subtree_control')))) {
+    throw new Error(
+      `${root} does not hand the memory controller to its groups: ` +
+        `echo +memory > ${join(root, 'cgroup.subtree_control')} (as root)`,
+    );
+  }
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw new Error(`the cgroup ${dir} exists (left by a run that did not end?): rmdir it`);
+  }
   try {
     writeFileSync(join(dir, v2 ? 'memory.max' : 'memory.limit_in_bytes'), bytes);
   } catch (error) {
@@ -63,4 +74,9 @@ export function createMemoryCgroup(
     ],
     remove: () => rmdirSync(dir),
   };
+}
+
+/** The text of `file`, or '' where there is none. */
+function readText(file: string): string {
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
 }

@@ -26,6 +26,19 @@ export interface RedisAddresses {
 }
 
 /** One Redis server or every master of a cluster. */
+/** One command's cost per event (see {@link RedisNodes.commandsPerEvent}). */
+export interface CommandPerEvent {
+  readonly command: string;
+  readonly usPerEvent: number;
+  readonly callsPerEvent: number;
+}
+
+/** `stats` as one line: each command's µs per event and, in brackets, its calls per event. */
+export function commandsLine(stats: readonly CommandPerEvent[]): string {
+  return stats.map((stat) => `${stat.command} ${stat.usPerEvent} µs (${stat.callsPerEvent})`)
+    .join(', ');
+}
+
 export class RedisNodes {
   /** `host:port` of each server, in the order of every per-node figure. */
   readonly names: readonly string[];
@@ -116,6 +129,19 @@ export class RedisNodes {
     }
     return [...totals].map(([command, total]) => ({ command, ...total }))
       .sort((a, b) => b.usec - a.usec);
+  }
+
+  /**
+   * The `top` most costly commands of {@link commandStats} per event of `events`: µs and calls.
+   * A script's commands are counted both in `EVALSHA` and under their own names; neither counts
+   * reading requests and writing replies.
+   */
+  async commandsPerEvent(events: number, top: number): Promise<CommandPerEvent[]> {
+    return (await this.commandStats()).slice(0, top).map((stat) => ({
+      command: stat.command,
+      usPerEvent: Number((stat.usec / events).toFixed(2)),
+      callsPerEvent: Number((stat.calls / events).toFixed(3)),
+    }));
   }
 
   /** Every key matching `pattern` on every server, with its MEMORY USAGE in bytes. */
