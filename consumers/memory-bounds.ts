@@ -89,24 +89,27 @@ export function memoryBounds(options: {
       unlogged = 0;
     },
   });
-  if (registry !== undefined) {
-    new Gauge({
-      name: 'consumer_heap_pressed',
-      help: '1 while the V8 heap is past its high mark and batches wait; else 0.',
-      registers: [registry],
-      collect() {
-        this.set(heapGuard.pressed ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'consumer_cached_parts',
-      help: "Stored parts this process's writers keep deserialized between flushes " +
-        '(bounded by PARTS_CACHE_LIMIT).',
-      registers: [registry],
-      collect() {
-        this.set(partsBudget.held);
-      },
-    });
-  }
+  if (registry !== undefined) registerGauges(registry, { partsBudget, heapGuard });
   return { partsBudget, heapGuard };
+}
+
+/** The gauges of the bounds: whether the heap is pressed, and the parts the writers keep. */
+function registerGauges(registry: Registry, { partsBudget, heapGuard }: MemoryBounds): void {
+  new Gauge({
+    name: 'consumer_heap_pressed',
+    help: '1 while the V8 heap is past its high mark and batches wait; else 0.',
+    registers: [registry],
+    collect() {
+      this.set(heapGuard.pressed ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'consumer_cached_parts',
+    help: "Stored parts this process's writers keep deserialized between flushes " +
+      '(bounded by PARTS_CACHE_LIMIT).',
+    registers: [registry],
+    collect() {
+      this.set(partsBudget.held);
+    },
+  });
 }
