@@ -56,6 +56,9 @@ export interface UnsizedYoungGeneration {
   readonly raiseToMiB: number | null;
 }
 
+/** Whether this process runs on Deno (whose flags are read differently). */
+const ON_DENO = process.versions.deno !== undefined;
+
 /** Any spelling V8 takes of the flag that sizes the young generation, and nothing longer. */
 const SEMI_SPACE_FLAG = /--max[-_]semi[-_]space[-_]size(?=[=\s,]|$)/;
 
@@ -114,7 +117,7 @@ export function youngGenerationWarning(
  */
 export function processMemoryFacts(): MemoryFacts {
   const line = commandLine();
-  const variable = process.versions.deno === undefined ? 'NODE_OPTIONS' : 'DENO_V8_FLAGS';
+  const variable = ON_DENO ? 'DENO_V8_FLAGS' : 'NODE_OPTIONS';
   return {
     constrainedBytes: process.constrainedMemory?.() ?? 0,
     totalBytes: totalmem(),
@@ -131,7 +134,7 @@ function commandLine(): string | null {
   try {
     fd = openSync('/proc/self/cmdline', 'r');
   } catch {
-    return process.versions.deno === undefined ? process.execArgv.join(' ') : null;
+    return ON_DENO ? null : process.execArgv.join(' ');
   }
   try {
     const chunks: Buffer[] = [];

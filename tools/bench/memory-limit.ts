@@ -57,7 +57,7 @@ export function createMemoryCgroup(
   try {
     mkdirSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (!(error instanceof Error && 'code' in error && error.code === 'EEXIST')) throw error;
     throw new Error(`the cgroup ${dir} exists (left by a run that did not end?): rmdir it`);
   }
   try {

@@ -95,11 +95,8 @@ export async function freePort(options: FreePortOptions = {}): Promise<number> {
 /** The system's first ephemeral port (Linux's `ip_local_port_range`), or Linux's default. */
 function firstEphemeralPort(): number {
   try {
-    const first = Number(
-      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(
-        /\s+/,
-      )[0],
-    );
+    const range = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8');
+    const first = Number(range.trim().split(/\s+/)[0]);
     return Number.isSafeInteger(first) && first > LOWEST ? first : EPHEMERAL_DEFAULT;
   } catch {
     return EPHEMERAL_DEFAULT;
