@@ -360,6 +360,59 @@ export function storeContract(fixture: ContractFixture): void {
     ).toEqual([0, 0, 2, 0]);
   });
 
+  test('many parts of a few keys, interleaved: each written, a new one refused wherever it sits', async () => {
+    const store = fixture.store();
+    const [one, two] = [key('many one'), key('many two')];
+    // Slots from..to-1 of both keys, alternating: hundreds of parts per key in one commit.
+    const parts = (from: number, to: number, value: string) =>
+      Array.from({ length: to - from }, (_, i) => String(from + i)).flatMap((slot) =>
+        [one, two].map((bucket) => ({
+          key: bucket,
+          slot,
+          value: `${value}${slot}`,
+          expireAtMs: far(),
+        }))
+      );
+    const slotsOf = async () =>
+      (await store.readSlots([{ key: one }, { key: two }])).map((read) =>
+        new Map(read.map(({ slot, part }) => [slot, part]))
+      );
+    expect(await store.commitProject(commit('t/m', null, 1, { newParts: parts(0, 450, 'a') })))
+      .toEqual({ outcome: 'applied' });
+    const next = commit('t/m', 1, 2, {
+      parts: parts(0, 450, 'b'),
+      newParts: parts(450, 900, 'c'),
+    });
+    expect(await store.commitProject(next)).toEqual({ outcome: 'applied' });
+    for (const slots of await slotsOf()) {
+      expect(slots.size).toBe(900);
+      expect([slots.get('0'), slots.get('449'), slots.get('450'), slots.get('899')])
+        .toEqual(['b0', 'b449', 'c450', 'c899']);
+    }
+    // Slot 5 of `two` is held already: it comes last, after 800 new parts.
+    const refused = commit('t/m', 2, 3, {
+      newParts: [...parts(900, 1300, 'd'), { key: two, slot: '5', value: 'd5', expireAtMs: far() }],
+    });
+    expect(await store.commitProject(refused)).toEqual({ outcome: 'part-found', partFound: two });
+    for (const slots of await slotsOf()) {
+      expect([slots.size, slots.get('5'), slots.get('900')]).toEqual([900, 'b5', undefined]);
+    }
+    expect(await store.readReaches([key('wm')], 't/m')).toEqual([{ forgotten: true }]);
+    // Two new parts of a key, and one of another.
+    const few = commit('t/m', 2, 3, {
+      newParts: [...parts(1300, 1301, 'e'), {
+        key: one,
+        slot: '1301',
+        value: 'e',
+        expireAtMs: far(),
+      }],
+    });
+    expect(await store.commitProject(few)).toEqual({ outcome: 'applied' });
+    const [ones, twos] = await slotsOf();
+    expect([ones?.size, ones?.get('1300'), ones?.get('1301'), twos?.size, twos?.get('1300')])
+      .toEqual([902, 'e1300', 'e', 901, 'e1300']);
+  });
+
   test('a resume offset moves by compare-and-set only', async () => {
     const store = fixture.store();
     const offset = key('resume', 'stream');
