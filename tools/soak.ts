@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
+import { toolArgs } from './tool-args.ts';
 import { positiveFlag } from './bench/measure.ts';
 import { slopePerHour } from './soak/minute-row.ts';
 import { startOwnRedis, stopOwnRedis } from './services/own-redis.ts';
@@ -18,7 +18,7 @@ import { kafkaService } from './services/kafka.ts';
 const USAGE =
   'usage: npm run soak -- --minutes N --rate EVENTS_PER_SECOND [--consumers 2] [--restart-every MINUTES] [--seed 1]';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     minutes: { type: 'string' },
     rate: { type: 'string' },

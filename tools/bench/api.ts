@@ -44,6 +44,7 @@ import { type AnswerAt, DuckDbBaseline } from './api/duckdb.ts';
 import { startApi } from './api/child.ts';
 import { CEILING, driveFixedBytes, FLOORS } from './api/fixed-bytes.ts';
 import { type Flags, flags, redisUrl } from './api/flags.ts';
+import { toolFlags } from '../tool-args.ts';
 import { API_HEAP_FLAGS } from '../../service/heap-flags.ts';
 import { drive, type DriveResult } from './api/load.ts';
 import { runWrk } from './api/wrk.ts';
@@ -356,7 +357,7 @@ async function measureApi(
 }
 
 async function main(): Promise<void> {
-  const options = flags(process.argv.slice(2));
+  const options = toolFlags(import.meta.url, flags);
   const url = redisUrl();
   const nowUs = Date.now() * 1000;
   console.log(`bench:api: ${environment()}`);

@@ -52,7 +52,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { Kafka, logLevel } from 'kafkajs';
 import { registerCodecs } from '../../src/kafka/codecs/register.ts';
 import { ensureTopics, topicNames } from '../../src/kafka/topics.ts';
@@ -78,7 +78,7 @@ import { publishGenerated } from './publish-generated.ts';
 import { commandsLine, RedisNodes } from './redis-nodes.ts';
 import { kafkaService } from '../services/kafka.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     events: { type: 'string', default: '200000' },
     partitions: { type: 'string', default: '12' },

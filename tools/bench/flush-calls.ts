@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { parse } from '../../src/events/parse.ts';
 import type { Source } from '../../src/events/types.ts';
 import { Fold } from '../../src/rollup/fold.ts';
@@ -22,7 +22,7 @@ import { generateEvents } from '../../src/synthetic/generator.ts';
 import { startOwnRedis, stopOwnRedis } from '../services/own-redis.ts';
 import { environment } from './measure.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: { sizes: { type: 'string', default: '5000,50000,200000' } },
 });
 const SIZES = (values.sizes ?? '').split(',').map(Number);

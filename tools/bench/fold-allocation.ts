@@ -13,7 +13,7 @@
  * @module
  */
 import { Session } from 'node:inspector/promises';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { emptyStore, foldLines, foldRound } from './fold-round.ts';
 import { environment } from './measure.ts';
 import { type CallFrame, frameStage, type Stage, STAGES } from './profile-stages.ts';
@@ -33,7 +33,9 @@ function repoPath(url: string): string {
 const EVENTS = 100_000;
 const FLUSH_EVENTS = 3_000;
 
-const { values } = parseArgs({ options: { top: { type: 'string', default: '25' } } });
+const { values } = toolArgs(import.meta.url, {
+  options: { top: { type: 'string', default: '25' } },
+});
 const lines = foldLines(EVENTS);
 const store = emptyStore(() => {});
 console.log(`fold allocation: ${environment()}`);

@@ -20,11 +20,13 @@
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import process from 'node:process';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { emptyStore, foldLines, foldRound } from './fold-round.ts';
 import { environment, rate } from './measure.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
+const { values } = toolArgs(import.meta.url, {
+  options: { rounds: { type: 'string', default: '5' } },
+});
 const EVENTS = 100_000;
 const FLUSH_EVENTS = 3_000;
 const ROUNDS = Number(values.rounds);

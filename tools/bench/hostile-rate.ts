@@ -22,7 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { nearestRank } from '../nearest-rank.ts';
 import { startApi } from './api/child.ts';
 import { environment, positiveFlag } from './measure.ts';
@@ -45,7 +45,7 @@ interface Flags {
 }
 
 function flags(args: readonly string[]): Flags {
-  const { values } = parseArgs({
+  const { values } = toolArgs(import.meta.url, {
     args: [...args],
     options: {
       entry: { type: 'string', multiple: true, default: ['service/main.ts'] },

@@ -19,13 +19,13 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { type ApiProcess, startApi } from './api/child.ts';
 import { environment } from './measure.ts';
 
 const KEY = 'bench-key-0123456789abcdef';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     entry: { type: 'string' },
     only: { type: 'string' },

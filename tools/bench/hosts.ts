@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import type { HostCache as HostCacheOfThis } from '../../api/answer/host-cache.ts';
 import { compileHostPattern, type HostPattern } from '../../src/contract/params/api-counts.ts';
 import type { ReadContext } from '../../src/endpoints/read/context.ts';
@@ -26,7 +26,7 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { Random } from '../../src/synthetic/random.ts';
 import { environment } from './measure.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: { hosts: { type: 'string', default: '1000000' }, checkout: { type: 'string' } },
 });
 const root = values.checkout === undefined ? '../..' : values.checkout;

@@ -44,7 +44,7 @@ import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { Buffer } from 'node:buffer';
 import kafkajs, { Kafka, logLevel } from 'kafkajs';
 import type { Codec } from '../../src/kafka/codecs/codec.ts';
@@ -67,7 +67,7 @@ import { startOwnBenchStore } from './own-store.ts';
 import { type BenchStore, commandsLine, RedisNodes } from './redis-nodes.ts';
 import { kafkaService } from '../services/kafka.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     events: { type: 'string', default: '1000000' },
     'freshness-seconds': { type: 'string', default: '20' },

@@ -30,7 +30,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
@@ -46,7 +46,7 @@ import {
 } from './measure.ts';
 import { nearestRank } from '../nearest-rank.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     backlog: { type: 'string', default: '60000' },
     seconds: { type: 'string', default: '30' },

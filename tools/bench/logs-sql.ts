@@ -13,7 +13,7 @@
  * @module
  */
 import process from 'node:process';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { createApp } from '../../api/app.ts';
 import { directSink } from '../../api/ingest/direct-sink.ts';
 import { createMetrics } from '../../api/metrics.ts';
@@ -34,7 +34,7 @@ import {
 import { posted, SOURCE_OF, studioEvents } from '../../test/logs-sql/studio-events.ts';
 import { environment } from './measure.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: { rows: { type: 'string', default: '10000' }, runs: { type: 'string', default: '10' } },
 });
 const ROWS = Number(values.rows);

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import process from 'node:process';
+import { refuseFlag } from '../tool-args.ts';
 
 /** Result of `measure`: items per second of each round, and their median. */
 export interface Measurement {
@@ -179,18 +180,19 @@ function statusBytes(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number 
 }
 
 /**
- * A command-line flag's value as a positive integer, or an error naming the flag.
+ * A command-line flag's value as a positive integer; any other value ends the tool with a line
+ * naming the flag ({@link refuseFlag}).
  *
  * @example
  * ```ts
  * positiveFlag('seconds', '20'); // 20
- * positiveFlag('seconds', '0'); // throws: --seconds must be a positive integer: got "0"
+ * positiveFlag('seconds', '0'); // exits 2: --seconds must be a positive integer: got "0"
  * ```
  */
 export function positiveFlag(name: string, text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`--${name} must be a positive integer: got ${JSON.stringify(text)}`);
+    refuseFlag(`--${name} must be a positive integer: got ${JSON.stringify(text)}`);
   }
   return value;
 }

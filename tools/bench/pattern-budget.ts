@@ -16,7 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import process from 'node:process';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { type ApiProcess, startApi } from './api/child.ts';
 import { environment, positiveFlag } from './measure.ts';
 
@@ -40,7 +40,7 @@ interface Flags {
 }
 
 function flags(args: readonly string[]): Flags {
-  const { values } = parseArgs({
+  const { values } = toolArgs(import.meta.url, {
     args: [...args],
     options: {
       hosts: { type: 'string', default: '100' },

@@ -8,14 +8,14 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { Kafka, logLevel } from 'kafkajs';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { generateEvents, GENERATOR_DEFAULTS } from '../../src/synthetic/generator.ts';
 import { publishLines, replayProducer } from '../replay/publish.ts';
 import { kafkaService } from '../services/kafka.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     rate: { type: 'string' },
     seconds: { type: 'string' },

@@ -35,7 +35,7 @@ import process from 'node:process';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Buffer } from 'node:buffer';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { createClient } from 'redis';
 import { RESULT_FRAME } from '../../api/answer/answer.ts';
 import { etagOfAnswer } from '../../api/middleware/etag.ts';
@@ -59,7 +59,7 @@ const URL = (() => {
 const EVENTS = 1_000_000;
 const ANSWERS_PER_PROJECT = 40;
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     concurrent: { type: 'string', default: '1' },
     endpoint: { type: 'string', default: 'functions.invocation-stats' },

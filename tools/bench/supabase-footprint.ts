@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { recentFixture, VECTOR_SOURCES } from '../../test/fixtures/supabase/vector-events.ts';
 import { freePort } from '../services/free-port.ts';
 import {
@@ -24,7 +24,7 @@ import {
   processRssBytes,
 } from './measure.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '60' },

@@ -25,7 +25,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { parseArgs } from 'node:util';
+import { toolArgs } from '../tool-args.ts';
 import { createClient } from 'redis';
 import { parse } from '../../src/events/parse.ts';
 import type { Source } from '../../src/events/types.ts';
@@ -40,7 +40,7 @@ import { environment } from './measure.ts';
 import { startOwnBenchStore } from './own-store.ts';
 import { RedisNodes } from './redis-nodes.ts';
 
-const { values } = parseArgs({
+const { values } = toolArgs(import.meta.url, {
   options: {
     events: { type: 'string', default: '200000' },
     // Also print where Redis spent its time, per command (INFO commandstats).

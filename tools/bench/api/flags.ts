@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
+import { FlagError } from '../../tool-args.ts';
 
 /** What `npm run bench:api -- ...` asked for. */
 export interface Flags {
@@ -29,7 +30,7 @@ export interface Flags {
   baselineSeconds: number;
 }
 
-/** Reads the flags; a bad one is an error naming every flag. */
+/** Reads the flags; a bad one is a {@link FlagError} naming every flag. */
 export function flags(args: readonly string[]): Flags {
   const result: Flags = {
     only: '',
@@ -72,7 +73,7 @@ export function flags(args: readonly string[]): Flags {
     const name = names[args[i] ?? ''];
     const value = Number(args[i + 1]);
     if (name === undefined || !Number.isInteger(value) || value < 1) {
-      throw new Error(
+      throw new FlagError(
         `bad argument ${args[i]} ${args[i + 1]}: use --events, --seconds, --rate, --connections, ` +
           '--baseline-calls, --baseline-seconds, each with a positive integer, --only TEXT, ' +
           "--profile DIR, --api-node-flags \"FLAGS\" ('' for V8's defaults), --wrk or --framework",
