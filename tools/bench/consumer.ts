@@ -62,6 +62,7 @@ import { freePort } from '../services/free-port.ts';
 import { type SamplingHeapProfile, splitAllocations } from './allocation-stages.ts';
 import { bareConsume } from './bare-consume.ts';
 import { InspectorSession } from './inspector-session.ts';
+import { type GcTraceLine, gcTraceLine } from './gc-trace.ts';
 import { createMemoryCgroup, type MemoryCgroup } from './memory-limit.ts';
 import { startConsumerProcess, storedEvents } from './consumer-process.ts';
 import {
@@ -191,18 +192,14 @@ try {
   });
   const running = child;
   const exited = new Promise<number | null>((resolve) => running.once('exit', resolve));
-  /**
-   * `[ms since the isolate started, bytes allocated since the GC before, bytes it promoted to the
-   * old generation, whether it was a scavenge]` of every GC.
-   */
-  const gcs: [number, number, number, boolean][] = [];
+  /** Every collection the consumer traced. */
+  const gcs: GcTraceLine[] = [];
   let joined: () => void = () => undefined;
   const inGroup = new Promise<void>((resolve) => (joined = resolve));
   createInterface({ input: child.stdout }).on('line', (line) => {
-    const gc = /^\[\d+:[^\]]*\]\s+(\d+) ms: .* allocated=(\d+) promoted=(\d+) /.exec(line);
-    if (gc !== null) {
-      gcs.push([Number(gc[1]), Number(gc[2]), Number(gc[3]), line.includes(' gc=s ')]);
-    } else if (line.includes('"msg":"consumers running"')) joined();
+    const gc = gcTraceLine(line);
+    if (gc !== null) gcs.push(gc);
+    else if (line.includes('"msg":"consumers running"')) joined();
   });
   const gone = exited.then((code) => {
     throw new Error(`the consumer process exited (${code}) before the run ended`);
@@ -283,10 +280,11 @@ try {
   const split = splitProfile(profile, { fromUs: from.us, toUs: to.us, root: process.cwd() });
   // The GC trace counts from the isolate's start, which the profile's start follows closely.
   const isolateMs = (us: number) => (us - profile.startTime) / 1000;
-  const inWindow = gcs.filter(([ms]) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us));
-  const allocated = inWindow.reduce((total, [, bytes]) => total + bytes, 0);
-  const promoted = inWindow.reduce((total, [, , bytes]) => total + bytes, 0);
-  const scavenges = inWindow.filter(([, , , scavenge]) => scavenge).length;
+  const inWindow = gcs.filter(({ ms }) => ms >= isolateMs(from.us) && ms <= isolateMs(to.us));
+  // NaN, so no figure, where any collection's count wrapped (see gc-trace.ts).
+  const allocated = inWindow.reduce((total, gc) => total + gc.allocatedBytes, 0);
+  const promoted = inWindow.reduce((total, gc) => total + gc.promotedBytes, 0);
+  const scavenges = inWindow.filter((gc) => gc.scavenge).length;
   const busy = split.total - (split.samples.get('idle') ?? 0);
   // Work of the catch-up the window missed (it opens when the parent reads the joining line).
   const before = splitProfile(profile, { fromUs: 0, toUs: from.us, root: process.cwd() });
@@ -316,8 +314,8 @@ try {
     redisCommands,
     ratioToFloor: Number((consumerUs / floor).toFixed(2)),
     peakRssMiB: mib(peakRss),
-    allocatedBytesPerEvent: Math.round(allocated / EVENTS),
-    promotedBytesPerEvent: Math.round(promoted / EVENTS),
+    allocatedBytesPerEvent: Number.isNaN(allocated) ? null : Math.round(allocated / EVENTS),
+    promotedBytesPerEvent: Number.isNaN(promoted) ? null : Math.round(promoted / EVENTS),
     scavenges,
     otherCollections: inWindow.length - scavenges,
     profileIntervalUs: INTERVAL_US,
@@ -330,8 +328,12 @@ try {
     `3. one consumer caught up on ${EVENTS} events in ${seconds.toFixed(1)} s ` +
       `(${results.eventsPerSecond}/s): ${consumerUs} µs of CPU per event (main thread ${mainUs}, ` +
       `other threads ${otherThreadsUs}); Redis ${results.redisCpuUsPerEvent} µs; ` +
-      `peak RSS ${results.peakRssMiB ?? '?'} MiB; V8 allocated ${results.allocatedBytesPerEvent} ` +
-      `B per event, promoted ${results.promotedBytesPerEvent} B of them to the old generation ` +
+      `peak RSS ${results.peakRssMiB ?? '?'} MiB; V8 allocated ${
+        results.allocatedBytesPerEvent ?? '?'
+      } ` +
+      `B per event, promoted ${
+        results.promotedBytesPerEvent ?? '?'
+      } B of them to the old generation ` +
       `(in the window ${scavenges} scavenges and ${inWindow.length - scavenges} other collections)`,
   );
   console.log(
