@@ -22,7 +22,7 @@ test('a scavenge and a mark-compact, each with its counts', () => {
   expect(gcTraceLine(line(9, 'mc', '0', '0'))?.scavenge).toBe(false);
 });
 
-test('a count that wrapped past 2^53 (a heap snapshot reset V8 counters) is unknown, not a count', () => {
+test('a count that wrapped past 2^53 is unknown, not a count', () => {
   const read = gcTraceLine(line(7000, 'mc', '18446744073708551616', '2048'));
   expect(read?.allocatedBytes).toBeNaN();
   expect(read?.promotedBytes).toBe(2_048);

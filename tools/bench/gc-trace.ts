@@ -2,8 +2,8 @@
  * One line of V8's `--trace-gc-nvp` output, as `bench:consumer` reads it: when the collection
  * ran, what was allocated since the one before, what it promoted to the old generation, and
  * whether it was a scavenge. V8 prints the allocation as an unsigned difference of counters, which
- * wraps to near 2^64 when something outside a collection resets them (a heap snapshot does): such
- * a figure is not a count of bytes, and is read as unknown (NaN), never summed.
+ * can wrap to near 2^64 (it did in a run that took a heap snapshot, 1.8 × 10^19 bytes over 600,000
+ * events): such a figure is not a count of bytes, and is read as unknown (NaN), never summed.
  *
  * @example
  * ```ts
