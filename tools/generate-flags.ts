@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { parseDuration } from '../src/time/duration.ts';
 import { parseTimestamp } from '../src/time/timestamp.ts';
 import { GENERATOR_DEFAULTS, type GeneratorOptions } from '../src/synthetic/generator.ts';
+import { FlagError } from './tool-args.ts';
 
 /** What `tools/generate.ts` was asked to do. */
 export interface GenerateCommand {
@@ -30,10 +31,8 @@ export const USAGE = `usage: npm run generate -- --events N --out DIR [options]
   --edge-share F      share of edge events, 0..1 (default ${GENERATOR_DEFAULTS.edgeShare})
 `;
 
-/** A flag error: the message says which flag, what was given and what is allowed. */
-export class FlagError extends Error {
-  override name = 'FlagError';
-}
+/** Its refusals are the tools' one kind of flag error. */
+export { FlagError };
 
 /**
  * Parses the flags of `tools/generate.ts`; null when `--help` was asked for. `nowUs` is the

@@ -8,7 +8,6 @@
  * @module
  */
 import process from 'node:process';
-import { parseArgs } from 'node:util';
 import { Partitioners } from 'kafkajs';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
@@ -17,6 +16,7 @@ import { createLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open.ts';
 import { skipBatch, SkipError } from './skip/skip.ts';
 import { withTimeout } from '../src/async/timeout.ts';
+import { toolArgs } from './tool-args.ts';
 
 /** How long the skip waits for the store to answer before giving up. */
 const STORE_WAIT_MS = 30_000;
@@ -37,20 +37,15 @@ function integer(name: string, text: string | undefined): number {
   return value;
 }
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      topic: { type: 'string' },
-      partition: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      reason: { type: 'string' },
-    },
-  }));
-} catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
-}
+const { values } = toolArgs(import.meta.url, {
+  options: {
+    topic: { type: 'string' },
+    partition: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    reason: { type: 'string' },
+  },
+});
 if (values.topic === undefined) fail('--topic is required');
 if (values.reason === undefined || values.reason.trim() === '') {
   fail('--reason is required: it is recorded with what is skipped');

@@ -8,15 +8,12 @@
  *
  * @module
  */
-import { toolArgs } from './tool-args.ts';
+import { refuseFlag, toolArgs } from './tool-args.ts';
 import { positiveFlag } from './bench/measure.ts';
 import { slopePerHour } from './soak/minute-row.ts';
 import { startOwnRedis, stopOwnRedis } from './services/own-redis.ts';
 import { runSoak } from './soak/run.ts';
 import { kafkaService } from './services/kafka.ts';
-
-const USAGE =
-  'usage: npm run soak -- --minutes N --rate EVENTS_PER_SECOND [--consumers 2] [--restart-every MINUTES] [--seed 1]';
 
 const { values } = toolArgs(import.meta.url, {
   options: {
@@ -27,20 +24,16 @@ const { values } = toolArgs(import.meta.url, {
     seed: { type: 'string', default: '1' },
   },
 });
-let flags;
-try {
-  if (values.minutes === undefined || values.rate === undefined) throw new Error(USAGE);
-  flags = {
-    minutes: positiveFlag('minutes', values.minutes),
-    rate: positiveFlag('rate', values.rate),
-    consumers: positiveFlag('consumers', values.consumers),
-    restartEveryMinutes: positiveFlag('restart-every', values['restart-every']),
-    seed: positiveFlag('seed', values.seed),
-  };
-} catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exit(2);
+if (values.minutes === undefined || values.rate === undefined) {
+  refuseFlag('--minutes and --rate are required');
 }
+const flags = {
+  minutes: positiveFlag('minutes', values.minutes),
+  rate: positiveFlag('rate', values.rate),
+  consumers: positiveFlag('consumers', values.consumers),
+  restartEveryMinutes: positiveFlag('restart-every', values['restart-every']),
+  seed: positiveFlag('seed', values.seed),
+};
 
 const redis = await startOwnRedis(`redis-soak-${process.pid}`);
 // Interrupted (Ctrl-C reaches the consumers and the API too: they stop), the Redis started

@@ -56,8 +56,10 @@ function asksHelp(args: readonly string[]): boolean {
  * exit code 2.
  */
 export function refuseFlag(message: string): never {
+  // parseArgs explains some refusals over several lines: the first says it.
+  const first = (message.split('\n')[0] ?? '').replace(/\.$/, '');
   process.stderr.write(
-    `${basename(process.argv[1] ?? 'tool')}: ${message}; --help lists its flags\n`,
+    `${basename(process.argv[1] ?? 'tool')}: ${first}; --help lists its flags\n`,
   );
   process.exit(2);
 }

@@ -360,7 +360,7 @@ export function storeContract(fixture: ContractFixture): void {
     ).toEqual([0, 0, 2, 0]);
   });
 
-  test('many parts of a few keys, interleaved: each written, a new one refused wherever it sits', async () => {
+  test('many parts of two keys, interleaved: each written, a new one refused anywhere', async () => {
     const store = fixture.store();
     const [one, two] = [key('many one'), key('many two')];
     // Slots from..to-1 of both keys, alternating: hundreds of parts per key in one commit.
@@ -389,13 +389,21 @@ export function storeContract(fixture: ContractFixture): void {
       expect([slots.get('0'), slots.get('449'), slots.get('450'), slots.get('899')])
         .toEqual(['b0', 'b449', 'c450', 'c899']);
     }
-    // Slot 5 of `two` is held already: it comes last, after 800 new parts.
-    const refused = commit('t/m', 2, 3, {
-      newParts: [...parts(900, 1300, 'd'), { key: two, slot: '5', value: 'd5', expireAtMs: far() }],
-    });
-    expect(await store.commitProject(refused)).toEqual({ outcome: 'part-found', partFound: two });
-    for (const slots of await slotsOf()) {
-      expect([slots.size, slots.get('5'), slots.get('900')]).toEqual([900, 'b5', undefined]);
+    // Slot 5 of `two` is held already: last after 800 new parts, first, then amid them.
+    const held = { key: two, slot: '5', value: 'd5', expireAtMs: far() };
+    const fresh = parts(900, 1300, 'd');
+    for (
+      const newParts of [[...fresh, held], [held, ...fresh], [
+        ...fresh.slice(0, 401),
+        held,
+        ...fresh.slice(401),
+      ]]
+    ) {
+      expect(await store.commitProject(commit('t/m', 2, 3, { newParts })))
+        .toEqual({ outcome: 'part-found', partFound: two });
+      for (const slots of await slotsOf()) {
+        expect([slots.size, slots.get('5'), slots.get('900')]).toEqual([900, 'b5', undefined]);
+      }
     }
     expect(await store.readReaches([key('wm')], 't/m')).toEqual([{ forgotten: true }]);
     // Two new parts of a key, and one of another.

@@ -64,6 +64,12 @@ describe('a tool started with --help or a bad flag', () => {
     expect(missing.stderr).toBe(
       "reads.ts: Option '--endpoint <value>' argument missing; --help lists its flags\n",
     );
+    // parseArgs explains this one over three lines; its first is enough.
+    const negative = run('tools/bench/consumer.ts', ['--events', '-5']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toBe(
+      "consumer.ts: Option '--events' argument is ambiguous; --help lists its flags\n",
+    );
     const zero = run('tools/bench/consumer.ts', ['--events', '0']);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toBe(
@@ -80,11 +86,32 @@ describe('a tool started with --help or a bad flag', () => {
     expect(bad.stderr).toMatch(/^api\.ts: bad argument --seconds many: use --events, .*\n$/);
   });
 
-  test('every tool that reads flags with parseArgs does it through toolArgs or handles refusals', () => {
-    // These read theirs in a module of their own and answer --help and refusals there.
-    const ownHandling = ['generate-flags.ts', 'replay/flags.ts', 'skip-batch.ts', 'tool-args.ts'];
+  test('every tool of an npm script answers --help, by toolArgs or its own usage', () => {
+    // These print a usage text of their own on --help, and their own refusals (their tests).
+    const ownUsage = ['tools/generate.ts', 'tools/replay.ts', 'tools/services/cli.ts'];
+    const scripts = Object.values(
+      (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
+        .scripts,
+    );
+    const tools = [...new Set(scripts.flatMap((line) => line.match(/tools\/[\w/.-]+\.ts/g) ?? []))];
+    expect(tools.length).toBeGreaterThan(20);
+    const without = tools.filter((tool) =>
+      !ownUsage.includes(tool) &&
+      !/\btool(Args|Flags)\(import\.meta\.url/.test(readFileSync(tool, 'utf8'))
+    );
+    expect(without).toEqual([]);
+    for (const tool of ownUsage) {
+      const { code, stdout } = run(tool, ['--help']);
+      expect({ tool, code, usage: /^usage: /.test(stdout) }).toEqual({
+        tool,
+        code: 0,
+        usage: true,
+      });
+    }
+    // parseArgs itself only where a tool's flags module answers for it.
+    const parsers = ['generate-flags.ts', 'replay/flags.ts', 'tool-args.ts'];
     const direct = readdirSync('tools', { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.ts') && !ownHandling.includes(file))
+      .filter((file) => file.endsWith('.ts') && !parsers.includes(file))
       .filter((file) => /\bparseArgs\(/.test(readFileSync(join('tools', file), 'utf8')));
     expect(direct).toEqual([]);
   });

@@ -22,7 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
-import { toolArgs } from '../tool-args.ts';
+import { refuseFlag, toolArgs } from '../tool-args.ts';
 import { nearestRank } from '../nearest-rank.ts';
 import { startApi } from './api/child.ts';
 import { environment, positiveFlag } from './measure.ts';
@@ -55,7 +55,7 @@ function flags(args: readonly string[]): Flags {
     },
   });
   const seconds = positiveFlag('seconds', values.seconds);
-  if (seconds > 30) throw new Error(`--seconds must be at most 30: got ${seconds}`);
+  if (seconds > 30) refuseFlag(`--seconds must be at most 30: got ${seconds}`);
   return {
     entries: values.entry,
     seconds,

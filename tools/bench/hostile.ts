@@ -17,6 +17,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import process from 'node:process';
+import { toolFlags } from '../tool-args.ts';
+
+// Its flags are read where they are used; --help prints the usage first.
+toolFlags(import.meta.url, () => undefined);
 
 /** The attacks, by the name `--only` takes, with their scripts. */
 const ATTACKS = {

@@ -30,7 +30,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { toolArgs } from '../tool-args.ts';
+import { refuseFlag, toolArgs } from '../tool-args.ts';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { RedisStore } from '../../src/store/redis.ts';
@@ -69,7 +69,7 @@ const fanoutSeconds = positiveFlag('fanout-seconds', values['fanout-seconds']);
 /** Fan-out streams opened a second (in steps of a tenth of it); 0: all at once. */
 const openPerSecond = Number(values['open-per-second']);
 if (!Number.isInteger(openPerSecond) || openPerSecond < 0) {
-  throw new Error('--open-per-second: a whole number of streams a second, 0 for all at once');
+  refuseFlag('--open-per-second: a whole number of streams a second, 0 for all at once');
 }
 const partitions = positiveFlag('partitions', values.partitions);
 // As `npm run api` starts it, unless --api-node-flags says otherwise ("" for V8's defaults).

@@ -10,6 +10,10 @@
  */
 import { TDigest } from 'tdigest';
 import { quantile, quantileSketch } from '../../src/rollup/quantiles.ts';
+import { toolArgs } from '../tool-args.ts';
+
+// No flags: --help prints the usage, any flag is refused.
+toolArgs(import.meta.url, { options: {} });
 
 const PART = 250;
 

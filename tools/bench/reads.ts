@@ -35,7 +35,7 @@ import process from 'node:process';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Buffer } from 'node:buffer';
-import { toolArgs } from '../tool-args.ts';
+import { refuseFlag, toolArgs } from '../tool-args.ts';
 import { createClient } from 'redis';
 import { RESULT_FRAME } from '../../api/answer/answer.ts';
 import { etagOfAnswer } from '../../api/middleware/etag.ts';
@@ -76,22 +76,20 @@ const READS = {
 } as const;
 const endpoint = values.endpoint;
 if (endpoint !== 'functions.invocation-stats' && endpoint !== 'logs.all') {
-  throw new Error(
-    `--endpoint must be functions.invocation-stats or logs.all, got ${values.endpoint}`,
-  );
+  refuseFlag(`--endpoint must be functions.invocation-stats or logs.all, got ${values.endpoint}`);
 }
 const read = READS[endpoint];
 if (values.vs !== undefined && values.floor) {
-  throw new Error('--floor measures this checkout alone: give it without --vs');
+  refuseFlag('--floor measures this checkout alone: give it without --vs');
 }
 if (values.vs !== undefined && !values.replay) {
-  throw new Error('--vs compares the computation alone: give --replay with it');
+  refuseFlag('--vs compares the computation alone: give --replay with it');
 }
 const concurrent = Number(values.concurrent);
 /** Rounds: three, or ten when two checkouts take turns (their order alternates). */
 const rounds = values.vs === undefined ? 3 : 10;
 if (!Number.isInteger(concurrent) || concurrent < 1) {
-  throw new Error(`--concurrent must be a positive integer, got ${values.concurrent}`);
+  refuseFlag(`--concurrent must be a positive integer, got ${values.concurrent}`);
 }
 
 /**

@@ -10,6 +10,10 @@
  */
 import { redactAddresses, redactText } from '../../src/text/redact-addresses.ts';
 import { environment, measure } from './measure.ts';
+import { toolArgs } from '../tool-args.ts';
+
+// No flags: --help prints the usage, any flag is refused.
+toolArgs(import.meta.url, { options: {} });
 
 const SIZE = 100_000;
 const KINDS: readonly [string, string][] = [

@@ -7,6 +7,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import { toolArgs } from '../tool-args.ts';
 
 interface Mutant {
   readonly mutatorName: string;
@@ -18,6 +19,9 @@ interface Mutant {
 interface Report {
   readonly files: Readonly<Record<string, { readonly source: string; readonly mutants: Mutant[] }>>;
 }
+
+// No flags: --help prints the usage, any flag is refused.
+toolArgs(import.meta.url, { options: {} });
 
 const REPORT = 'reports/mutation/mutation.json';
 /**

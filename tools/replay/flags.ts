@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Source, SOURCES } from '../../src/events/types.ts';
 import { COMPRESSION_TYPES, type CompressionName } from '../../src/kafka/codecs/register.ts';
+import { FlagError } from '../tool-args.ts';
 
 /** The usage text printed on `--help` and after a flag error. */
 export const USAGE = `usage: npm run replay -- FILE... [options]
@@ -32,10 +33,8 @@ export const USAGE = `usage: npm run replay -- FILE... [options]
                       --probe, at http://127.0.0.1:PORT when no URL is given
 `;
 
-/** A flag error: the message says which flag, what was given and what is allowed. */
-export class FlagError extends Error {
-  override name = 'FlagError';
-}
+/** Its refusals are the tools' one kind of flag error. */
+export { FlagError };
 
 /** One input: a file (gzip when its name ends in `.gz`) or standard input (`-`). */
 export interface ReplayInput {

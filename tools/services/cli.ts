@@ -33,6 +33,10 @@ function asked(flags: readonly string[], flag: string, name: string): boolean {
 }
 
 async function main(command: string | undefined, flags: readonly string[]): Promise<number> {
+  if (command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
   const secureAsked = asked(flags, '--secure', 'SERVICES_SECURE');
   const replicasAsked = asked(flags, '--replicas', 'REDIS_CLUSTER_REPLICAS');
   const known = ['--secure', '--replicas'];
