@@ -360,7 +360,7 @@ export function storeContract(fixture: ContractFixture): void {
     ).toEqual([0, 0, 2, 0]);
   });
 
-  test('many parts of two keys, interleaved: each written, a new one refused anywhere', async () => {
+  test('many parts of two keys interleaved: each written, a new one refused anywhere', async () => {
     const store = fixture.store();
     const [one, two] = [key('many one'), key('many two')];
     // Slots from..to-1 of both keys, alternating: hundreds of parts per key in one commit.

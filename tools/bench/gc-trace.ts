@@ -3,7 +3,8 @@
  * ran, what was allocated since the one before, what it promoted to the old generation, and
  * whether it was a scavenge. V8 prints the allocation as an unsigned difference of counters, which
  * can wrap to near 2^64 (it did in a run that took a heap snapshot, 1.8 × 10^19 bytes over 600,000
- * events): such a figure is not a count of bytes, and is read as unknown (NaN), which makes a window's total unknown too.
+ * events): such a figure is not a count of bytes, and is read as unknown (NaN), which makes a
+ * window's total unknown too.
  *
  * @example
  * ```ts
