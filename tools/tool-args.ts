@@ -93,3 +93,13 @@ export function toolArgs<const T extends ParseArgsConfig>(
 ): ReturnType<typeof parseArgs<T>> {
   return toolFlags(moduleUrl, () => parseArgs(config), config.args);
 }
+
+/** A tool that takes no flags: `--help` prints its usage, and any flag is refused. */
+export function withoutFlags(moduleUrl: string): void {
+  toolArgs(moduleUrl, { options: {} });
+}
+
+/** A tool that reads its flags by hand where it uses them: `--help` prints its usage first. */
+export function helpFirst(moduleUrl: string): void {
+  toolFlags(moduleUrl, () => undefined);
+}

@@ -22,10 +22,9 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment, measure } from './measure.ts';
 import { DIRECT_INGEST } from '../../src/rollup/stream-kind.ts';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const NOW_US = 1_795_256_130_000_000;
 const EVENTS = 200_000;

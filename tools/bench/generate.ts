@@ -14,10 +14,9 @@
 
 import { generateEvents, type GeneratorOptions } from '../../src/synthetic/generator.ts';
 import { environment, measure, rate } from './measure.ts';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const EVENTS = 200_000;
 const options: GeneratorOptions = {

@@ -15,10 +15,9 @@ import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { startApi } from './api/child.ts';
 import { environment } from './measure.ts';
-import { toolFlags } from '../tool-args.ts';
+import { helpFirst } from '../tool-args.ts';
 
-// Its flags are read where they are used; --help prints the usage first.
-toolFlags(import.meta.url, () => undefined);
+helpFirst(import.meta.url);
 
 const KEY = 'bench-key-0123456789abcdef';
 

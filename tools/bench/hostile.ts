@@ -17,10 +17,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import process from 'node:process';
-import { toolFlags } from '../tool-args.ts';
+import { helpFirst } from '../tool-args.ts';
 
-// Its flags are read where they are used; --help prints the usage first.
-toolFlags(import.meta.url, () => undefined);
+helpFirst(import.meta.url);
 
 /** The attacks, by the name `--only` takes, with their scripts. */
 const ATTACKS = {

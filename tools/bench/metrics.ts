@@ -27,10 +27,9 @@ import { observedStore } from '../../src/store/observed.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { emptyStore, type FoldLine, foldLines, foldRound, NOW_US } from './fold-round.ts';
 import { environment } from './measure.ts';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const ROUNDS = 5;
 const EVENTS = 50_000;

@@ -16,10 +16,9 @@ import { parse } from '../../src/events/parse.ts';
 import type { Source } from '../../src/events/types.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { environment, measure, rate } from './measure.ts';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const NOW_US = 1_795_256_130_000_000;
 const PER_SOURCE = 10_000;

@@ -10,10 +10,9 @@
  */
 import { TDigest } from 'tdigest';
 import { quantile, quantileSketch } from '../../src/rollup/quantiles.ts';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const PART = 250;
 

@@ -10,10 +10,9 @@
  */
 import { redactAddresses, redactText } from '../../src/text/redact-addresses.ts';
 import { environment, measure } from './measure.ts';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const SIZE = 100_000;
 const KINDS: readonly [string, string][] = [

@@ -7,7 +7,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { toolArgs } from '../tool-args.ts';
+import { withoutFlags } from '../tool-args.ts';
 
 interface Mutant {
   readonly mutatorName: string;
@@ -20,8 +20,7 @@ interface Report {
   readonly files: Readonly<Record<string, { readonly source: string; readonly mutants: Mutant[] }>>;
 }
 
-// No flags: --help prints the usage, any flag is refused.
-toolArgs(import.meta.url, { options: {} });
+withoutFlags(import.meta.url);
 
 const REPORT = 'reports/mutation/mutation.json';
 /**
