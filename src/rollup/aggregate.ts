@@ -28,14 +28,29 @@ export interface Aggregate<State, Value, Result> {
   finalize(state: State): Result;
   /** A compact text form for the store. */
   serialize(state: State): string;
-  /** The inverse of `serialize`; throws an Error naming the problem on corrupt text. */
-  deserialize(text: string): State;
   /**
-   * How many values the state of a stored text holds, read from its first
-   * {@link HEAD_COUNT_BYTES} (a whole text will do) without building the state; null when that
-   * head does not say.
+   * The inverse of `serialize`, from that text or its bytes as a store replies them; throws an
+   * Error naming the problem on a corrupt state.
    */
-  headCount(head: string): number | null;
+  deserialize(stored: StoredState): State;
+  /**
+   * How many values a stored state holds, read from its first {@link HEAD_COUNT_BYTES} (a whole
+   * state will do) without building the state; null when that head does not say.
+   */
+  headCount(head: StoredState): number | null;
+}
+
+/**
+ * A state as the store gives it back: its bytes (every store's reads), or the text `serialize`
+ * wrote (tools and tests).
+ */
+export type StoredState = Uint8Array | string;
+
+const UTF8 = new TextDecoder();
+
+/** A stored state as text: JSON states, written before the binary forms, are read so. */
+export function storedText(stored: StoredState): string {
+  return typeof stored === 'string' ? stored : UTF8.decode(stored);
 }
 
 /** How much of a stored state's text {@link Aggregate.headCount} reads, in bytes. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Invocation } from '../events/types.ts';
-import { type Aggregate, countAfter } from './aggregate.ts';
+import { type Aggregate, countAfter, type StoredState, storedText } from './aggregate.ts';
 import {
   fromSerialized,
   quantile,
@@ -134,8 +134,8 @@ function readHead(input: SevenBitReader, head: BinaryHead, classes: number[] | n
  * errors, the five status classes and the timed count as unsigned varints; the sum; a byte saying
  * which of min and max follow, then those; then the sketch ({@link writeSketch}).
  */
-function fromBinary(text: string): InvocationStats {
-  const input = new SevenBitReader(text, 1);
+function fromBinary(stored: StoredState): InvocationStats {
+  const input = new SevenBitReader(stored, 1);
   const statusClasses: number[] = [];
   const head: BinaryHead = { count: 0, errorCount: 0, timedCount: 0, sum: 0, min: null, max: null };
   readHead(input, head, statusClasses);
@@ -150,8 +150,8 @@ function fromBinary(text: string): InvocationStats {
 const QUANTILES: TwoQuantiles = { low: null, high: null };
 
 /** What a binary state finalizes to, read without building the state (its sketch above all). */
-function finalizeBinary(text: string): InvocationStatsResult {
-  const input = new SevenBitReader(text, 1);
+function finalizeBinary(stored: StoredState): InvocationStatsResult {
+  const input = new SevenBitReader(stored, 1);
   readHead(input, HEAD, null);
   readSketchQuantiles(input, 0.95, 0.99, QUANTILES);
   if (!input.done) throw new Error('invocation stats state has bytes after its sketch');
@@ -177,16 +177,16 @@ function resultOf(
 }
 
 /**
- * What one stored state finalizes to, as `finalize(deserialize(text))` gives it, with the same
+ * What one stored state finalizes to, as `finalize(deserialize(stored))` gives it, with the same
  * errors (the readers of the head and of bins are theirs): a binary state is read straight into its
  * result (a `5min` answer finalizes most of its buckets from one part each, and building each state
  * cost it more than reading it).
  */
-export function finalizeStored(text: string): InvocationStatsResult {
-  if (expectFormat(text, FORMAT, 'invocation stats') === 'json') {
-    return invocationStats.finalize(fromJson(text));
+export function finalizeStored(stored: StoredState): InvocationStatsResult {
+  if (expectFormat(stored, FORMAT, 'invocation stats') === 'json') {
+    return invocationStats.finalize(fromJson(storedText(stored)));
   }
-  return finalizeBinary(text);
+  return finalizeBinary(stored);
 }
 
 /**
@@ -281,10 +281,12 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
     return out.text();
   },
 
-  deserialize: (text) =>
-    expectFormat(text, FORMAT, 'invocation stats') === 'json' ? fromJson(text) : fromBinary(text),
+  deserialize: (stored) =>
+    expectFormat(stored, FORMAT, 'invocation stats') === 'json'
+      ? fromJson(storedText(stored))
+      : fromBinary(stored),
 
   // A state's text starts with its count (see `serialize`): a minute's state with its sketch
   // costs tens of microseconds to read whole.
-  headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(head, '{"n":'),
+  headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(storedText(head), '{"n":'),
 };

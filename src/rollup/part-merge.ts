@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { storedText } from './aggregate.ts';
 import type { RollupStore, StateWrite } from '../store/port.ts';
 import type { DeltaState, RollupDelta } from './fold-delta.ts';
 import { invocationStats } from './invocation-stats.ts';
@@ -38,19 +39,19 @@ export interface ProjectWrites {
 export const NO_WRITES: ProjectWrites = { parts: [], newParts: [] };
 
 /**
- * The stored part of `state`'s key as a record of `columns`; null when the text cannot be read
+ * The stored part of `state`'s key as a record of `columns`; null when its bytes cannot be read
  * (reported).
  */
 function decode(
   columns: StateColumns,
   state: DeltaState,
-  text: string,
+  bytes: Uint8Array,
   report: UnreadableReporter | undefined,
 ): number | null {
   const { address, kind } = state;
   const stored = kind === 'invocation'
-    ? readStateOrReport(invocationStats, address, text, report)
-    : readStateOrReport(usageCounts, address, text, report);
+    ? readStateOrReport(invocationStats, address, bytes, report)
+    : readStateOrReport(usageCounts, address, bytes, report);
   if (stored === null) return null;
   const record = columns.newRecord();
   columns.load(record, kind, stored);
@@ -150,13 +151,14 @@ export class PartMerger {
     const asideUntilMs = Math.floor((this.#nowUs() + QUARANTINE_TTL_US) / 1000);
     const columns = this.#cache.columns;
     missing.forEach(([state, known], i) => {
-      const text = values[i] ?? null;
-      const stored = text === null ? NEW_KEY : decode(columns, state, text, this.#onUnreadable);
-      if (stored === null && text !== null) {
-        // Kept for inspection; the part itself starts again from this delta.
+      const bytes = values[i] ?? null;
+      const stored = bytes === null ? NEW_KEY : decode(columns, state, bytes, this.#onUnreadable);
+      if (stored === null && bytes !== null) {
+        // Kept for inspection (as text, as a store takes a part); the part itself starts again
+        // from this delta.
         aside.set(state.address, {
           key: quarantineKey(state.address),
-          value: text,
+          value: storedText(bytes),
           expireAtMs: asideUntilMs,
         });
       }

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { Aggregate } from './aggregate.ts';
+import { type Aggregate, storedText } from './aggregate.ts';
 import { sortedBins } from './sorted-bins.ts';
 import type { SevenBitReader, SevenBitWriter } from '../text/seven-bit.ts';
 
@@ -419,7 +419,7 @@ export const quantileSketch: Aggregate<QuantileSketch, number, QuantileSketch> =
 
   serialize: serializedText,
 
-  deserialize: (text) => fromSerialized(JSON.parse(text)),
+  deserialize: (stored) => fromSerialized(JSON.parse(storedText(stored))),
 
   // Its count is not at the start of its text.
   headCount: () => null,

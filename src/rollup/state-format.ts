@@ -16,6 +16,7 @@
  * @module
  */
 import { SevenBitReader } from '../text/seven-bit.ts';
+import type { StoredState } from './aggregate.ts';
 
 /** The first byte of each layout of a stored state. */
 export const STATE_FORMATS = {
@@ -60,8 +61,8 @@ export class NewerStateFormatError extends Error {
  * Throws {@link NewerStateFormatError} for a tag of a newer version, and an Error for text that
  * is neither.
  */
-export function stateFormat(text: string): 'json' | StateFormat {
-  const first = text.charCodeAt(0);
+export function stateFormat(stored: StoredState): 'json' | StateFormat {
+  const first = typeof stored === 'string' ? stored.charCodeAt(0) : stored[0] ?? Number.NaN;
   if (first === 0x5b || first === 0x7b) return 'json';
   if (
     first === STATE_FORMATS.usageCountsV1 || first === STATE_FORMATS.invocationStatsV1 ||
@@ -79,8 +80,12 @@ export function stateFormat(text: string): 'json' | StateFormat {
  * A state's text checked to be in `format` (or JSON): what an aggregate's `deserialize` asks
  * first. A state of another aggregate's format is corrupt for this one.
  */
-export function expectFormat(text: string, format: StateFormat, what: string): 'json' | 'binary' {
-  const found = stateFormat(text);
+export function expectFormat(
+  stored: StoredState,
+  format: StateFormat,
+  what: string,
+): 'json' | 'binary' {
+  const found = stateFormat(stored);
   if (found === 'json') return 'json';
   if (found !== format) {
     throw new Error(
@@ -94,8 +99,8 @@ export function expectFormat(text: string, format: StateFormat, what: string): '
  * The count right after the format byte of a binary state's head (any prefix of its text), or
  * null when the head is in another format or too short to say.
  */
-export function binaryHeadCount(head: string, format: StateFormat): number | null {
-  if (head.charCodeAt(0) !== format) return null;
+export function binaryHeadCount(head: StoredState, format: StateFormat): number | null {
+  if ((typeof head === 'string' ? head.charCodeAt(0) : head[0]) !== format) return null;
   try {
     return new SevenBitReader(head, 1).unsigned();
   } catch {

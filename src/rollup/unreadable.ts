@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Aggregate } from './aggregate.ts';
+import type { Aggregate, StoredState } from './aggregate.ts';
 import { NewerStateFormatError } from './state-format.ts';
 
 /** A stored value that could not be read, and why. */
@@ -70,7 +70,7 @@ export function readStateOrReport<State, Stored extends string | Uint8Array = st
 export function mergeParts<State>(
   aggregate: Pick<Aggregate<State, unknown, unknown>, 'deserialize' | 'merge'>,
   key: string,
-  parts: readonly string[],
+  parts: readonly StoredState[],
   report: UnreadableReporter | undefined,
 ): State | null {
   let merged: State | null = null;

@@ -5,7 +5,7 @@
  * @module
  */
 import { FAMILIES, type Family } from '../contract/families.ts';
-import { type Aggregate, countAfter } from './aggregate.ts';
+import { type Aggregate, countAfter, type StoredState, storedText } from './aggregate.ts';
 import { SevenBitReader, SevenBitWriter } from '../text/seven-bit.ts';
 import { binaryHeadCount, expectFormat, STATE_FORMATS } from './state-format.ts';
 
@@ -34,8 +34,8 @@ function fromJson(text: string): UsageCounts {
 }
 
 /** A state in format {@link STATE_FORMATS.usageCountsV1}: its five counts as unsigned varints. */
-function fromBinary(text: string): UsageCounts {
-  const input = new SevenBitReader(text, 1);
+function fromBinary(stored: StoredState): UsageCounts {
+  const input = new SevenBitReader(stored, 1);
   const state = {
     total: input.unsigned(),
     rest: input.unsigned(),
@@ -94,8 +94,10 @@ export const usageCounts: Aggregate<UsageCounts, readonly Family[], UsageCounts>
   serialize: (state) =>
     usageCountsText(state.total, state.rest, state.storage, state.auth, state.realtime),
 
-  deserialize: (text) =>
-    expectFormat(text, FORMAT, 'usage counts') === 'json' ? fromJson(text) : fromBinary(text),
+  deserialize: (stored) =>
+    expectFormat(stored, FORMAT, 'usage counts') === 'json'
+      ? fromJson(storedText(stored))
+      : fromBinary(stored),
 
-  headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(head, '['),
+  headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(storedText(head), '['),
 };

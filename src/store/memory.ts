@@ -11,7 +11,6 @@
  * @module
  */
 import { compareUtf8 } from '../text/utf8-order.ts';
-import { utf8Head } from '../text/utf8-head.ts';
 import type {
   CommitResult,
   HashRead,
@@ -67,6 +66,14 @@ const FULL_SWEEP_EVERY_MS = 60_000;
 const SWEEP_SLICE = 64;
 
 const utf8 = new TextEncoder();
+
+/**
+ * A part as every store gives it back: its bytes. Parts are kept as the text they were written as
+ * (what the memory budget counts), and encoded when read.
+ */
+function storedBytes(part: string): Uint8Array {
+  return utf8.encode(part);
+}
 
 function compareMembers(a: ScoredMember, b: ScoredMember): number {
   return a.score - b.score || compareUtf8(a.member, b.member);
@@ -278,14 +285,17 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     return Promise.resolve(keys.map((key) => parseReach(this.#field(key, reachField(stream)))));
   }
 
-  readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]> {
-    return Promise.resolve(parts.map(({ key, slot }) => this.#field(key, partField(stream, slot))));
+  readParts(parts: readonly PartRef[], stream: string): Promise<(Uint8Array | null)[]> {
+    return Promise.resolve(parts.map(({ key, slot }) => {
+      const part = this.#field(key, partField(stream, slot));
+      return part === null ? null : storedBytes(part);
+    }));
   }
 
-  readBuckets(keys: readonly string[]): Promise<string[][]> {
+  readBuckets(keys: readonly string[]): Promise<Uint8Array[][]> {
     return Promise.resolve(keys.map((key) => {
       const hash = this.#liveHash(key);
-      return hash === undefined ? [] : [...hash.fields.values()];
+      return hash === undefined ? [] : [...hash.fields.values()].map((part) => storedBytes(part));
     }));
   }
 
@@ -293,10 +303,13 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     return Promise.resolve(reads.map(({ key, headBytes }) => {
       const hash = this.#liveHash(key);
       if (hash === undefined) return [];
-      return [...hash.fields].map(([field, part]) => ({
-        slot: slotOfField(field),
-        part: headBytes === undefined ? part : utf8Head(part, headBytes),
-      }));
+      return [...hash.fields].map(([field, part]) => {
+        const bytes = storedBytes(part);
+        return {
+          slot: slotOfField(field),
+          part: headBytes === undefined ? bytes : bytes.subarray(0, headBytes),
+        };
+      });
     }));
   }
 

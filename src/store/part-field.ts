@@ -26,3 +26,19 @@ export function slotOfField(field: string): string | null {
   const space = field.indexOf(' ');
   return space < 0 ? null : field.slice(0, space);
 }
+
+const SPACE = 0x20;
+const fromUtf8 = new TextDecoder();
+
+/** {@link slotOfField} of a field's bytes, as a store replies it. */
+export function slotOfFieldBytes(field: Uint8Array): string | null {
+  const space = field.indexOf(SPACE);
+  if (space < 0) return null;
+  let slot = '';
+  for (let i = 0; i < space; i++) {
+    const byte = field[i] as number;
+    if (byte >= 0x80) return fromUtf8.decode(field.subarray(0, space));
+    slot += String.fromCharCode(byte);
+  }
+  return slot;
+}

@@ -146,10 +146,7 @@ export type StoredReach =
 /** A hash to read with {@link RollupStore.readSlots}. */
 export interface HashRead {
   readonly key: string;
-  /**
-   * Read only the first this many bytes (a non-negative integer) of each part (UTF-8; a head cut
-   * inside a character ends in U+FFFD). Absent: whole parts.
-   */
+  /** Read only the first this many bytes (a non-negative integer) of each part. Absent: whole parts. */
   readonly headBytes?: number;
 }
 
@@ -157,7 +154,8 @@ export interface HashRead {
 export interface SlottedPart {
   /** Its slot; null for the bucket's own part. */
   readonly slot: string | null;
-  readonly part: string;
+  /** Its bytes, as stored. */
+  readonly part: Uint8Array;
 }
 
 /** A score range of a sorted set, read newest (highest score) first. */
@@ -180,10 +178,10 @@ export interface RollupStore {
    * none), in order; a reach holds only where the watermark is still its `offset`.
    */
   readReaches(keys: readonly string[], stream: string): Promise<(StoredReach | null)[]>;
-  /** `stream`'s own part of each of `parts` (null: none), in order. */
-  readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]>;
-  /** Every writer's part of each bucket of `keys` (empty: none or expired), in order. */
-  readBuckets(keys: readonly string[]): Promise<string[][]>;
+  /** `stream`'s own part of each of `parts` (null: none), in order, as stored bytes. */
+  readParts(parts: readonly PartRef[], stream: string): Promise<(Uint8Array | null)[]>;
+  /** Every writer's part of each bucket of `keys` (empty: none or expired), in order, as bytes. */
+  readBuckets(keys: readonly string[]): Promise<Uint8Array[][]>;
   /**
    * Every writer's part of every slot of each hash of `reads` (empty: none or expired), with its
    * slot (null: the bucket's own part), in order; of a read with `headBytes`, only the first that

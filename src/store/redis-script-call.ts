@@ -22,26 +22,33 @@ const withoutReadOnlyScripts = new WeakSet<ScriptConnection>();
 
 /**
  * Runs a script by its SHA-1, loading it on the node that does not know it yet; a script that
- * only reads as `EVALSHA_RO`, which Redis answers while writes are paused.
+ * only reads as `EVALSHA_RO`, which Redis answers while writes are paused. With `asBytes`, the
+ * reply's strings arrive as Buffers.
  */
 export async function runScript(
   connection: ScriptConnection,
   script: LuaScript,
   call: ScriptCall,
+  asBytes = false,
 ): Promise<unknown> {
   const firstKey = call.keys[0];
   const readOnly = script.readOnly && !withoutReadOnlyScripts.has(connection);
   const suffix = readOnly ? '_RO' : '';
   try {
-    return await connection.send(firstKey, scriptCommand(`EVALSHA${suffix}`, script.sha1, call));
+    const command = scriptCommand(`EVALSHA${suffix}`, script.sha1, call);
+    return await connection.send(firstKey, command, asBytes);
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     if (readOnly && /unknown command/i.test(error.message)) {
       withoutReadOnlyScripts.add(connection);
-      return await runScript(connection, script, call);
+      return await runScript(connection, script, call, asBytes);
     }
     if (!error.message.startsWith('NOSCRIPT')) throw error;
-    return await connection.send(firstKey, scriptCommand(`EVAL${suffix}`, script.source, call));
+    return await connection.send(
+      firstKey,
+      scriptCommand(`EVAL${suffix}`, script.source, call),
+      asBytes,
+    );
   }
 }
 

@@ -245,7 +245,7 @@ export class RedisStore extends ScriptedOperations implements RollupStore {
   readonly changes: ChangeFeed;
 
   private constructor(connection: Connection) {
-    super((script, call) => runScript(connection, script, call), {
+    super((script, call, asBytes) => runScript(connection, script, call, asBytes), {
       clustered: connection.clustered,
       transact: connection.transaction,
     });

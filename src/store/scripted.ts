@@ -26,7 +26,6 @@ import type {
 import { parseReach, reachField } from './reach.ts';
 import { groupByHashTag } from './hash-tag.ts';
 import type { LuaScript } from './lua-script.ts';
-import { utf8Head } from '../text/utf8-head.ts';
 import {
   ADVANCE_OFFSET_SCRIPT,
   advanceOffsetCall,
@@ -35,6 +34,7 @@ import {
   commitProjectCall,
   commitResult,
   fieldValue,
+  partBytes,
   READ_HASHES_SCRIPT,
   READ_PARTS_SCRIPT,
   readHashesCall,
@@ -48,12 +48,19 @@ import {
 /** Keys per read script call, so one huge read does not block Redis for long. */
 const READ_CHUNK = 512;
 
-/** Runs one script call (loading the script where it is not known yet). */
-export type ScriptRunner = (script: LuaScript, call: ScriptCall) => Promise<unknown>;
+/**
+ * Runs one script call (loading the script where it is not known yet). With `asBytes`, the
+ * reply's strings arrive as bytes where the protocol allows (they may still arrive as text).
+ */
+export type ScriptRunner = (
+  script: LuaScript,
+  call: ScriptCall,
+  asBytes?: boolean,
+) => Promise<unknown>;
 
 /**
  * Runs `commands`, each on keys of `firstKey`'s hash slot, as one MULTI/EXEC transaction: their
- * replies in order, an error reply as an `Error` in its place.
+ * replies in order, strings as bytes, an error reply as an `Error` in its place.
  */
 export type TransactionRunner = (
   firstKey: string,
@@ -109,22 +116,23 @@ export class ScriptedOperations {
     );
   }
 
-  readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]> {
+  readParts(parts: readonly PartRef[], stream: string): Promise<(Uint8Array | null)[]> {
     return this.#readEach(
       parts.map((part) => part.key),
       READ_PARTS_SCRIPT,
       (group, positions) => readPartsCall(group, stream, positions.map((p) => parts[p]?.slot)),
-      fieldValue,
+      partBytes,
+      { asBytes: true },
     );
   }
 
-  readBuckets(keys: readonly string[]): Promise<string[][]> {
+  readBuckets(keys: readonly string[]): Promise<Uint8Array[][]> {
     return this.#readEach(
       keys,
       READ_HASHES_SCRIPT,
       (group) => readHashesCall(group),
       bucketParts,
-      { command: 'HVALS' },
+      { asBytes: true, transaction: { command: 'HVALS' } },
     );
   }
 
@@ -135,7 +143,7 @@ export class ScriptedOperations {
       READ_HASHES_SCRIPT,
       (group, positions) => readHashesCall(group, positions.map((p) => heads[p])),
       slottedParts,
-      { command: 'HGETALL', heads },
+      { asBytes: true, transaction: { command: 'HGETALL', heads } },
     );
   }
 
@@ -151,16 +159,18 @@ export class ScriptedOperations {
   /**
    * Reads `keys` with a read script, in calls of at most {@link READ_CHUNK} keys (of one hash
    * tag, on a Cluster) sent at once, each the call `callOf` makes of its keys and their positions
-   * in `keys`, and puts each key's value back in its place. With `transaction`, each call is
-   * first tried as a transaction of plain commands (see the module's comment).
+   * in `keys`, and puts each key's value back in its place. With `asBytes`, the replies' strings
+   * are asked for as bytes; with `transaction`, each call is first tried as a transaction of
+   * plain commands (see the module's comment).
    */
   async #readEach<T>(
     keys: readonly string[],
     script: LuaScript,
     callOf: (group: string[], positions: readonly number[]) => ScriptCall,
     read: (value: unknown) => T,
-    transaction?: TransactionRead,
+    options: { readonly asBytes?: boolean; readonly transaction?: TransactionRead } = {},
   ): Promise<T[]> {
+    const { asBytes = false, transaction } = options;
     const out = new Array<T>(keys.length);
     const groups = this.#clustered ? groupByHashTag(keys) : [keys.map((_, i) => i)];
     const calls: Promise<void>[] = [];
@@ -169,9 +179,9 @@ export class ScriptedOperations {
         const positions = group.slice(i, i + READ_CHUNK);
         const chunk = positions.map((p) => keys[p] as string);
         const replies = transaction === undefined
-          ? this.#runRead(script, callOf(chunk, positions))
+          ? this.#runRead(script, callOf(chunk, positions), asBytes)
           : this.#readInTransaction(chunk, positions, transaction).then((replies) =>
-            replies ?? this.#runRead(script, callOf(chunk, positions))
+            replies ?? this.#runRead(script, callOf(chunk, positions), asBytes)
           );
         calls.push(replies.then((values) => {
           positions.forEach((position, j) => {
@@ -184,8 +194,8 @@ export class ScriptedOperations {
     return out;
   }
 
-  async #runRead(script: LuaScript, call: ScriptCall): Promise<unknown[]> {
-    const reply = await this.#run(script, call);
+  async #runRead(script: LuaScript, call: ScriptCall, asBytes: boolean): Promise<unknown[]> {
+    const reply = await this.#run(script, call, asBytes);
     return Array.isArray(reply) ? reply : [];
   }
 
@@ -224,7 +234,7 @@ function headsOf(reply: unknown, bytes: number): unknown {
   const cut: unknown[] = reply.slice();
   for (let i = 1; i < cut.length; i += 2) {
     const part: unknown = cut[i];
-    if (typeof part === 'string') cut[i] = utf8Head(part, bytes);
+    if (part instanceof Uint8Array) cut[i] = part.subarray(0, bytes);
   }
   return cut;
 }

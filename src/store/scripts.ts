@@ -22,7 +22,7 @@ import type {
   StateWrite,
 } from './port.ts';
 import { loadLuaScript } from './lua-script.ts';
-import { slotOfField } from './part-field.ts';
+import { slotOfField, slotOfFieldBytes } from './part-field.ts';
 import { reachField, reachText } from './reach.ts';
 import {
   COMMIT,
@@ -192,21 +192,38 @@ export function fieldValue(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+const UTF8 = new TextEncoder();
+
+/**
+ * A part of a reply as bytes: as they arrive where the store asks for bytes (TCP), encoded where
+ * its protocol gives text (the REST API's JSON); null for anything else (nil).
+ */
+export function partBytes(value: unknown): Uint8Array | null {
+  if (value instanceof Uint8Array) return value;
+  return typeof value === 'string' ? UTF8.encode(value) : null;
+}
+
 /** Reads one hash of a {@link READ_HASHES_SCRIPT} reply with fields: its parts by slot. */
 export function slottedParts(value: unknown): SlottedPart[] {
   if (!Array.isArray(value)) return [];
   const parts: SlottedPart[] = [];
   for (let i = 0; i + 1 < value.length; i += 2) {
     const field: unknown = value[i];
-    const part: unknown = value[i + 1];
-    if (typeof field === 'string' && typeof part === 'string') {
-      parts.push({ slot: slotOfField(field), part });
-    }
+    const part = partBytes(value[i + 1]);
+    if (part === null) continue;
+    if (field instanceof Uint8Array) parts.push({ slot: slotOfFieldBytes(field), part });
+    else if (typeof field === 'string') parts.push({ slot: slotOfField(field), part });
   }
   return parts;
 }
 
 /** Reads one hash of a {@link READ_HASHES_SCRIPT} reply without fields: its parts. */
-export function bucketParts(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((part) => typeof part === 'string') : [];
+export function bucketParts(value: unknown): Uint8Array[] {
+  if (!Array.isArray(value)) return [];
+  const parts: Uint8Array[] = [];
+  for (const item of value) {
+    const part = partBytes(item);
+    if (part !== null) parts.push(part);
+  }
+  return parts;
 }

@@ -1,8 +1,8 @@
 /**
  * A compact binary form whose every byte is below 0x80, so that it is also ASCII text: every
- * store takes and gives it back unchanged as a string (Redis over RESP, Upstash's JSON REST API,
- * the embedded store), with no Buffer replies to ask for and no base64. The price is one bit in
- * eight (each byte carries 6 bits of a number and a continuation bit).
+ * store takes it as a string and keeps it unchanged (Redis over RESP, Upstash's JSON REST API,
+ * the embedded store), with no base64; a reader takes it back as the store's bytes, or as text.
+ * The price is one bit in eight (each byte carries 6 bits of a number and a continuation bit).
  *
  * Numbers are written as unsigned varints (least significant 6 bits first, bit 0x40 set on every
  * byte but the last): 0 to 63 take one byte, up to 4,095 two, any safe integer at most nine.
@@ -123,40 +123,46 @@ export class SevenBitWriter {
   }
 }
 
-/** Reads what a {@link SevenBitWriter} wrote; every read throws an Error when the text is short or not 7-bit. */
+/**
+ * Reads what a {@link SevenBitWriter} wrote, from its bytes (as a store replies them) or its text;
+ * every read throws an Error when the input is short or not 7-bit.
+ */
 export class SevenBitReader {
-  readonly #text: string;
+  readonly #bytes: Uint8Array;
   #at: number;
 
-  /** A reader of `text` from index `from`. */
-  constructor(text: string, from = 0) {
-    this.#text = text;
+  /**
+   * A reader of `input` from index `from`. Text is read as its UTF-8 bytes: any character that is
+   * not 7-bit becomes bytes that are not either, and is refused where it is read.
+   */
+  constructor(input: Uint8Array | string, from = 0) {
+    this.#bytes = typeof input === 'string' ? Buffer.from(input) : input;
     this.#at = from;
   }
 
   /** Whether every byte has been read. */
   get done(): boolean {
-    return this.#at >= this.#text.length;
+    return this.#at >= this.#bytes.length;
   }
 
   /** The next byte. */
   byte(): number {
-    const code = this.#text.charCodeAt(this.#at);
-    // NaN (past the end) fails the comparison too.
-    if (!(code < 0x80)) throw this.#badByte(code);
+    const code = this.#bytes[this.#at];
+    // Undefined (past the end) fails the comparison too.
+    if (!(code !== undefined && code < 0x80)) throw this.#badByte(code);
     this.#at += 1;
     return code;
   }
 
   /** The next non-negative integer. */
   unsigned(): number {
-    const text = this.#text;
+    const bytes = this.#bytes;
     let at = this.#at;
     let value = 0;
     let scale = 1;
     for (let i = 0; i < 9; i++) {
-      const byte = text.charCodeAt(at);
-      if (!(byte < 0x80)) {
+      const byte = bytes[at];
+      if (!(byte !== undefined && byte < 0x80)) {
         this.#at = at;
         throw this.#badByte(byte);
       }
@@ -172,9 +178,9 @@ export class SevenBitReader {
     throw new Error(`a number at byte ${at} is longer than nine bytes`);
   }
 
-  /** Why the byte at the position read is refused: the text ends, or the byte is not 7-bit. */
-  #badByte(code: number): Error {
-    return Number.isNaN(code)
+  /** Why the byte at the position read is refused: the input ends, or the byte is not 7-bit. */
+  #badByte(code: number | undefined): Error {
+    return code === undefined
       ? new Error(`the state ends early, at byte ${this.#at}`)
       : new Error(`byte ${this.#at} is not 7-bit: got ${code}`);
   }
@@ -191,25 +197,25 @@ export class SevenBitReader {
       if (mark % 2 !== 0) throw new Error(`a number at byte ${this.#at} has an unknown mark`);
       return unzigzag(mark / 2);
     }
-    const text = this.#text;
+    const bytes = this.#bytes;
     const at = this.#at;
-    if (at + FLOAT_BYTES > text.length) {
-      this.#at = text.length;
-      throw new Error(`the state ends early, at byte ${text.length}`);
+    if (at + FLOAT_BYTES > bytes.length) {
+      this.#at = bytes.length;
+      throw new Error(`the state ends early, at byte ${bytes.length}`);
     }
     // Eleven groups of six bits, the low word's lowest first: any bit above six marks a group
     // that is not 7-bit data.
-    const g0 = text.charCodeAt(at);
-    const g1 = text.charCodeAt(at + 1);
-    const g2 = text.charCodeAt(at + 2);
-    const g3 = text.charCodeAt(at + 3);
-    const g4 = text.charCodeAt(at + 4);
-    const g5 = text.charCodeAt(at + 5);
-    const g6 = text.charCodeAt(at + 6);
-    const g7 = text.charCodeAt(at + 7);
-    const g8 = text.charCodeAt(at + 8);
-    const g9 = text.charCodeAt(at + 9);
-    const g10 = text.charCodeAt(at + 10);
+    const g0 = bytes[at] as number;
+    const g1 = bytes[at + 1] as number;
+    const g2 = bytes[at + 2] as number;
+    const g3 = bytes[at + 3] as number;
+    const g4 = bytes[at + 4] as number;
+    const g5 = bytes[at + 5] as number;
+    const g6 = bytes[at + 6] as number;
+    const g7 = bytes[at + 7] as number;
+    const g8 = bytes[at + 8] as number;
+    const g9 = bytes[at + 9] as number;
+    const g10 = bytes[at + 10] as number;
     if (((g0 | g1 | g2 | g3 | g4 | g5 | g6 | g7 | g8 | g9 | g10) & ~DATA) !== 0) {
       this.#at = at;
       throw new Error(`a number at byte ${at} is malformed`);

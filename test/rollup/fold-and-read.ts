@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { storedText } from '../../src/rollup/aggregate.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
 import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
@@ -350,14 +351,14 @@ function earlierVersionEntries(store: RollupStore): RollupStore {
   });
 }
 
-/** `store`, with every part it reads also pushed to `read` (null where it has none). */
+/** `store`, with every part it reads also pushed to `read` as text (null where it has none). */
 function recordingReads(store: RollupStore, read: (string | null)[]): RollupStore {
   return new Proxy(store, {
     get(target, property) {
       if (property === 'readParts') {
         return async (parts: readonly PartRef[], stream: string) => {
           const values = await target.readParts(parts, stream);
-          read.push(...values);
+          read.push(...values.map((value) => value === null ? null : storedText(value)));
           return values;
         };
       }

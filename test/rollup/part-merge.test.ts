@@ -66,9 +66,12 @@ class PartsStore {
     this.#stored = stored;
   }
 
-  readParts(parts: readonly PartRef[], _stream: string): Promise<(string | null)[]> {
+  readParts(parts: readonly PartRef[], _stream: string): Promise<(Uint8Array | null)[]> {
     this.asked.push(parts.map(({ key }) => key));
-    return Promise.resolve(parts.map(({ key }) => this.#stored.get(key) ?? null));
+    return Promise.resolve(parts.map(({ key }) => {
+      const text = this.#stored.get(key);
+      return text === undefined ? null : new TextEncoder().encode(text);
+    }));
   }
 }
 

@@ -53,7 +53,7 @@ function invocationAt(id: string, timestampUs: number, nowUs = NOW_US): LogEvent
 class CountingStore extends MemoryStore {
   readonly partsRead: string[] = [];
 
-  override readParts(parts: readonly PartRef[], stream: string): Promise<(string | null)[]> {
+  override readParts(parts: readonly PartRef[], stream: string): Promise<(Uint8Array | null)[]> {
     this.partsRead.push(...parts.map(({ key, slot }) => partAddress(key, slot)));
     return super.readParts(parts, stream);
   }

@@ -7,8 +7,11 @@
  *
  * @module
  */
+import { Buffer } from 'node:buffer';
+import { bucketTexts } from '../support/stored-parts.ts';
 import { expect, test } from 'vitest';
 import type { RedisStore } from '../../src/store/redis.ts';
+import type { SlottedPart } from '../../src/store/port.ts';
 
 /** How to reach the store under test and what it runs. */
 export interface HashReadsFixture {
@@ -76,16 +79,19 @@ export function hashReads(fixture: HashReadsFixture): void {
       slots = await store.readSlots([{ key: hash, headBytes: 4 }, { key: none }, { key: hash }]);
     });
     expect(slots).toEqual([
-      [{ slot: null, part: '{"n"' }, { slot: '3', part: 'aé\uFFFD' }],
+      [{ slot: null, part: Buffer.from('{"n"') }, {
+        slot: '3',
+        part: Buffer.from('aé€').subarray(0, 4),
+      }],
       [],
-      [{ slot: null, part: '{"n":12345}' }, { slot: '3', part: 'aé€x' }],
+      [{ slot: null, part: Buffer.from('{"n":12345}') }, { slot: '3', part: Buffer.from('aé€x') }],
     ]);
     expect(ranSlots).toEqual({ multi: 1, hgetall: 3, exec: 1 });
     let buckets: unknown;
     const ranBuckets = await ranFor(async () => {
       buckets = await store.readBuckets([none, hash]);
     });
-    expect(buckets).toEqual([[], ['{"n":12345}', 'aé€x']]);
+    expect(buckets).toEqual([[], [Buffer.from('{"n":12345}'), Buffer.from('aé€x')]]);
     expect(ranBuckets).toEqual({ multi: 1, hvals: 2, exec: 1 });
   });
 
@@ -101,14 +107,50 @@ export function hashReads(fixture: HashReadsFixture): void {
       slots = await store.readSlots([{ key: old, headBytes: 5 }, { key: hash }, { key: none }]);
     });
     expect(slots).toEqual([
-      [{ slot: null, part: 'whole' }],
-      [{ slot: null, part: 'part 0' }, { slot: '7', part: 'second 7' }],
+      [{ slot: null, part: Buffer.from('whole') }],
+      [{ slot: null, part: Buffer.from('part 0') }, { slot: '7', part: Buffer.from('second 7') }],
       [],
     ]);
     // The transaction met WRONGTYPE; the script (EVALSHA_RO) read the three keys again.
     expect(ran).toMatchObject({ multi: 1, exec: 1, evalsha_ro: 1 });
-    expect(await store.readBuckets([hash, old])).toEqual([['part 0', 'second 7'], [
+    expect(bucketTexts(await store.readBuckets([hash, old]))).toEqual([['part 0', 'second 7'], [
       'whole state',
     ]]);
+  });
+
+  test('transactions and other calls at once on one connection: each gets its own replies', async () => {
+    const store = fixture.store();
+    const hashes = Array.from({ length: 8 }, (_, i) => fixture.key(`many ${i}`));
+    for (const [i, hash] of hashes.entries()) {
+      await fixture.write({ key: fixture.key(`offset ${i}`), value: String(i) }, {
+        key: hash,
+        fields: { 't/0': `part ${i}`, [`${i} t/0`]: `second ${i}` },
+      });
+    }
+    // Transactions of two hashes interleaved with single commands, all sent in one tick: a
+    // command of another call queued amid a transaction's would answer QUEUED to its caller.
+    const calls = hashes.flatMap((hash, i) => [
+      store.readSlots([{ key: hash }, { key: hashes[(i + 1) % hashes.length] as string }]),
+      store.readOffset(fixture.key(`offset ${i}`)),
+      store.readBuckets([hash]),
+    ]);
+    const replies = await Promise.all(calls);
+    hashes.forEach((_, i) => {
+      const next = (i + 1) % hashes.length;
+      const [slots, offset, buckets] = replies.slice(3 * i, 3 * i + 3);
+      expect(
+        (slots as SlottedPart[][]).map((read) =>
+          read.map(({ slot, part }) => `${slot ?? '-'}=${Buffer.from(part).toString()}`).toSorted()
+        ),
+      ).toEqual([[`-=part ${i}`, `${i}=second ${i}`], [
+        `-=part ${next}`,
+        `${next}=second ${next}`,
+      ]]);
+      expect(offset).toBe(i);
+      expect(bucketTexts(buckets as Uint8Array[][])[0]?.toSorted()).toEqual([
+        `part ${i}`,
+        `second ${i}`,
+      ]);
+    });
   });
 }

@@ -78,7 +78,30 @@ describe('seven-bit numbers', () => {
   test.each([
     ['an empty text', '', (input: SevenBitReader) => input.unsigned(), 'ends early, at byte 0'],
     ['a varint cut short', '\x40', (input: SevenBitReader) => input.unsigned(), 'ends early'],
-    ['a byte of 8 bits', '\x80', (input: SevenBitReader) => input.byte(), 'is not 7-bit: got 128'],
+    [
+      'a byte of 8 bits',
+      Uint8Array.of(0x41, 0x80),
+      (input: SevenBitReader) => input.byte() + input.byte(),
+      'byte 1 is not 7-bit: got 128',
+    ],
+    // Text is read as its UTF-8 bytes: `é` is 0xc3 0xa9.
+    ['a character beyond 7 bits', 'é', (input: SevenBitReader) => input.byte(), 'got 195'],
+    [
+      'a varint with a byte of 8 bits',
+      Uint8Array.of(0x40, 0xff),
+      (input: SevenBitReader) => input.unsigned(),
+      'byte 1 is not 7-bit: got 255',
+    ],
+    [
+      'a double with a byte of 8 bits',
+      Uint8Array.of(0x01, ...new Array<number>(10).fill(0), 0x80),
+      (input: SevenBitReader) => input.real(),
+      'malformed',
+    ],
+    ['bytes cut short', Uint8Array.of(0x41, 0x40), (input: SevenBitReader) => {
+      input.byte();
+      return input.unsigned();
+    }, 'ends early, at byte 2'],
     [
       'a varint of ten bytes',
       '\x40'.repeat(10),

@@ -79,7 +79,7 @@ async function readTotals(
       : readSeconds(context.store, { scopes, seconds, headCount: usageCounts.headCount }),
   ]);
   const totals = rowBuckets.map(() => usageCounts.empty());
-  const add = (row: number, key: string, parts: readonly string[]) => {
+  const add = (row: number, key: string, parts: readonly Uint8Array[]) => {
     const total = totals[row];
     if (parts.length === 0 || total === undefined) return;
     const state = mergeParts(usageCounts, key, parts, context.onUnreadable);

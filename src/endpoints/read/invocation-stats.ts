@@ -157,7 +157,7 @@ async function readResults(
     );
     // One writer's part (most buckets): finalized from its stored form, no state built.
     if (parts.length === 1) {
-      const only = parts[0] as string;
+      const only = parts[0] as Uint8Array;
       return readStateOrReport(FINALIZED, address, only, context.onUnreadable) ?? EMPTY_RESULT;
     }
     // Null when no part is readable.

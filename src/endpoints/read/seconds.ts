@@ -28,11 +28,11 @@ export interface SecondsRead {
   /** The seconds (each a second's start, µs), ascending. */
   readonly seconds: readonly number[];
   /** How many values a stored part holds, from its head (`Aggregate.headCount`). */
-  readonly headCount: (head: string) => number | null;
+  readonly headCount: (head: Uint8Array) => number | null;
 }
 
 /** No parts: shared by every empty second (nothing mutates a list of parts). */
-const NO_PARTS: readonly string[] = Object.freeze([]);
+const NO_PARTS: readonly Uint8Array[] = Object.freeze([]);
 
 /** One minute of the seconds read: its start and the positions of its seconds. */
 interface Minute {
@@ -59,7 +59,7 @@ function minutesOf(seconds: readonly number[]): Minute[] {
 function hasOlderSeconds(
   slotted: readonly SlottedPart[],
   minuteHeads: readonly SlottedPart[],
-  headCount: (head: string) => number | null,
+  headCount: (head: Uint8Array) => number | null,
 ): boolean {
   let minuteTotal = 0;
   for (const { slot, part } of minuteHeads) {
@@ -91,7 +91,7 @@ function hasOlderSeconds(
 export async function readSeconds(
   store: RollupStore,
   read: SecondsRead,
-): Promise<(readonly string[])[][]> {
+): Promise<(readonly Uint8Array[])[][]> {
   const { scopes, seconds, headCount } = read;
   const minutes = minutesOf(seconds);
   const reads: HashRead[] = [];
@@ -104,17 +104,17 @@ export async function readSeconds(
     }
   }
   const hashes = await store.readSlots(reads);
-  const out = scopes.map((): (readonly string[])[] => new Array(seconds.length).fill(NO_PARTS));
+  const out = scopes.map((): (readonly Uint8Array[])[] => new Array(seconds.length).fill(NO_PARTS));
   const olderKeys: string[] = [];
   const olderAt: [scope: number, second: number][] = [];
   scopes.forEach((scope, s) => {
-    const bySecond = out[s] as (readonly string[])[];
+    const bySecond = out[s] as (readonly Uint8Array[])[];
     minutes.forEach((minute, m) => {
       // Each minute's hash of seconds, then its minute bucket's heads (as `reads` lists them).
       const at = 2 * (s * minutes.length + m);
       const slotted = hashes[at] ?? [];
       // Parts by the second's offset in the minute (the slot).
-      const byOffset: string[][] = [];
+      const byOffset: Uint8Array[][] = [];
       for (const { slot, part } of slotted) {
         if (slot === null) continue;
         const parts = byOffset[Number(slot)];
@@ -140,7 +140,7 @@ export async function readSeconds(
     const olderParts = await store.readBuckets(olderKeys);
     olderAt.forEach(([s, i], k) => {
       const parts = olderParts[k] ?? [];
-      const bySecond = out[s] as (readonly string[])[];
+      const bySecond = out[s] as (readonly Uint8Array[])[];
       if (parts.length > 0) bySecond[i] = [...(bySecond[i] ?? NO_PARTS), ...parts];
     });
   }

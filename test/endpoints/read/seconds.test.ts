@@ -15,7 +15,7 @@ class CountingStore extends MemoryStore {
   readonly bucketKeys: string[] = [];
   readonly slotKeys: string[] = [];
 
-  override readBuckets(keys: readonly string[]): Promise<string[][]> {
+  override readBuckets(keys: readonly string[]): Promise<Uint8Array[][]> {
     this.bucketKeys.push(...keys);
     return super.readBuckets(keys);
   }

@@ -1,0 +1,34 @@
+/**
+ * Parts as the stores give them back (their bytes) turned into text for assertions, each checked
+ * to be bytes and whole UTF-8 first.
+ *
+ * @module
+ */
+import { expect } from 'vitest';
+import type { SlottedPart } from '../../src/store/port.ts';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One part as text (null stays null). */
+export function partText(part: Uint8Array | null): string | null {
+  if (part === null) return null;
+  expect(part).toBeInstanceOf(Uint8Array);
+  return UTF8.decode(part);
+}
+
+/** Each part as text (null stays null). */
+export function partTexts(parts: readonly (Uint8Array | null)[]): (string | null)[] {
+  return parts.map(partText);
+}
+
+/** Each bucket's parts as text. */
+export function bucketTexts(buckets: readonly (readonly Uint8Array[])[]): string[][] {
+  return buckets.map((parts) => parts.map((part) => partText(part) ?? ''));
+}
+
+/** Each hash's parts with their slots, the parts as text. */
+export function slottedTexts(
+  reads: readonly (readonly SlottedPart[])[],
+): { slot: string | null; part: string | null }[][] {
+  return reads.map((read) => read.map(({ slot, part }) => ({ slot, part: partText(part) })));
+}
