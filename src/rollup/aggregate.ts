@@ -46,11 +46,11 @@ export interface Aggregate<State, Value, Result> {
  */
 export type StoredState = Uint8Array | string;
 
-const UTF8 = new TextDecoder();
+const fromUtf8 = new TextDecoder();
 
 /** A stored state as text: JSON states, written before the binary forms, are read so. */
 export function storedText(stored: StoredState): string {
-  return typeof stored === 'string' ? stored : UTF8.decode(stored);
+  return typeof stored === 'string' ? stored : fromUtf8.decode(stored);
 }
 
 /** How much of a stored state's text {@link Aggregate.headCount} reads, in bytes. */

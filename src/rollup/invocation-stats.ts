@@ -286,7 +286,7 @@ export const invocationStats: Aggregate<InvocationStats, Invocation, InvocationS
       ? fromJson(storedText(stored))
       : fromBinary(stored),
 
-  // A state's text starts with its count (see `serialize`): a minute's state with its sketch
+  // A stored state starts with its count (see `serialize`): a minute's state with its sketch
   // costs tens of microseconds to read whole.
   headCount: (head) => binaryHeadCount(head, FORMAT) ?? countAfter(storedText(head), '{"n":'),
 };

@@ -5,7 +5,7 @@
  * stream's reach in the project, then it is known new without a read); the delta's state is the
  * part where the stream has none. The parts are records of the cache's {@link StateColumns}, merged
  * into and written from there; only a part read from the store goes through its aggregate's
- * `deserialize` (the one place a stored text is checked) before it is loaded into them.
+ * `deserialize` (the one place a stored state is checked) before it is loaded into them.
  *
  * A stored part that cannot be read (see {@link ./unreadable.ts}) is reported, copied aside to
  * its quarantine key in the same commit, and replaced by the delta, so one bad key never stops

@@ -56,13 +56,25 @@ export class NewerStateFormatError extends Error {
   }
 }
 
+const UTF8 = new TextEncoder();
+
+/**
+ * The first byte of a stored state, its text read as UTF-8 as {@link SevenBitReader} reads it;
+ * NaN when it is empty.
+ */
+function firstByte(stored: StoredState): number {
+  if (typeof stored !== 'string') return stored[0] ?? Number.NaN;
+  const code = stored.charCodeAt(0);
+  return code < 0x80 ? code : UTF8.encode(stored.slice(0, 2))[0] ?? Number.NaN;
+}
+
 /**
  * The form of a stored state: `'json'` (written before the binary forms) or its format tag.
- * Throws {@link NewerStateFormatError} for a tag of a newer version, and an Error for text that
- * is neither.
+ * Throws {@link NewerStateFormatError} for a tag of a newer version, and an Error for a state
+ * that is neither.
  */
 export function stateFormat(stored: StoredState): 'json' | StateFormat {
-  const first = typeof stored === 'string' ? stored.charCodeAt(0) : stored[0] ?? Number.NaN;
+  const first = firstByte(stored);
   if (first === 0x5b || first === 0x7b) return 'json';
   if (
     first === STATE_FORMATS.usageCountsV1 || first === STATE_FORMATS.invocationStatsV1 ||
@@ -77,7 +89,7 @@ export function stateFormat(stored: StoredState): 'json' | StateFormat {
 }
 
 /**
- * A state's text checked to be in `format` (or JSON): what an aggregate's `deserialize` asks
+ * A stored state checked to be in `format` (or JSON): what an aggregate's `deserialize` asks
  * first. A state of another aggregate's format is corrupt for this one.
  */
 export function expectFormat(
@@ -96,11 +108,11 @@ export function expectFormat(
 }
 
 /**
- * The count right after the format byte of a binary state's head (any prefix of its text), or
+ * The count right after the format byte of a binary state's head (any prefix of its bytes), or
  * null when the head is in another format or too short to say.
  */
 export function binaryHeadCount(head: StoredState, format: StateFormat): number | null {
-  if ((typeof head === 'string' ? head.charCodeAt(0) : head[0]) !== format) return null;
+  if (firstByte(head) !== format) return null;
   try {
     return new SevenBitReader(head, 1).unsigned();
   } catch {

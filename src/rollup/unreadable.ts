@@ -32,8 +32,8 @@ export const MOVED_ASIDE_MESSAGE =
 export type UnreadableReporter = (state: UnreadableState) => void;
 
 /**
- * `text` (or bytes) deserialized by `aggregate`, or null (after telling `report`) when it cannot
- * be read. A state in the format of a newer version is not unreadable but unknown here: its
+ * `stored` (bytes or text) deserialized by `aggregate`, or null (after telling `report`) when it
+ * cannot be read. A state in the format of a newer version is not unreadable but unknown here: its
  * {@link NewerStateFormatError} is thrown, so that nothing moves it aside or answers without it.
  *
  * @example
@@ -45,15 +45,15 @@ export type UnreadableReporter = (state: UnreadableState) => void;
 export function readStateOrReport<State, Stored extends string | Uint8Array = string>(
   aggregate: { readonly deserialize: (stored: Stored) => State },
   key: string,
-  text: Stored,
+  stored: Stored,
   report: UnreadableReporter | undefined,
 ): State | null {
   try {
-    return aggregate.deserialize(text);
+    return aggregate.deserialize(stored);
   } catch (error) {
     if (error instanceof NewerStateFormatError) throw error;
     const message = error instanceof Error ? error.message : String(error);
-    report?.({ key, reason: withoutValue(message), length: text.length });
+    report?.({ key, reason: withoutValue(message), length: stored.length });
     return null;
   }
 }
@@ -74,8 +74,8 @@ export function mergeParts<State>(
   report: UnreadableReporter | undefined,
 ): State | null {
   let merged: State | null = null;
-  for (const text of parts) {
-    const state = readStateOrReport(aggregate, key, text, report);
+  for (const part of parts) {
+    const state = readStateOrReport(aggregate, key, part, report);
     if (state === null) continue;
     merged = merged === null ? state : aggregate.merge(merged, state);
   }

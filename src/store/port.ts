@@ -146,7 +146,11 @@ export type StoredReach =
 /** A hash to read with {@link RollupStore.readSlots}. */
 export interface HashRead {
   readonly key: string;
-  /** Read only the first this many bytes (a non-negative integer) of each part. Absent: whole parts. */
+  /**
+   * Read only the first this many bytes (a non-negative integer) of each part; a head cut inside
+   * a character of a part that is not 7-bit may end otherwise over the REST API (its JSON gives
+   * text: U+FFFD). Absent: whole parts.
+   */
   readonly headBytes?: number;
 }
 

@@ -22,13 +22,13 @@ import {
 } from './write-refusal.ts';
 import { type RedisArgument, redisArgument, runScript } from './redis-script-call.ts';
 import { Buffer } from 'node:buffer';
-import { createClient, createCluster, RESP_TYPES } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { isStoreAway } from './away.ts';
 import type { ChangeFeed } from './changes.ts';
 import { duplicateSubscribers, RedisChanges, type SubscriberSource } from './redis-changes.ts';
 import { ClusterRefresh } from './cluster-refresh.ts';
 import type { RollupStore, ScoredMember, ScoreRange, SortedSetWrite } from './port.ts';
-import { clientTransaction, clusterTransaction } from './redis-transaction.ts';
+import { BYTES_TYPE_MAPPING, clientTransaction, clusterTransaction } from './redis-transaction.ts';
 import { pairsOf, scoreBound } from './score-bound.ts';
 import { ScriptedOperations, type TransactionRunner } from './scripted.ts';
 import { sortedSetCommands } from './sorted-set-commands.ts';
@@ -104,7 +104,7 @@ function accessOptions(access: RedisAccess | undefined, clusterTls: boolean) {
 }
 
 /** Command options under which a reply's strings arrive as Buffers. */
-const AS_BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
+const AS_BYTES = { typeMapping: BYTES_TYPE_MAPPING };
 
 /** Pause between two attempts to reach a Redis Cluster that answered none of them, in ms. */
 const CLUSTER_RETRY_MS = 2_000;

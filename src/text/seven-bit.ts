@@ -132,7 +132,7 @@ export class SevenBitReader {
   #at: number;
 
   /**
-   * A reader of `input` from index `from`. Text is read as its UTF-8 bytes: any character that is
+   * A reader of `input` from byte `from`. Text is read as its UTF-8 bytes: any character that is
    * not 7-bit becomes bytes that are not either, and is refused where it is read.
    */
   constructor(input: Uint8Array | string, from = 0) {

@@ -5,7 +5,7 @@
  * reason; the unreadable state (a bucket key of the layout before parts) is kept as the bucket's
  * `legacy` part, which readers skip and report; every answer equals the reference evaluator.
  */
-import { storedText } from '../../src/rollup/aggregate.ts';
+import { partText } from '../support/stored-parts.ts';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerRunner } from '../../consumers/runner.ts';
@@ -93,7 +93,7 @@ describeWithServices(['kafka', 'redis'], 'a poison pill published to Kafka', ({ 
     expect(events.map((event) => event.id)).toEqual(['before-1', 'before-2', 'after-1', 'after-2']);
     await expectStoreMatchesReference(world.store, events, nowUs);
     const [parts] = await world.store.readBuckets([minuteKey]);
-    const counts = (parts ?? []).filter((part) => storedText(part) !== CORRUPT).map((part) =>
+    const counts = (parts ?? []).filter((part) => partText(part) !== CORRUPT).map((part) =>
       invocationStats.deserialize(part).count
     );
     expect(counts.reduce((sum: number, n: number) => sum + n, 0)).toBe(7);

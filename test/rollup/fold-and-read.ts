@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { storedText } from '../../src/rollup/aggregate.ts';
+import { partTexts } from '../support/stored-parts.ts';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { answerEndpoint, answerEndpointJson } from '../../src/endpoints/registry.ts';
 import { evaluateEndpoint } from '../../src/reference/evaluate.ts';
@@ -358,7 +358,7 @@ function recordingReads(store: RollupStore, read: (string | null)[]): RollupStor
       if (property === 'readParts') {
         return async (parts: readonly PartRef[], stream: string) => {
           const values = await target.readParts(parts, stream);
-          read.push(...values.map((value) => value === null ? null : storedText(value)));
+          read.push(...partTexts(values));
           return values;
         };
       }

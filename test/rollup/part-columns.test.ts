@@ -7,7 +7,7 @@
  * store, was new, or was stored by an earlier version as JSON. The cache gives the room of parts it
  * drops back, and a flush that fails while it reads parts keeps nothing of them.
  */
-import { storedText } from '../../src/rollup/aggregate.ts';
+import { partTexts } from '../support/stored-parts.ts';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Fold } from '../../src/rollup/fold.ts';
@@ -125,7 +125,7 @@ async function storedAndExpected(
     // parts the store still keeps.
     const kept = [...oracle].filter(([, { expireAtMs }]) => expireAtMs > nowUs / 1000);
     const parts = await store.readParts(kept.map(([address]) => partRef(address)), STREAM);
-    stored.push(parts.map((part) => part === null ? null : storedText(part)));
+    stored.push(partTexts(parts));
     expected.push(kept.map(([, pending]) => textOf(pending)));
     nowUs += stepUs;
   }

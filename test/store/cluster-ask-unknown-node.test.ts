@@ -6,7 +6,7 @@
  * logged whole by the consumers and a 500 from the API. The store must say it is away (retried,
  * its map asked for again) and serve the key once the move is done.
  */
-import { storedText } from '../../src/rollup/aggregate.ts';
+import { bucketTexts } from '../support/stored-parts.ts';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -113,7 +113,7 @@ describeWithServices(['redis-server'], 'a slot moving to a master the client doe
       }).catch(() => undefined);
       if (parts === undefined) await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    expect(parts?.map((each) => each.map((part) => storedText(part)).toSorted())).toEqual([[
+    expect(bucketTexts(parts ?? []).map((each) => each.toSorted())).toEqual([[
       'part 0',
       'x',
     ]]);

@@ -8,7 +8,7 @@
  * @module
  */
 import { Buffer } from 'node:buffer';
-import { bucketTexts } from '../support/stored-parts.ts';
+import { bucketTexts, slotTexts } from '../support/stored-parts.ts';
 import { expect, test } from 'vitest';
 import type { RedisStore } from '../../src/store/redis.ts';
 import type { SlottedPart } from '../../src/store/port.ts';
@@ -20,8 +20,8 @@ export interface HashReadsFixture {
   readonly key: (name: string) => string;
   /** Sets `key` to a string (the layout before parts) and `hash`'s fields. */
   readonly write: (
-    legacy: { key: string; value: string },
-    hash: { key: string; fields: Record<string, string> },
+    legacy: { key: string; value: string | Buffer },
+    hash: { key: string; fields: Record<string, string | Buffer> },
   ) => Promise<void>;
   /** `INFO commandstats` of every master, each as text. */
   readonly commandStats: () => Promise<string[]>;
@@ -84,7 +84,10 @@ export function hashReads(fixture: HashReadsFixture): void {
         part: Buffer.from('aé€').subarray(0, 4),
       }],
       [],
-      [{ slot: null, part: Buffer.from('{"n":12345}') }, { slot: '3', part: Buffer.from('aé€x') }],
+      [
+        { slot: null, part: Buffer.from('{"n":12345}') },
+        { slot: '3', part: Buffer.from('aé€x') },
+      ],
     ]);
     expect(ranSlots).toEqual({ multi: 1, hgetall: 3, exec: 1 });
     let buckets: unknown;
@@ -118,7 +121,39 @@ export function hashReads(fixture: HashReadsFixture): void {
     ]]);
   });
 
-  test('transactions and other calls at once on one connection: each gets its own replies', async () => {
+  test('parts come back byte for byte, by the transaction and by the script', async () => {
+    const store = fixture.store();
+    const [old, hash] = [fixture.key('raw old'), fixture.key('raw new')];
+    // Not UTF-8: a part decoded as text on the way would come back otherwise.
+    const raw = Buffer.from([0x11, 0x80, 0xff, 0x41]);
+    await fixture.write({ key: old, value: raw }, {
+      key: hash,
+      fields: { 't/0': raw, '3 t/0': raw },
+    });
+    // `hash` alone is read by the transaction; with `old` in the call, by the script.
+    for (const keys of [[hash], [hash, old]]) {
+      const whole = await store.readSlots(keys.map((key) => ({ key })));
+      const heads = await store.readSlots(keys.map((key) => ({ key, headBytes: 3 })));
+      const buckets = await store.readBuckets(keys);
+      for (
+        const [parts, bytes] of [
+          [whole.flat().map(({ part }) => part), raw],
+          [heads.flat().map(({ part }) => part), raw.subarray(0, 3)],
+          [buckets.flat(), raw],
+        ] as const
+      ) {
+        expect(parts).toHaveLength(keys.length + 1);
+        for (const part of parts) expect(Buffer.from(part).equals(bytes)).toBe(true);
+      }
+    }
+    const parts = await store.readParts([{ key: hash }, { key: hash, slot: '3' }], 't/0');
+    expect(parts.map((part) => part !== null && Buffer.from(part).equals(raw))).toEqual([
+      true,
+      true,
+    ]);
+  });
+
+  test('transactions and single calls at once on one connection: each its replies', async () => {
     const store = fixture.store();
     const hashes = Array.from({ length: 8 }, (_, i) => fixture.key(`many ${i}`));
     for (const [i, hash] of hashes.entries()) {
@@ -138,14 +173,10 @@ export function hashReads(fixture: HashReadsFixture): void {
     hashes.forEach((_, i) => {
       const next = (i + 1) % hashes.length;
       const [slots, offset, buckets] = replies.slice(3 * i, 3 * i + 3);
-      expect(
-        (slots as SlottedPart[][]).map((read) =>
-          read.map(({ slot, part }) => `${slot ?? '-'}=${Buffer.from(part).toString()}`).toSorted()
-        ),
-      ).toEqual([[`-=part ${i}`, `${i}=second ${i}`], [
-        `-=part ${next}`,
-        `${next}=second ${next}`,
-      ]]);
+      expect(slotTexts(slots as SlottedPart[][])).toEqual([
+        [`-=part ${i}`, `${i}=second ${i}`],
+        [`-=part ${next}`, `${next}=second ${next}`],
+      ]);
       expect(offset).toBe(i);
       expect(bucketTexts(buckets as Uint8Array[][])[0]?.toSorted()).toEqual([
         `part ${i}`,

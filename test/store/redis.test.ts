@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bucketTexts, slottedTexts } from '../support/stored-parts.ts';
+import { bucketTexts, slotTexts } from '../support/stored-parts.ts';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { RedisStore } from '../../src/store/redis.ts';
@@ -58,9 +58,9 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
       await admin.sendCommand(['ACL', 'SETUSER', username, '-multi']);
       await admin.hSet(hash, { 't/0': 'part 0', '5 t/0': 'second 5' });
       limited = await RedisStore.connect(redis.url, { access: { username, password: 'secret' } });
-      expect(slottedTexts(await limited.readSlots([{ key: hash }]))).toEqual([[
-        { slot: null, part: 'part 0' },
-        { slot: '5', part: 'second 5' },
+      expect(slotTexts(await limited.readSlots([{ key: hash }]))).toEqual([[
+        '-=part 0',
+        '5=second 5',
       ]]);
       expect(bucketTexts(await limited.readBuckets([hash]))).toEqual([['part 0', 'second 5']]);
     } finally {

@@ -26,9 +26,9 @@ export function bucketTexts(buckets: readonly (readonly Uint8Array[])[]): string
   return buckets.map((parts) => parts.map((part) => partText(part) ?? ''));
 }
 
-/** Each hash's parts with their slots, the parts as text. */
-export function slottedTexts(
-  reads: readonly (readonly SlottedPart[])[],
-): { slot: string | null; part: string | null }[][] {
-  return reads.map((read) => read.map(({ slot, part }) => ({ slot, part: partText(part) })));
+/** Each hash's parts as `slot=part` (`-` for a bucket's own part), the part as text, sorted. */
+export function slotTexts(reads: readonly (readonly SlottedPart[])[]): string[][] {
+  return reads.map((read) =>
+    read.map(({ slot, part }) => `${slot ?? '-'}=${partText(part)}`).toSorted()
+  );
 }

@@ -29,7 +29,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, ErrorReply, MultiErrorReply, RESP_TYPES } from 'redis';
+import { createClient, ErrorReply, RESP_TYPES } from 'redis';
+import { transaction } from '../../src/store/redis-transaction.ts';
 import { messageOf } from '../../src/text/error-message.ts';
 
 /** The token of the local development endpoint. Not a secret: it guards nothing but loopback. */
@@ -85,6 +86,9 @@ const REFUSED = new Set([
 ]);
 
 type Command = string[];
+
+/** Bulk and simple strings as bytes, so that base64 encodes exactly what Redis holds. */
+const BYTES = { [RESP_TYPES.BLOB_STRING]: Buffer, [RESP_TYPES.SIMPLE_STRING]: Buffer };
 type Outcome = { result: unknown } | { error: string };
 
 /** A request the proxy refuses before Redis sees it: answered with `status` and `message`. */
@@ -113,27 +117,18 @@ export async function startUpstashRest(options: UpstashRestOptions): Promise<Ups
   });
   client.on('error', (error: unknown) => console.error(`upstash-rest: redis: ${messageOf(error)}`));
   await client.connect();
-  // Bulk and simple strings as bytes, so that base64 encodes exactly what Redis holds.
-  const redis = client.withTypeMapping({
-    [RESP_TYPES.BLOB_STRING]: Buffer,
-    [RESP_TYPES.SIMPLE_STRING]: Buffer,
-  });
+  const redis = client.withTypeMapping(BYTES);
   const expectedToken = digest(options.token);
 
   const run = async (command: Command): Promise<unknown> => await redis.sendCommand(command);
 
+  // Through `transaction`: node-redis's `multi()` would decode EXEC's replies as text.
   const runTransaction = async (commands: Command[]): Promise<Outcome[]> => {
-    const multi = redis.multi();
-    for (const command of commands) multi.addCommand(command);
-    try {
-      return (await multi.exec()).map((result) => ({ result }));
-    } catch (error) {
-      if (!(error instanceof MultiErrorReply)) throw error;
-      // EXEC ran: some commands failed at run time, the others took effect.
-      return error.replies.map((reply) =>
-        reply instanceof ErrorReply ? { error: reply.message } : { result: reply }
-      );
-    }
+    const replies = await transaction(client, commands, BYTES);
+    // EXEC ran: some commands may have failed at run time, the others took effect.
+    return replies.map((reply) =>
+      reply instanceof ErrorReply ? { error: reply.message } : { result: reply }
+    );
   };
 
   const handle = async (request: IncomingMessage): Promise<{ status: number; body: unknown }> => {
