@@ -19,7 +19,6 @@
  *
  * @module
  */
-import { storedText } from './aggregate.ts';
 import type { RollupStore, StateWrite } from '../store/port.ts';
 import type { DeltaState, RollupDelta } from './fold-delta.ts';
 import { invocationStats } from './invocation-stats.ts';
@@ -154,11 +153,10 @@ export class PartMerger {
       const bytes = values[i] ?? null;
       const stored = bytes === null ? NEW_KEY : decode(columns, state, bytes, this.#onUnreadable);
       if (stored === null && bytes !== null) {
-        // Kept for inspection (as text, as a store takes a part); the part itself starts again
-        // from this delta.
+        // Kept for inspection, byte for byte; the part itself starts again from this delta.
         aside.set(state.address, {
           key: quarantineKey(state.address),
-          value: storedText(bytes),
+          value: bytes,
           expireAtMs: asideUntilMs,
         });
       }

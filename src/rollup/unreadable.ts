@@ -2,7 +2,8 @@
  * What happens to a stored state that cannot be read back (written by a faulty older version,
  * or changed by hand): it is reported with its key and otherwise treated as absent, so that one
  * bad key never stops a partition's writes or an endpoint's answers. The writer also moves the
- * text aside (see {@link ./keys.ts} `quarantineKey`) before it writes a fresh state there.
+ * state aside, byte for byte (see {@link ./keys.ts} `quarantineKey`), before it writes a fresh
+ * state there.
  *
  * @module
  */

@@ -261,7 +261,9 @@ export class MemoryStore implements RollupStore, MemoryBudget {
       return Promise.resolve({ outcome: 'part-found', partFound: found.key });
     }
     for (const part of [...newParts, ...commit.parts]) {
-      this.#setField(part.key, partField(stream, part.slot), part.value, part.expireAtMs);
+      // Text: this store keeps what this process wrote, so its parts are all valid UTF-8.
+      const value = memberText(part.value);
+      this.#setField(part.key, partField(stream, part.slot), value, part.expireAtMs);
     }
     for (const write of commit.sortedSets) this.#updateSet(write);
     this.#setField(watermark.key, stream, String(watermark.next), watermark.expireAtMs);

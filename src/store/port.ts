@@ -30,7 +30,11 @@ export interface PartRef {
 
 /** One aggregate state: a writer's part of a bucket (or of a slot of it), or a whole value. */
 export interface StateWrite extends PartRef {
-  readonly value: string;
+  /**
+   * The text `serialize` wrote, or bytes as a store gave them back (a part moved aside as it was
+   * read), which a store that keeps bytes keeps as they are.
+   */
+  readonly value: string | Uint8Array;
   /**
    * Unix milliseconds at which the store may forget the key: a function of the key alone (its
    * bucket and grain; every slot of a hash has the same), so a store may set it with the key's

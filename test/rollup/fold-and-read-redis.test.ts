@@ -1,4 +1,5 @@
-import { createClient } from 'redis';
+import { Buffer } from 'node:buffer';
+import { createClient, RESP_TYPES } from 'redis';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse } from '../../src/events/parse.ts';
 import { Fold } from '../../src/rollup/fold.ts';
@@ -8,10 +9,12 @@ import {
   invocationKey,
   LEGACY_OFFSETS_KEY,
   projectPrefix,
+  quarantineKey,
   resumeKey,
+  watermarkKey,
 } from '../../src/rollup/keys.ts';
 import { PartitionWriter } from '../../src/rollup/partition-writer.ts';
-import { mergeParts } from '../../src/rollup/unreadable.ts';
+import { mergeParts, type UnreadableState } from '../../src/rollup/unreadable.ts';
 import { truncate } from '../../src/time/grain.ts';
 import type { RollupStore } from '../../src/store/port.ts';
 import { RedisStore } from '../../src/store/redis.ts';
@@ -126,6 +129,67 @@ describeWithServices(['redis'], 'an upgrade from the layout before parts', ({ re
       });
       expect(await store.readOffset(resumeKey(writer.stream))).toBe(8);
     } finally {
+      await store.close();
+    }
+  });
+});
+
+describeWithServices(['redis'], 'a part Redis holds that cannot be read', ({ redis }) => {
+  test('is moved aside byte for byte, bytes that are not UTF-8 included', async () => {
+    await flushDatabase(redis.url);
+    const nowUs = Math.floor(Date.now() / 1000) * 1_000_000;
+    const project = 'corruptprojectref000';
+    const stream = 'logs.function-edge/0';
+    const bucket = truncate(nowUs - 60_000_000, 'minute');
+    const key = invocationKey(projectPrefix(project), functionScope(null), 'minute', bucket);
+    // The format byte of invocation stats, then bytes that are neither 7-bit nor UTF-8.
+    const corrupt = Buffer.from([0x11, 0x80, 0xff, 0x41]);
+    const expireAtMs = nowUs / 1000 + 3_600_000;
+    const store = await RedisStore.connect(redis.url);
+    const client = await createClient({ url: redis.url }).connect();
+    try {
+      // Written as an earlier writer of the stream left it: its watermark, then the part.
+      await store.commitProject({
+        stream,
+        watermark: { key: watermarkKey(project), expected: null, next: 0, expireAtMs },
+        parts: [{ key, value: corrupt, expireAtMs }],
+        sortedSets: [],
+      });
+      const reported: UnreadableState[] = [];
+      const writer = new PartitionWriter({
+        store,
+        stream,
+        nowUs: () => nowUs,
+        earliestOffset: () => Promise.resolve(0),
+        onUnreadable: (state) => reported.push(state),
+      });
+      await writer.open();
+      const parsed = parse(
+        JSON.stringify({
+          id: 'after-corruption',
+          timestamp: bucket + 1_000,
+          metadata: [{
+            project_ref: project,
+            execution_time_ms: 11,
+            response: [{ status_code: 200 }],
+          }],
+        }),
+        'function-edge',
+        { nowUs },
+      );
+      if (!parsed.ok) throw new Error(parsed.rejection.reason);
+      await writer.loadWatermarks([project]);
+      const fold = new Fold(writer.stream);
+      fold.add(parsed.event, 0, nowUs);
+      await writer.flush(fold.take(), 1);
+      expect(reported.map((state) => [state.key, state.length])).toEqual([[key, 4]]);
+      const aside = await client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })
+        .hGet(quarantineKey(key), stream);
+      expect(aside).toEqual(corrupt);
+      const [part] = await store.readParts([{ key }], stream);
+      expect(invocationStats.deserialize(part ?? '').count).toBe(1);
+    } finally {
+      await client.close();
       await store.close();
     }
   });
