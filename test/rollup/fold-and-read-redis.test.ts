@@ -31,6 +31,36 @@ async function flushDatabase(url: string): Promise<void> {
   await client.close();
 }
 
+/**
+ * Folds one function invocation of 11 ms (`id`, of `project` at `atUs`, answered `status`) found
+ * at `offset`, and flushes it through `writer`, the project's watermarks loaded first.
+ */
+async function flushInvocation(
+  writer: PartitionWriter,
+  event: { id: string; project: string; atUs: number; status: number },
+  offset: number,
+  nowUs: number,
+): Promise<void> {
+  const parsed = parse(
+    JSON.stringify({
+      id: event.id,
+      timestamp: event.atUs,
+      metadata: [{
+        project_ref: event.project,
+        execution_time_ms: 11,
+        response: [{ status_code: event.status }],
+      }],
+    }),
+    'function-edge',
+    { nowUs },
+  );
+  if (!parsed.ok) throw new Error(parsed.rejection.reason);
+  await writer.loadWatermarks([event.project]);
+  const fold = new Fold(writer.stream);
+  fold.add(parsed.event, offset, nowUs);
+  await writer.flush(fold.take(), offset + 1);
+}
+
 describeWithServices(['redis'], 'fold and read on Redis over TCP', ({ redis }) => {
   let store: RollupStore | null = null;
   afterAll(() => store?.close());
@@ -100,24 +130,12 @@ describeWithServices(['redis'], 'an upgrade from the layout before parts', ({ re
         earliestOffset: () => Promise.resolve(0),
       });
       expect(await writer.open()).toBe(7);
-      const parsed = parse(
-        JSON.stringify({
-          id: 'after-upgrade',
-          timestamp: bucket + 1_000,
-          metadata: [{
-            project_ref: project,
-            execution_time_ms: 11,
-            response: [{ status_code: 500 }],
-          }],
-        }),
-        'function-edge',
-        { nowUs },
+      await flushInvocation(
+        writer,
+        { id: 'after-upgrade', project, atUs: bucket + 1_000, status: 500 },
+        7,
+        nowUs,
       );
-      if (!parsed.ok) throw new Error(parsed.rejection.reason);
-      await writer.loadWatermarks([project]);
-      const fold = new Fold(writer.stream);
-      fold.add(parsed.event, 7, nowUs);
-      await writer.flush(fold.take(), 8);
       const [parts] = await store.readBuckets([key]);
       expect(parts).toHaveLength(2);
       const merged = mergeParts(invocationStats, key, parts ?? [], undefined);
@@ -164,24 +182,12 @@ describeWithServices(['redis'], 'a part Redis holds that cannot be read', ({ red
         onUnreadable: (state) => reported.push(state),
       });
       await writer.open();
-      const parsed = parse(
-        JSON.stringify({
-          id: 'after-corruption',
-          timestamp: bucket + 1_000,
-          metadata: [{
-            project_ref: project,
-            execution_time_ms: 11,
-            response: [{ status_code: 200 }],
-          }],
-        }),
-        'function-edge',
-        { nowUs },
+      await flushInvocation(
+        writer,
+        { id: 'after-corruption', project, atUs: bucket + 1_000, status: 200 },
+        0,
+        nowUs,
       );
-      if (!parsed.ok) throw new Error(parsed.rejection.reason);
-      await writer.loadWatermarks([project]);
-      const fold = new Fold(writer.stream);
-      fold.add(parsed.event, 0, nowUs);
-      await writer.flush(fold.take(), 1);
       expect(reported.map((state) => [state.key, state.length])).toEqual([[key, 4]]);
       const aside = await client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })
         .hGet(quarantineKey(key), stream);
