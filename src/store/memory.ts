@@ -68,11 +68,13 @@ const SWEEP_SLICE = 64;
 const utf8 = new TextEncoder();
 
 /**
- * A part as every store gives it back: its bytes. Parts are kept as the text they were written as
- * (what the memory budget counts), and encoded when read.
+ * A part as every store gives it back, its bytes (this store keeps the text written, which the
+ * budget counts); of a head, its first `headBytes` bytes, only the characters that hold them
+ * encoded (one more, so that no pair of surrogates is cut).
  */
-function storedBytes(part: string): Uint8Array {
-  return utf8.encode(part);
+function storedBytes(part: string, headBytes?: number): Uint8Array {
+  if (headBytes === undefined) return utf8.encode(part);
+  return utf8.encode(part.slice(0, headBytes + 1)).subarray(0, headBytes);
 }
 
 function compareMembers(a: ScoredMember, b: ScoredMember): number {
@@ -305,13 +307,10 @@ export class MemoryStore implements RollupStore, MemoryBudget {
     return Promise.resolve(reads.map(({ key, headBytes }) => {
       const hash = this.#liveHash(key);
       if (hash === undefined) return [];
-      return [...hash.fields].map(([field, part]) => {
-        const bytes = storedBytes(part);
-        return {
-          slot: slotOfField(field),
-          part: headBytes === undefined ? bytes : bytes.subarray(0, headBytes),
-        };
-      });
+      return [...hash.fields].map(([field, part]) => ({
+        slot: slotOfField(field),
+        part: storedBytes(part, headBytes),
+      }));
     }));
   }
 
