@@ -120,6 +120,10 @@ export class ConsumerRunner {
         (error: unknown) => this.#options.onError?.(error, processor.stream),
       );
     });
+    // Kafka answered a fetch or a heartbeat: it is reachable (a flush writes only the store).
+    const answered = () => this.#options.onKafkaAnswered?.();
+    this.#consumer.on(this.#consumer.events.FETCH, answered);
+    this.#consumer.on(this.#consumer.events.HEARTBEAT, answered);
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       if (this.#stopping !== null) return;
       this.#options.onCrash?.(payload.error, payload.restart);
@@ -320,15 +324,11 @@ export class ConsumerRunner {
     }
     const lags: PartitionLag[] = [];
     for (const processor of this.#processors.values()) {
-      const end = ends.get(processor.topic)?.get(processor.partition);
+      const { topic, partition } = processor;
+      const end = ends.get(topic)?.get(partition);
       if (end === undefined) continue;
       const stored = (await processor.storedOffset()) ?? end.low;
-      lags.push({
-        topic: processor.topic,
-        partition: processor.partition,
-        stored,
-        events: Math.max(0, end.high - stored),
-      });
+      lags.push({ topic, partition, stored, events: Math.max(0, end.high - stored) });
     }
     return lags;
   }
@@ -380,12 +380,9 @@ export class ConsumerRunner {
 
   /** Makes kafkajs fetch `processor`'s partition from `offset` next. */
   #seek(processor: PartitionProcessor, offset: number): void {
+    const { topic, partition } = processor;
     try {
-      this.#consumer.seek({
-        topic: processor.topic,
-        partition: processor.partition,
-        offset: String(offset),
-      });
+      this.#consumer.seek({ topic, partition, offset: String(offset) });
     } catch {
       // Between a crash of the group and its rejoin kafkajs has no group to seek in (it throws
       // "consumer group was not initialized"): the rejoin's assignment re-reads the stored

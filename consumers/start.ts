@@ -32,9 +32,10 @@ import { PartitionConditions } from './partition-conditions.ts';
 
 /** Why a batch failed, for the log and the metrics. */
 function batchFailure(error: unknown): BatchFailure {
+  // First: kafkajs's errors quote the socket's (`connect ECONNREFUSED ...`), as a store's do.
+  if (isKafkaAway(error)) return 'kafka_away';
   if (isStoreAway(error)) return 'store_away';
   if (error instanceof StoreTimeoutError) return 'store_timeout';
-  if (isKafkaAway(error)) return 'kafka_away';
   if (writeRefusalOf(error) !== null) return 'store_refused';
   return error instanceof OffsetConflictError ? 'store_changed' : 'other';
 }
@@ -351,8 +352,10 @@ class ConsumerRole {
         logger.debug(report, 'flushed');
         if (report.skipped > 0) metrics?.countSkipped(report.skipped);
         metrics?.observeFlush(report, this.#nowMs());
-        if (this.#waiting === null) this.#outage.recovered();
       },
+      // Only Kafka's own answers end its outage: a flush writes the store, which may well answer
+      // while the broker is away.
+      onKafkaAnswered: () => this.#outage.recovered(),
       onError: (error, stream) => {
         const reason = logBatchError(logger, error, stream, (e) => this.#outage.failed(e));
         metrics?.countBatchFailure(reason);

@@ -30,6 +30,7 @@ export const FAULT_FILES: readonly string[] = [
   'test/consumers/crash-redis.test.ts',
   'test/consumers/failover-force.test.ts',
   'test/consumers/failover-kill.test.ts',
+  'test/consumers/kafka-away-flush.test.ts',
   'test/consumers/log-start-services.test.ts',
   'test/consumers/retention-overrun.test.ts',
   'test/consumers/store-rollback.test.ts',
