@@ -78,7 +78,7 @@ export interface ConsumerRunnerOptions {
   readonly onCrash?: (error: Error, restarting: boolean) => void;
   /** The group was joined (again): partitions are assigned and fetching goes on. */
   readonly onJoin?: () => void;
-  /** Kafka answered a fetch or a heartbeat: whatever outage was said is over. */
+  /** Kafka answered a heartbeat: whatever outage was said is over. */
   readonly onKafkaAnswered?: () => void;
   /**
    * A partition's stored offset is beyond its end (the topic was recreated, or the data moved to

@@ -120,10 +120,9 @@ export class ConsumerRunner {
         (error: unknown) => this.#options.onError?.(error, processor.stream),
       );
     });
-    // Kafka answered a fetch or a heartbeat: it is reachable (a flush writes only the store).
-    const answered = () => this.#options.onKafkaAnswered?.();
-    this.#consumer.on(this.#consumer.events.FETCH, answered);
-    this.#consumer.on(this.#consumer.events.HEARTBEAT, answered);
+    // The group's coordinator answered a heartbeat: Kafka is reachable. Not a fetch: kafkajs says
+    // it fetched (FETCH) after a wait without asking a broker when it had nothing to ask for.
+    this.#consumer.on(this.#consumer.events.HEARTBEAT, () => this.#options.onKafkaAnswered?.());
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       if (this.#stopping !== null) return;
       this.#options.onCrash?.(payload.error, payload.restart);

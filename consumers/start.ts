@@ -7,21 +7,18 @@
  *
  * @module
  */
-import { writeRefusalOf } from '../src/store/write-refusal.ts';
 import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
 import { OutageLog } from '../src/async/outage-log.ts';
-import { messageOf } from '../src/text/error-message.ts';
 import type { Config } from '../src/config.ts';
-import { isKafkaAway, kafkaClient } from '../src/kafka/client.ts';
+import { kafkaClient } from '../src/kafka/client.ts';
 import { kafkaFailure } from '../src/kafka/failure.ts';
 import { ensureTopics, topicNames } from '../src/kafka/topics.ts';
 import type { Logger } from '../src/logger.ts';
 import { MOVED_ASIDE_MESSAGE, type UnreadableReporter } from '../src/rollup/unreadable.ts';
-import { OffsetConflictError } from '../src/rollup/offset-conflict.ts';
-import { isStoreAway, StoreTimeoutError } from '../src/store/away.ts';
 import type { RollupStore } from '../src/store/port.ts';
 import type { Registry } from 'prom-client';
-import { type BatchFailure, type ConsumerMetrics, registerConsumerMetrics } from './metrics.ts';
+import { type ConsumerMetrics, registerConsumerMetrics } from './metrics.ts';
+import { logBatchError } from './batch-failure.ts';
 import { RestartRate } from './restart-rate.ts';
 import { StallWatch } from './stall-watch.ts';
 import { consumerStore } from './store-deadline.ts';
@@ -29,53 +26,6 @@ import { memoryBounds } from './memory-bounds.ts';
 import { heapOfThisProcess } from './heap-guard.ts';
 import { ConsumerRunner } from './runner.ts';
 import { PartitionConditions } from './partition-conditions.ts';
-
-/** Why a batch failed, for the log and the metrics. */
-function batchFailure(error: unknown): BatchFailure {
-  // First: kafkajs's errors quote the socket's (`connect ECONNREFUSED ...`), as a store's do.
-  if (isKafkaAway(error)) return 'kafka_away';
-  if (isStoreAway(error)) return 'store_away';
-  if (error instanceof StoreTimeoutError) return 'store_timeout';
-  if (writeRefusalOf(error) !== null) return 'store_refused';
-  return error instanceof OffsetConflictError ? 'store_changed' : 'other';
-}
-
-/**
- * A failed batch (it is fetched again after a pause). A store that is away is said by whoever
- * opened it, once, and one that does not answer in time by the consumers' store deadline (see
- * `store-deadline.ts`); Kafka away, by `kafkaAway` (an outage log: once, then a reminder); a store
- * that no longer holds what was written (lost or rolled back, or the partition moved) is repaired
- * by resuming where the store says, and said without a stack; one that refuses writes while it
- * answers (full, read-only, ...) is said by the store's refusal log (src/store/refusal-log.ts),
- * once, with what to do; anything else is logged whole.
- */
-function logBatchError(
-  logger: Logger,
-  error: unknown,
-  stream: string,
-  kafkaAway: (error: unknown) => void,
-): BatchFailure {
-  const reason = batchFailure(error);
-  if (reason === 'store_away' || reason === 'store_timeout') {
-    logger.debug({ reason: messageOf(error), stream }, 'batch failed: the store is away; retrying');
-  } else if (reason === 'store_refused') {
-    logger.debug(
-      { reason: messageOf(error), stream },
-      'batch failed: the store refuses writes; retrying',
-    );
-  } else if (reason === 'kafka_away') {
-    logger.debug({ reason: messageOf(error), stream }, 'batch failed: Kafka is away; retrying');
-    kafkaAway(error);
-  } else if (reason === 'store_changed') {
-    logger.warn(
-      { stream, reason: messageOf(error) },
-      'the store changed under this consumer; resuming where it says',
-    );
-  } else {
-    logger.warn({ err: error, stream }, 'batch failed; retrying');
-  }
-  return reason;
-}
 
 /** How often the partitions' stored offsets and lag are sampled for {@link StallWatch}. */
 const STALL_SAMPLE_MS = 15_000;
@@ -353,8 +303,8 @@ class ConsumerRole {
         if (report.skipped > 0) metrics?.countSkipped(report.skipped);
         metrics?.observeFlush(report, this.#nowMs());
       },
-      // Only Kafka's own answers end its outage: a flush writes the store, which may well answer
-      // while the broker is away.
+      // Only Kafka's own answers (a heartbeat, a join) end its outage: a flush writes the store,
+      // which may well answer while the broker is away.
       onKafkaAnswered: () => this.#outage.recovered(),
       onError: (error, stream) => {
         const reason = logBatchError(logger, error, stream, (e) => this.#outage.failed(e));

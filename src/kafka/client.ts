@@ -41,10 +41,10 @@ function kafkaLogCreator(logger: Logger) {
 /** Whether `error` is kafkajs saying a broker cannot be reached (it retries, and so do we). */
 export function isKafkaAway(error: unknown): boolean {
   if (!(error instanceof Error) || !error.name.startsWith('KafkaJS')) return false;
+  // Its retries given up (named without `Error`): away when what it retried was.
+  if (error.name === 'KafkaJSNumberOfRetriesExceeded') return isKafkaAway(error.cause);
   return (error as { retriable?: unknown }).retriable === true ||
-    /^KafkaJS(Connection|ConnectionClosed|NumberOfRetriesExceeded|RequestTimeout)Error$/.test(
-      error.name,
-    );
+    /^KafkaJS(Connection|ConnectionClosed|RequestTimeout)Error$/.test(error.name);
 }
 
 /**

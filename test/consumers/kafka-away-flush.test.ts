@@ -1,6 +1,6 @@
 /**
  * A flush is not news of Kafka. The consumers write the store, which may well answer while the
- * broker is away; only Kafka's own answers (a fetch, a heartbeat, a join) may say it is back.
+ * broker is away; only Kafka's own answers (a heartbeat, a join) may say it is back.
  * Seen in CI (test/service/mid-stream-faults.test.ts): after the broker was killed, the
  * consumers said "Kafka ... is not reachable", then "reachable again after 0 s" (a flush had
  * landed), then "not reachable" again.
