@@ -78,8 +78,8 @@ export interface ConsumerRunnerOptions {
   readonly onCrash?: (error: Error, restarting: boolean) => void;
   /** The group was joined (again): partitions are assigned and fetching goes on. */
   readonly onJoin?: () => void;
-  /** Kafka answered a heartbeat: whatever outage was said is over. */
-  readonly onKafkaAnswered?: () => void;
+  /** The group's coordinator answered a heartbeat. */
+  readonly onHeartbeat?: () => void;
   /**
    * A partition's stored offset is beyond its end (the topic was recreated, or the data moved to
    * another cluster): it is paused, nothing skipped, until its stored offset is within the

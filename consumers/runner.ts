@@ -99,7 +99,9 @@ export class ConsumerRunner {
     await joined;
   }
 
-  /** Follows the group: joins (each resumes every partition), empty fetches, crashes. */
+  /**
+   * Follows the group: joins (each resumes every partition), empty fetches, heartbeats, crashes.
+   */
   #listen(): void {
     // After any rebalance, a partition may come back after another member wrote it: re-read the
     // stored offsets before folding again.
@@ -120,9 +122,9 @@ export class ConsumerRunner {
         (error: unknown) => this.#options.onError?.(error, processor.stream),
       );
     });
-    // The group's coordinator answered a heartbeat: Kafka is reachable. Not a fetch: kafkajs says
-    // it fetched (FETCH) after a wait without asking a broker when it had nothing to ask for.
-    this.#consumer.on(this.#consumer.events.HEARTBEAT, () => this.#options.onKafkaAnswered?.());
+    // Kafka answers. Not said on a fetch: kafkajs says it fetched (FETCH) after a wait without
+    // asking a broker when it had nothing to ask for.
+    this.#consumer.on(this.#consumer.events.HEARTBEAT, () => this.#options.onHeartbeat?.());
     this.#consumer.on(this.#consumer.events.CRASH, ({ payload }) => {
       if (this.#stopping !== null) return;
       this.#options.onCrash?.(payload.error, payload.restart);

@@ -9,6 +9,7 @@
  */
 import { type RetryOptions, retryUntilDone } from '../src/async/retry.ts';
 import { OutageLog } from '../src/async/outage-log.ts';
+import { KafkaOutage } from './kafka-outage.ts';
 import type { Config } from '../src/config.ts';
 import { kafkaClient } from '../src/kafka/client.ts';
 import { kafkaFailure } from '../src/kafka/failure.ts';
@@ -114,7 +115,7 @@ class ConsumerRole {
   readonly #kafka: ReturnType<typeof kafkaClient>;
   readonly #topics: ReturnType<typeof topicNames>;
   readonly #stopping = new AbortController();
-  readonly #outage: OutageLog;
+  readonly #outage: KafkaOutage;
   readonly #retry: RetryOptions;
   readonly #conditions: PartitionConditions;
   readonly #restarts: RestartRate;
@@ -132,11 +133,13 @@ class ConsumerRole {
     this.#store = consumerStore(parts.unbounded, config, logger, this.#nowMs);
     this.#kafka = kafkaClient(config, logger, brokers);
     this.#topics = topicNames(config.kafkaTopicPrefix);
-    this.#outage = new OutageLog({
-      logger,
-      what: `Kafka (${brokers.join(',')}) or its topics`,
-      nowMs: this.#nowMs,
-    });
+    this.#outage = new KafkaOutage(
+      new OutageLog({
+        logger,
+        what: `Kafka (${brokers.join(',')}) or its topics`,
+        nowMs: this.#nowMs,
+      }),
+    );
     this.#retry = {
       signal: this.#stopping.signal,
       onFailure: (error) => this.#outage.failed(kafkaFailure(error, config.kafkaSecurity)),
@@ -168,7 +171,7 @@ class ConsumerRole {
     this.#waiting = 'joining the consumer group';
     this.#memory.heapGuard.start();
     await this.#join();
-    this.#outage.recovered();
+    this.#outage.joined();
     this.#waiting = null;
     logger.info({
       brokers,
@@ -252,7 +255,7 @@ class ConsumerRole {
     try {
       await this.#join();
       this.#waiting = null;
-      this.#outage.recovered();
+      this.#outage.joined();
       this.#parts.logger.info(
         { group: this.#parts.config.kafkaGroupId },
         'consumers running again',
@@ -305,7 +308,7 @@ class ConsumerRole {
       },
       // Only Kafka's own answers (a heartbeat, a join) end its outage: a flush writes the store,
       // which may well answer while the broker is away.
-      onKafkaAnswered: () => this.#outage.recovered(),
+      onHeartbeat: () => this.#outage.heartbeat(),
       onError: (error, stream) => {
         const reason = logBatchError(logger, error, stream, (e) => this.#outage.failed(e));
         metrics?.countBatchFailure(reason);
@@ -324,9 +327,8 @@ class ConsumerRole {
       onAheadCleared: (stream, why) => conditions.aheadCleared(stream, why),
       onJoin: () => {
         metrics?.countJoin();
-        if (this.#waiting !== REJOINING) return;
-        this.#waiting = null;
-        this.#outage.recovered();
+        this.#outage.joined();
+        if (this.#waiting === REJOINING) this.#waiting = null;
       },
     };
   }

@@ -28,7 +28,7 @@ function keptLogger() {
 }
 
 describe('why a batch failed', () => {
-  test("kafkajs's connection errors are Kafka's, though they quote the socket as a store's do", () => {
+  test("kafkajs's connection errors are Kafka's, quoting the socket as a store's do", () => {
     const refused = new KafkaJSConnectionError(
       'Connection error: connect ECONNREFUSED 127.0.0.1:9092',
     );

@@ -17,9 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type ConsumersHandle, startConsumers } from '../../consumers/start.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -37,24 +36,27 @@ import type { Service } from '../../tools/services/service.ts';
 import { gone, signal } from '../support/own-services.ts';
 import { until } from '../support/poll.ts';
 import { describeWithServices } from '../support/services.ts';
+import { messagesLogger } from '../support/logged-messages.ts';
+import { batchFailures } from './member-metrics.ts';
 
 /** Events a flush holds at most here: the batch of {@link EVENTS} takes two flushes. */
 const FLUSH_EVENTS = 5;
 const EVENTS = 8;
-/**
- * The group's session timeout: heartbeats go every 3 s (at most), and the consumers give up on
- * a store call after 5 s (at most a quarter of it).
- */
+/** The group's session timeout: heartbeats go every 3 s (at most). */
 const SESSION_TIMEOUT_MS = 30_000;
+/** When the consumers give up on a store call (a quarter of the session timeout is more). */
+const STORE_TIMEOUT_MS = 7_000;
+/** How soon after the batch goes on its failed heartbeat must be said. */
+const SAID_WITHIN_MS = 2_000;
 /**
  * How long after the broker's kill the first flush is let go: past a heartbeat's interval (none
  * succeeds after the kill), so that the batch's heartbeat after it is due and goes to the broker;
- * well short of the store's deadline for the flush, held since just before the kill, and of the
- * group's crash (kafkajs retries its fetches for about 6 s first).
+ * well short of the store's deadline for the flush, held since just before the kill. The group
+ * does not crash meanwhile: its fetches wait for the batch.
  */
 const HOLD_AFTER_KILL_MS = 3_200;
 
-/** A store whose project commits wait, while `holding`, until {@link release}. */
+/** A store whose project commits wait, while `holding`, until `release`. */
 function heldCommits(store: RollupStore) {
   const waiting: (() => void)[] = [];
   const gate = {
@@ -83,10 +85,12 @@ function heldCommits(store: RollupStore) {
 
 describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is folded', () => {
   const id = randomUUID().slice(0, 8);
-  let broker: Service;
+  let broker: Service | undefined;
   let producer: Producer | null = null;
   let consumers: ConsumersHandle | null = null;
   const logLines: string[] = [];
+  const memory = new MemoryStore({ nowMs: Date.now });
+  const { store, gate } = heldCommits(memory);
 
   beforeAll(async () => {
     broker = extraBrokerService({
@@ -99,34 +103,29 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
   }, 120_000);
 
   afterAll(async () => {
+    // Nothing left held, whatever failed.
+    gate.holding = false;
+    gate.release();
     await producer?.disconnect().catch(() => undefined);
     await consumers?.stop();
     if (broker !== undefined) await down(broker);
   }, 90_000);
 
   test('a flush while the broker is away does not say Kafka is back; Kafka does', async () => {
+    const own = broker;
+    if (own === undefined) throw new Error('the broker did not start');
     const config = loadConfig({
-      KAFKA_BROKERS: broker.address,
+      KAFKA_BROKERS: own.address,
       KAFKA_TOPIC_PREFIX: `away-flush-${id}.`,
       KAFKA_GROUP_ID: `away-flush-${id}`,
       TOPIC_PARTITIONS: '1',
       FLUSH_EVENTS: String(FLUSH_EVENTS),
       KAFKA_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
+      STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS),
     });
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const raw of chunk.toString('utf8').split('\n')) {
-            if (raw !== '') logLines.push((JSON.parse(raw) as { msg: string }).msg);
-          }
-          done();
-        },
-      }),
-    );
-    const memory = new MemoryStore({ nowMs: Date.now });
-    const { store, gate } = heldCommits(memory);
-    consumers = startConsumers(config, store, logger, () => Date.now() * 1000);
+    const logger = messagesLogger('info', 'kafka-away-flush', logLines);
+    const metrics = new Registry();
+    consumers = startConsumers(config, store, logger, () => Date.now() * 1000, { metrics });
     await consumers.running;
 
     const nowUs = Date.now() * 1000;
@@ -141,7 +140,7 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
       }),
     ].filter((line) => line.source === 'edge').slice(0, EVENTS);
     expect(lines).toHaveLength(EVENTS);
-    const kafka = new Kafka({ brokers: [broker.address], logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({ brokers: [own.address], logLevel: logLevel.NOTHING });
     producer = replayProducer(kafka);
     await producer.connect();
     gate.holding = true;
@@ -153,16 +152,20 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
     // The batch's first flush is held: the batch waits for room while the broker is killed.
     await until('the first flush', 60_000, () => Promise.resolve(gate.held === 1 ? true : null));
     const killedAt = Date.now();
-    signal(broker, 'SIGKILL');
-    await gone(broker);
+    signal(own, 'SIGKILL');
+    await gone(own);
     await new Promise((resolve) => setTimeout(resolve, killedAt + HOLD_AFTER_KILL_MS - Date.now()));
     gate.release();
-    const away = `Kafka (${broker.address}) or its topics is not reachable; retrying`;
+    const releasedAt = Date.now();
+    const away = `Kafka (${own.address}) or its topics is not reachable; retrying`;
     await until(
       'the outage said',
       60_000,
       () => Promise.resolve(logLines.includes(away) ? true : null),
     );
+    // By the batch's failed heartbeat, as Kafka's failure: not seconds later by the group's crash.
+    expect(Date.now() - releasedAt).toBeLessThan(SAID_WITHIN_MS);
+    expect(consumers.notReady(), 'the group has not crashed').toBeNull();
     // The batch's last flush lands while the broker is still away.
     gate.holding = false;
     gate.release();
@@ -174,12 +177,16 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const back = (msg: string) =>
-      msg.startsWith(`Kafka (${broker.address}) or its topics is reachable`);
+      msg.startsWith(`Kafka (${own.address}) or its topics is reachable`);
     expect(logLines.filter(back), logLines.join('\n')).toEqual([]);
     expect(logLines.filter((msg) => msg === away), logLines.join('\n')).toHaveLength(1);
+    const exposition = await metrics.metrics();
+    expect(batchFailures(exposition, 'kafka_away')).toBeGreaterThanOrEqual(1);
+    expect(batchFailures(exposition, 'store_away') + batchFailures(exposition, 'store_timeout'))
+      .toBe(0);
 
     // Kafka back: its answers say so.
-    await up(broker, () => undefined);
+    await up(own, () => undefined);
     await until(
       'Kafka said back',
       120_000,

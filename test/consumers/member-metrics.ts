@@ -1,7 +1,7 @@
 /**
  * What a consumer process tells on its `/metrics` (`METRICS_PORT`), read by the tests that kill
  * and restart members: the messages it found already folded and skipped, its joins of the group,
- * and the partitions it holds.
+ * and the partitions it holds; and its batches that failed, by reason.
  *
  * @module
  */
@@ -56,4 +56,12 @@ export async function memberMetricsOnceUp(
     if (metrics !== null || Date.now() > deadline) return metrics;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** `consumer_batch_failures_total{reason}` in a Prometheus text exposition (0 when absent). */
+export function batchFailures(text: string, reason: string): number {
+  const line = text.split('\n').find((entry) =>
+    entry.startsWith(`consumer_batch_failures_total{reason="${reason}"} `)
+  );
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
 }

@@ -23,21 +23,13 @@ import { until } from '../support/poll.ts';
 import { describeWithServices } from '../support/services.ts';
 import { openStore } from '../support/store-target.ts';
 import { createWorld, exited, type World } from './harness.ts';
-import { memberMetrics } from './member-metrics.ts';
+import { batchFailures, memberMetrics } from './member-metrics.ts';
 
 /** The group's session timeout in this test: the broker's least. */
 const SESSION_TIMEOUT_MS = 6_000;
 
 /** How long Redis is stopped: more than three session timeouts. */
 const STOPPED_MS = 20_000;
-
-/** `consumer_batch_failures_total{reason}` in a Prometheus text exposition (0 when absent). */
-function batchFailures(text: string, reason: string): number {
-  const line = text.split('\n').find((entry) =>
-    entry.startsWith(`consumer_batch_failures_total{reason="${reason}"} `)
-  );
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
-}
 
 describeWithServices(['kafka', 'redis-server'], 'a Redis that stops answering', ({ kafka }) => {
   // A Redis of its own: it is stopped.
