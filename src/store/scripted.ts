@@ -80,6 +80,12 @@ export class ScriptedOperations {
   readonly #run: ScriptRunner;
   readonly #clustered: boolean;
   readonly #transact: TransactionRunner | undefined;
+  /**
+   * Set once a transaction was refused a permission (`NOPERM`: an ACL without `MULTI`, say): it
+   * would be refused again every time, before the script read the same keys. Reads go by the
+   * script from then on; a user granted the permission later uses transactions from the next start.
+   */
+  #transactionsRefused = false;
 
   constructor(
     run: ScriptRunner,
@@ -211,11 +217,14 @@ export class ScriptedOperations {
   ): Promise<unknown[] | null> {
     const transact = this.#transact;
     const first = keys[0];
-    if (transact === undefined || first === undefined) return null;
+    if (transact === undefined || first === undefined || this.#transactionsRefused) return null;
     let replies: unknown[];
     try {
       replies = await transact(first, keys.map((key) => [read.command, key]));
-    } catch {
+    } catch (error) {
+      if (error instanceof Error && error.message.startsWith('NOPERM')) {
+        this.#transactionsRefused = true;
+      }
       return null;
     }
     if (replies.some((reply) => reply instanceof Error)) return null;

@@ -7,6 +7,11 @@ import { describeWithServices } from '../support/services.ts';
 import { storeContract } from './contract.ts';
 import { hashReads } from './hash-reads.ts';
 
+/** How many `MULTI`s Redis refused (ACL) since its start, from `INFO commandstats`. */
+function multiRefusals(commandStats: string): number {
+  return Number(/cmdstat_multi:.*rejected_calls=(\d+)/.exec(commandStats)?.[1] ?? 0);
+}
+
 describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({ redis }) => {
   let store: RedisStore | null = null;
   const prefix = `contract:${randomUUID()}`;
@@ -63,6 +68,10 @@ describeWithServices(['redis'], 'RedisStore (TCP) passes the store contract', ({
         '5=second 5',
       ]]);
       expect(bucketTexts(await limited.readBuckets([hash]))).toEqual([['part 0', 'second 5']]);
+      // Refused once, never asked again: each read after the first goes by the script alone.
+      const refusedBefore = multiRefusals(await admin.info('commandstats'));
+      for (let i = 0; i < 3; i++) await limited.readSlots([{ key: hash }]);
+      expect(multiRefusals(await admin.info('commandstats')) - refusedBefore).toBe(0);
     } finally {
       await limited?.close();
       await admin.sendCommand(['ACL', 'DELUSER', username]);
