@@ -5,7 +5,9 @@
  * outage, never a flush to the store, which may well answer while the broker is away. A
  * heartbeat ends it only after a heartbeat interval with no failure: the coordinator may answer
  * while another broker (a partition's leader, the dead-letter topic's) does not, and a line saying
- * Kafka is back after every heartbeat, and away again after every failure, would be noise.
+ * Kafka is back after every heartbeat, and away again after every failure, would be noise. A call
+ * to such a broker fails only once kafkajs has retried it (about a minute), so between two of
+ * those failures the log may still say Kafka back; the failures' metric tells them apart.
  *
  * @example
  * ```ts

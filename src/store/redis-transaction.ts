@@ -24,7 +24,7 @@
 import { Buffer } from 'node:buffer';
 import calculateSlot from 'cluster-key-slot';
 import { type createClient, type createCluster, RESP_TYPES, type TypeMapping } from 'redis';
-import type { TransactionRunner } from './scripted.ts';
+import { TransactionRefusedError, type TransactionRunner } from './scripted.ts';
 
 type Client = ReturnType<typeof createClient>;
 type Cluster = ReturnType<typeof createCluster>;
@@ -42,7 +42,8 @@ export interface CommandQueue {
 
 /**
  * `commands` as one `MULTI`/`EXEC` on `queue`: `EXEC`'s replies in order, read with
- * `typeMapping`. Rejects when the transaction did not run whole.
+ * `typeMapping`. Rejects when the transaction did not run whole, with a
+ * {@link TransactionRefusedError} when `MULTI` itself was refused.
  */
 export async function transaction(
   queue: CommandQueue,
@@ -50,11 +51,13 @@ export async function transaction(
   typeMapping: TypeMapping = BYTES_TYPE_MAPPING,
 ): Promise<unknown[]> {
   const chainId = Symbol('transaction');
-  const queued = [queue.sendCommand(['MULTI'], { chainId })];
+  const multi = queue.sendCommand(['MULTI'], { chainId });
+  const queued: Promise<unknown>[] = [];
   for (const args of commands) queued.push(queue.sendCommand([...args], { chainId }));
   const exec = queue.sendCommand(['EXEC'], { chainId, typeMapping });
-  const [answers, replies] = await Promise.allSettled([Promise.all(queued), exec]);
+  const [begun, answers, replies] = await Promise.allSettled([multi, Promise.all(queued), exec]);
   // A refused MULTI makes EXEC fail too (EXEC without MULTI), a refused command EXECABORT.
+  if (begun.status === 'rejected') throw new TransactionRefusedError(begun.reason);
   if (answers.status === 'rejected') throw answers.reason;
   if (replies.status === 'rejected') throw replies.reason;
   const { value } = replies;

@@ -60,12 +60,21 @@ export type ScriptRunner = (
 
 /**
  * Runs `commands`, each on keys of `firstKey`'s hash slot, as one MULTI/EXEC transaction: their
- * replies in order, strings as bytes, an error reply as an `Error` in its place.
+ * replies in order, strings as bytes, an error reply as an `Error` in its place. Rejects with a
+ * {@link TransactionRefusedError} when `MULTI` itself was refused.
  */
 export type TransactionRunner = (
   firstKey: string,
   commands: readonly (readonly string[])[],
 ) => Promise<unknown[]>;
+
+/** `MULTI` itself refused, with the server's reply as its message (`NOPERM …` from an ACL). */
+export class TransactionRefusedError extends Error {
+  constructor(reply: unknown) {
+    super(reply instanceof Error ? reply.message : String(reply), { cause: reply });
+    this.name = 'TransactionRefusedError';
+  }
+}
 
 /** How {@link ScriptedOperations} reads one key of a hash read in a transaction. */
 interface TransactionRead {
@@ -81,9 +90,10 @@ export class ScriptedOperations {
   readonly #clustered: boolean;
   readonly #transact: TransactionRunner | undefined;
   /**
-   * Set once a transaction was refused a permission (`NOPERM`: an ACL without `MULTI`, say): it
-   * would be refused again every time, before the script read the same keys. Reads go by the
-   * script from then on; a user granted the permission later uses transactions from the next start.
+   * Set once `MULTI` was refused a permission (`NOPERM`: an ACL without it): it would be refused
+   * again every time, and the transaction's commands run outside one before the script read the
+   * same keys. Reads go by the script from then on; a user granted `MULTI` later uses transactions
+   * from the next start. A command or key refused within a transaction does not set it.
    */
   #transactionsRefused = false;
 
@@ -222,7 +232,7 @@ export class ScriptedOperations {
     try {
       replies = await transact(first, keys.map((key) => [read.command, key]));
     } catch (error) {
-      if (error instanceof Error && error.message.startsWith('NOPERM')) {
+      if (error instanceof TransactionRefusedError && error.message.startsWith('NOPERM')) {
         this.#transactionsRefused = true;
       }
       return null;
