@@ -88,14 +88,14 @@ interface TransactionRead {
 export class ScriptedOperations {
   readonly #run: ScriptRunner;
   readonly #clustered: boolean;
-  readonly #transact: TransactionRunner | undefined;
   /**
-   * Set once `MULTI` was refused a permission (`NOPERM`: an ACL without it): it would be refused
-   * again every time, and the transaction's commands run outside one before the script read the
-   * same keys. Reads go by the script from then on; a user granted `MULTI` later uses transactions
-   * from the next start. A command or key refused within a transaction does not set it.
+   * How transactions are run; none once `MULTI` was refused a permission (`NOPERM`: an ACL without
+   * it): it would be refused again every time, and the transaction's commands run outside one
+   * before the script read the same keys. Reads go by the script from then on; a user granted
+   * `MULTI` later uses transactions from the next start. A command or key refused within a
+   * transaction leaves them on.
    */
-  #transactionsRefused = false;
+  #transact: TransactionRunner | undefined;
 
   constructor(
     run: ScriptRunner,
@@ -227,13 +227,13 @@ export class ScriptedOperations {
   ): Promise<unknown[] | null> {
     const transact = this.#transact;
     const first = keys[0];
-    if (transact === undefined || first === undefined || this.#transactionsRefused) return null;
+    if (transact === undefined || first === undefined) return null;
     let replies: unknown[];
     try {
       replies = await transact(first, keys.map((key) => [read.command, key]));
     } catch (error) {
       if (error instanceof TransactionRefusedError && error.message.startsWith('NOPERM')) {
-        this.#transactionsRefused = true;
+        this.#transact = undefined;
       }
       return null;
     }

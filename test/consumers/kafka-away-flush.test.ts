@@ -24,7 +24,7 @@ import { type ConsumersHandle, startConsumers } from '../../consumers/start.ts';
 import { loadConfig } from '../../src/config.ts';
 import { topicNames } from '../../src/kafka/topics.ts';
 import { MemoryStore } from '../../src/store/memory.ts';
-import type { RollupStore } from '../../src/store/port.ts';
+import type { CommitResult, ProjectCommit } from '../../src/store/port.ts';
 import { resumeKey } from '../../src/rollup/keys.ts';
 import { generateEvents } from '../../src/synthetic/generator.ts';
 import { freePort } from '../../tools/services/free-port.ts';
@@ -56,31 +56,24 @@ const SAID_WITHIN_MS = 2_000;
  */
 const HOLD_AFTER_KILL_MS = 3_200;
 
-/** A store whose project commits wait, while `holding`, until `release`. */
-function heldCommits(store: RollupStore) {
-  const waiting: (() => void)[] = [];
-  const gate = {
-    holding: false,
-    held: 0,
-    release(): void {
-      for (const go of waiting.splice(0)) go();
-    },
-  };
-  const commitProject: RollupStore['commitProject'] = async (commit) => {
-    if (gate.holding) {
-      gate.held += 1;
-      await new Promise<void>((resolve) => waiting.push(resolve));
+/** The embedded store, whose project commits wait, while `holding`, until `release()`. */
+class HeldCommits extends MemoryStore {
+  holding = false;
+  /** Commits that were held. */
+  held = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  release(): void {
+    for (const go of this.#waiting.splice(0)) go();
+  }
+
+  override async commitProject(commit: ProjectCommit): Promise<CommitResult> {
+    if (this.holding) {
+      this.held += 1;
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
     }
-    return await store.commitProject(commit);
-  };
-  const held = new Proxy(store, {
-    get(target, key) {
-      if (key === 'commitProject') return commitProject;
-      const value: unknown = Reflect.get(target, key);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { store: held, gate };
+    return await super.commitProject(commit);
+  }
 }
 
 describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is folded', () => {
@@ -89,8 +82,7 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
   let producer: Producer | null = null;
   let consumers: ConsumersHandle | null = null;
   const logLines: string[] = [];
-  const memory = new MemoryStore({ nowMs: Date.now });
-  const { store, gate } = heldCommits(memory);
+  const store = new HeldCommits({ nowMs: Date.now });
 
   beforeAll(async () => {
     broker = extraBrokerService({
@@ -104,8 +96,8 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
 
   afterAll(async () => {
     // Nothing left held, whatever failed.
-    gate.holding = false;
-    gate.release();
+    store.holding = false;
+    store.release();
     await producer?.disconnect().catch(() => undefined);
     await consumers?.stop();
     if (broker !== undefined) await down(broker);
@@ -143,14 +135,14 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
     const kafka = new Kafka({ brokers: [own.address], logLevel: logLevel.NOTHING });
     producer = replayProducer(kafka);
     await producer.connect();
-    gate.holding = true;
+    store.holding = true;
     const topics = topicNames(config.kafkaTopicPrefix);
     await publishLines(lines, { producer, topics, keys: 'project' });
     await producer.disconnect();
     producer = null;
 
     // The batch's first flush is held: the batch waits for room while the broker is killed.
-    await until('the first flush', 60_000, () => Promise.resolve(gate.held === 1 ? true : null));
+    await until('the first flush', 60_000, () => Promise.resolve(store.held === 1 ? true : null));
     // What was said from here on (a fresh broker may have been said away at the start).
     const said = logLines.length;
     const saidSince = () => logLines.slice(said);
@@ -158,7 +150,7 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
     signal(own, 'SIGKILL');
     await gone(own);
     await new Promise((resolve) => setTimeout(resolve, killedAt + HOLD_AFTER_KILL_MS - Date.now()));
-    gate.release();
+    store.release();
     const releasedAt = Date.now();
     const away = `Kafka (${own.address}) or its topics is not reachable; retrying`;
     await until(
@@ -170,13 +162,13 @@ describeWithServices(['kafka', 'jdk', 'maven'], 'Kafka away while a batch is fol
     expect(Date.now() - releasedAt).toBeLessThan(SAID_WITHIN_MS);
     expect(consumers.notReady(), 'the group has not crashed').toBeNull();
     // The batch's last flush lands while the broker is still away.
-    gate.holding = false;
-    gate.release();
+    store.holding = false;
+    store.release();
     const stream = `${topics.edge}/0`;
     await until(
       'every event stored',
       30_000,
-      async () => (await memory.readOffset(resumeKey(stream))) === EVENTS ? true : null,
+      async () => (await store.readOffset(resumeKey(stream))) === EVENTS ? true : null,
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const back = (msg: string) =>
